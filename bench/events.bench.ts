@@ -1,0 +1,327 @@
+/**
+ * Events and delivery (issue 4), with the embedded database:
+ * - HTTP-endpoint ingest: POSTs acknowledged per second by a source's endpoint, against the
+ *   same load on a bare node:http handler (both servers in child processes, same client);
+ * - latency from an endpoint request to the SSE message, p50 / p99, at 1,000 events/s with
+ *   100 streams open;
+ * - GET event_summaries with 100,000 retained events;
+ * - fanning one event out to 100 listening workflows (until all 100 have run and emitted).
+ * Cases that measure a whole scenario print their own figures (lines starting with "  ·").
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { Worker } from "node:worker_threads";
+import fs from "node:fs";
+import http from "node:http";
+import { createClient } from "../shared/client/index.js";
+import { relaySource, step } from "../test/delivery/helpers.js";
+import { uniqueKey } from "../test/support/fixtures.js";
+import { randomKey, spawnServer, startServer, tempDataDir, type SpawnedServer } from "../test/support/server.js";
+import { defineBench } from "./harness.js";
+import { openDb } from "../server/store/db.js";
+import { LocalEventBus } from "../server/events/bus.js";
+import { createEventStore } from "../server/events/event-store.js";
+import { DeliveryDispatcher } from "../server/delivery/dispatcher.js";
+import { DurableQueue } from "../server/runtime/queue.js";
+import { JobsRepo } from "../server/store/repos/jobs.js";
+import { upsertSubscription } from "../server/store/repos/subscriptions.js";
+import type { InvocationJob } from "../server/services.js";
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+
+function postJson(url: string, body: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: "POST", agent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) } }, (res) => {
+      res.resume();
+      res.on("end", () => resolve(res.statusCode ?? 0));
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+/** `total` POSTs with `concurrency` in flight; resolves with how many were answered 200. */
+async function load(url: string, total: number, concurrency: number): Promise<number> {
+  let next = 0;
+  let ok = 0;
+  const worker = async () => {
+    while (next < total) {
+      const i = next++;
+      if ((await postJson(url, JSON.stringify({ i, pad: "x".repeat(64) }))) === 200) ok++;
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  return ok;
+}
+
+/** A bare node:http server answering 200 {"success":true} after reading the body. */
+function spawnBare(): Promise<{ url: string; child: ChildProcess }> {
+  const code = `
+    const http = require("node:http");
+    const s = http.createServer((req, res) => {
+      const chunks = [];
+      req.on("data", (c) => chunks.push(c));
+      req.on("end", () => { JSON.parse(Buffer.concat(chunks).toString() || "null");
+        res.writeHead(200, { "content-type": "application/json" }); res.end('{"success":true}'); });
+    });
+    s.keepAliveTimeout = 60000;
+    s.listen(0, "127.0.0.1", () => console.log("port " + s.address().port));`;
+  const child = spawn(process.execPath, ["-e", code], { stdio: ["ignore", "pipe", "inherit"] });
+  return new Promise((resolve) => {
+    child.stdout!.on("data", (d: Buffer) => {
+      const m = /port (\d+)/.exec(d.toString());
+      if (m) resolve({ url: `http://127.0.0.1:${m[1]}/`, child });
+    });
+  });
+}
+
+/**
+ * SSE readers in a worker thread, so that reading 100 streams does not compete with the sender
+ * (or, for the in-process server, with the server) for this thread. Arrival times are absolute
+ * (timeOrigin + now), comparable across threads.
+ */
+const TAP_WORKER = `
+const { parentPort, workerData } = require("node:worker_threads");
+const http = require("node:http");
+const arrivals = [];
+let open = 0;
+for (const url of workerData.urls) {
+  http.get(url, { headers: { authorization: "Bearer " + workerData.key, accept: "text/event-stream" } }, (res) => {
+    let buf = "";
+    res.setEncoding("utf8");
+    if (++open === workerData.urls.length) parentPort.postMessage({ ready: true });
+    res.on("data", (chunk) => {
+      const at = performance.timeOrigin + performance.now();
+      buf += chunk;
+      let end;
+      while ((end = buf.indexOf("\\n\\n")) >= 0) {
+        const m = /"i":(\\d+)/.exec(buf.slice(0, end));
+        buf = buf.slice(end + 2);
+        if (m) arrivals.push(Number(m[1]), at);
+      }
+    });
+  });
+}
+parentPort.on("message", () => parentPort.postMessage({ arrivals }));
+`;
+
+interface WorkerTaps {
+  /** [i, arrivedAt, i, arrivedAt, ...] so far. */
+  collect(): Promise<number[]>;
+  close(): Promise<void>;
+}
+
+async function workerTaps(urls: string[], key: string): Promise<WorkerTaps> {
+  const worker = new Worker(TAP_WORKER, { eval: true, workerData: { urls, key } });
+  await new Promise<void>((resolve, reject) => {
+    worker.once("message", () => resolve());
+    worker.once("error", reject);
+  });
+  return {
+    collect: () =>
+      new Promise((resolve) => {
+        worker.once("message", (m: { arrivals: number[] }) => resolve(m.arrivals));
+        worker.postMessage("collect");
+      }),
+    close: async () => {
+      await worker.terminate();
+    },
+  };
+}
+
+/** Sends at `perSecond` for `seconds` through `send(i)`; returns each i's absolute send time. */
+async function paced(perSecond: number, seconds: number, send: (i: number) => Promise<unknown>): Promise<number[]> {
+  const sentAt: number[] = [];
+  const pending: Array<Promise<unknown>> = [];
+  const started = performance.now();
+  await new Promise<void>((done) => {
+    const timer = setInterval(() => {
+      // Whatever is due, so a late timer tick does not lower the rate.
+      const due = Math.floor((performance.now() - started) * (perSecond / 1000)) - sentAt.length;
+      for (let k = 0; k < due; k++) {
+        const i = sentAt.length;
+        sentAt.push(performance.timeOrigin + performance.now());
+        pending.push(send(i));
+      }
+      if (performance.now() - started >= seconds * 1000) {
+        clearInterval(timer);
+        done();
+      }
+    }, 5);
+  });
+  await Promise.all(pending);
+  return sentAt;
+}
+
+/** Waits until `expected` arrivals (or 60 s), then prints p50 / p99 of arrival - send. */
+async function report(taps: WorkerTaps, sentAt: number[], expected: number, what: string): Promise<void> {
+  const deadline = performance.now() + 60_000;
+  let arrivals = await taps.collect();
+  while (arrivals.length / 2 < expected && performance.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 200));
+    arrivals = await taps.collect();
+  }
+  const latencies: number[] = [];
+  for (let k = 0; k < arrivals.length; k += 2) latencies.push(arrivals[k + 1]! - sentAt[arrivals[k]!]!);
+  latencies.sort((a, b) => a - b);
+  console.log(
+    `  · ${what}: ${sentAt.length} events, ${latencies.length}/${expected} SSE messages; ` +
+      `latency p50 ${pct(latencies, 0.5).toFixed(1)} ms, p99 ${pct(latencies, 0.99).toFixed(1)} ms, max ${latencies.at(-1)?.toFixed(1)} ms`,
+  );
+}
+
+const pct = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
+
+export default defineBench("events", async () => {
+  // -- child servers: Headwater (embedded SQLite) and a bare node:http handler ----------------
+  const dataDir = tempDataDir();
+  const apiKey = randomKey();
+  const hw: SpawnedServer = await spawnServer({ dataDir, apiKey, env: { HEADWATER_LOG_LEVEL: "error", HEADWATER_EVENT_RETENTION: "1000000" } });
+  const bare = await spawnBare();
+  const client = createClient({ baseUrl: hw.baseUrl, apiKey });
+  const ingestSource = await client.createSource({ component_code: relaySource(uniqueKey("bench")), name: "ingest" });
+  const ingestUrl = `${hw.origin}/e/${ingestSource.id}`;
+
+  // -- in-process server for the read and fan-out cases ---------------------------------------
+  const local = await startServer({ env: { HEADWATER_EVENT_RETENTION: "100000" } });
+  const u = await local.newUser("bench");
+  const big = (await u.client.createSource({ component_code: relaySource(uniqueKey("big")), name: "big" })).id;
+  const store = local.server.services.events.store;
+  for (let b = 0; b < 100; b++) {
+    await store.append(Array.from({ length: 1000 }, (_, i) => ({ emitterId: big, ownerId: u.user.id, channel: "", event: { i: b * 1000 + i, text: "retained event" } })));
+  }
+  const middle = (await u.client.listSourceEvents(big, { limit: 1, after: (await u.client.listSourceEvents(big, { limit: 100 })).page_info.end_cursor! })).data[0]!.id;
+  const deep = (await u.client.listSourceEvents(big, { limit: 100, after: middle })).page_info.end_cursor!;
+
+  const fanSource = (await u.client.createSource({ component_code: relaySource(uniqueKey("fan")), name: "fan" })).id;
+  const listeners: string[] = [];
+  for (let i = 0; i < 100; i++) {
+    const wf = await u.client.createWorkflow({ name: `l${i}`, steps: [{ code: step("$.send.emit(1);") }] });
+    await u.client.createSubscription({ emitter_id: fanSource, listener_id: wf.id });
+    listeners.push(wf.id);
+  }
+  const bus = local.server.services.events.bus;
+
+  // -- routing only: append → 100 jobs durably in the runtime's queue table (not run) ---------
+  const routeDir = tempDataDir();
+  const routeDb = await openDb({ dataDir: routeDir });
+  const jobsQueue = new DurableQueue(new JobsRepo(routeDb.db), { concurrency: 1, leaseMs: 60_000 });
+  let onQueued: ((n: number) => void) | undefined;
+  const countingQueue = {
+    enqueue: async (jobs: InvocationJob[]) => {
+      await jobsQueue.enqueue(jobs);
+      onQueued?.(jobs.length);
+    },
+  };
+  const wake = { dispatcher: undefined as DeliveryDispatcher | undefined };
+  const routeStore = createEventStore({ db: routeDb.db, bus: new LocalEventBus(), retention: 100, onOutbox: () => wake.dispatcher?.wake() });
+  const dispatcher = new DeliveryDispatcher({ db: routeDb.db, dialect: "sqlite", queue: countingQueue, events: routeStore, log: console });
+  wake.dispatcher = dispatcher;
+  dispatcher.start();
+  for (let i = 0; i < 100; i++) {
+    await upsertSubscription(routeDb.db, { id: `sub_r${i}`, owner_id: "u_r", emitter_id: "dc_r", listener_id: `p_r${i}`, channel: "", created_at: 0 });
+  }
+
+  return {
+    cases: [
+      { name: "bare node:http, 2000 POSTs (32 in flight)", run: () => load(bare.url, 2000, 32), iterations: 5, warmup: 1 },
+      // One run on an empty queue: later runs would compete with the backlog the first one left.
+      { name: "source endpoint, 2000 POSTs (32 in flight)", run: () => load(ingestUrl, 2000, 32), iterations: 1, warmup: 0 },
+      {
+        name: "… until those 2000 are stored events",
+        iterations: 1,
+        warmup: 0,
+        run: async () => {
+          const t0 = performance.now();
+          let total: number;
+          while ((total = (await client.listSourceEvents(ingestSource.id, { limit: 1 })).page_info.total_count) < 2000) {
+            await new Promise((r) => setTimeout(r, 50));
+          }
+          console.log(`  · backlog drained ${(performance.now() - t0).toFixed(0)} ms after the last acknowledgement (${total} events)`);
+        },
+      },
+      { name: "event_summaries, 100k retained (first 10)", run: () => u.client.listSourceEvents(big) },
+      { name: "event_summaries, 100k retained (100)", run: () => u.client.listSourceEvents(big, { limit: 100 }), iterations: 100 },
+      { name: "event_summaries, 100k retained (deep cursor)", run: () => u.client.listSourceEvents(big, { after: deep }) },
+      { name: "event_summaries, 100k retained (before)", run: () => u.client.listSourceEvents(big, { before: deep }) },
+      {
+        name: "route one event to 100 listeners (jobs queued)",
+        iterations: 50,
+        warmup: 5,
+        run: async () => {
+          let queued = 0;
+          const done = new Promise<void>((resolve) => {
+            onQueued = (n) => {
+              queued += n;
+              if (queued >= 100) resolve();
+            };
+          });
+          await routeStore.append([{ emitterId: "dc_r", ownerId: "u_r", channel: "", event: { fan: true } }]);
+          await done;
+        },
+      },
+      {
+        name: "fan one event out to 100 workflows",
+        iterations: 10,
+        warmup: 2,
+        run: async () => {
+          const seen = new Set<string>();
+          let done!: () => void;
+          const all = new Promise<void>((r) => (done = r));
+          const offs = listeners.map((id) =>
+            bus.subscribe(id, () => {
+              seen.add(id);
+              if (seen.size === listeners.length) done();
+            }),
+          );
+          await store.append([{ emitterId: fanSource, ownerId: u.user.id, channel: "", event: { fan: true } }]);
+          await all;
+          for (const off of offs) off();
+        },
+      },
+      {
+        name: "append → SSE (events path), 1000 ev/s, 100 streams, 5 s",
+        iterations: 1,
+        warmup: 0,
+        run: async () => {
+          const sources: string[] = [];
+          for (let k = 0; k < 10; k++) sources.push((await u.client.createSource({ component_code: relaySource(uniqueKey("ep")), name: `ep${k}` })).id);
+          const taps = await workerTaps(sources.flatMap((id) => Array.from({ length: 10 }, () => `${local.origin}/sources/${id}/sse`)), u.key);
+          const sentAt = await paced(1000, 5, (i) =>
+            store.append([{ emitterId: sources[i % sources.length]!, ownerId: u.user.id, channel: "", event: { i } }]),
+          );
+          await report(taps, sentAt, sentAt.length * 10, "appended in the server process, read in a worker thread");
+          await taps.close();
+        },
+      },
+      {
+        name: "endpoint → SSE, 1000 ev/s, 100 streams, 5 s",
+        iterations: 1,
+        warmup: 0,
+        run: async () => {
+          // Ten sources with ten streams each: the runtime runs one job at a time per source.
+          const sources: string[] = [];
+          for (let k = 0; k < 10; k++) sources.push((await client.createSource({ component_code: relaySource(uniqueKey("lat")), name: `lat${k}` })).id);
+          const taps = await workerTaps(sources.flatMap((id) => Array.from({ length: 10 }, () => `${hw.origin}/sources/${id}/sse`)), apiKey);
+          const sentAt = await paced(1000, 5, (i) => postJson(`${hw.origin}/e/${sources[i % sources.length]}`, JSON.stringify({ i })));
+          await report(taps, sentAt, sentAt.length * 10, "HTTP endpoint of a child server, through the runtime");
+          await taps.close();
+        },
+      },
+    ],
+    ratios: [
+      ["bare node:http, 2000 POSTs (32 in flight)", "source endpoint, 2000 POSTs (32 in flight)"],
+      ["event_summaries, 100k retained (deep cursor)", "event_summaries, 100k retained (first 10)"],
+    ],
+    teardown: async () => {
+      await dispatcher.stop();
+      await routeStore.close();
+      await routeDb.close();
+      fs.rmSync(routeDir, { recursive: true, force: true });
+      agent.destroy();
+      bare.child.kill();
+      await hw.stop();
+      await local.stop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+});

@@ -1,0 +1,101 @@
+/**
+ * The API half of the bridge: one handler per API method, each calling the shared client of the
+ * current profile with arguments already validated by `bridgeArgs`. Users lose their `api_key`
+ * on the way out: the renderer never sees a key.
+ */
+import type { z } from "zod";
+import type { BridgeMethod, BridgeUser, bridgeArgs } from "../../shared/bridge.js";
+import type { Client } from "../../shared/client/index.js";
+import type { EventSummary, User } from "../../shared/resources/index.js";
+import { HostError } from "./errors.js";
+
+/** The bridge's own operations (connections, keys, live feeds), which the host answers itself. */
+type HostMethod =
+  | "hostInfo"
+  | "listProfiles"
+  | "currentProfile"
+  | "addRemoteProfile"
+  | "selectProfile"
+  | "removeProfile"
+  | "setProfileKey"
+  | "keyStatus"
+  | "rotateApiKey"
+  | "watch"
+  | "unwatch";
+
+/** Every other bridge operation is one API call, answered by the proxy below. */
+export type ApiMethod = Exclude<BridgeMethod, HostMethod>;
+
+type Args<M extends BridgeMethod> = z.output<(typeof bridgeArgs)[M]>;
+type Handlers = { [M in ApiMethod]: (client: Client, ...args: Args<M>) => Promise<unknown> };
+
+export function withoutKey(user: User): BridgeUser {
+  const { api_key: _key, ...rest } = user;
+  return rest;
+}
+
+export const apiHandlers: Handlers = {
+  getMe: async (c) => withoutKey(await c.getMe()),
+  listMyComponents: (c, q) => c.listMyComponents(q),
+  createComponent: (c, body) => c.createComponent(body),
+  getComponent: (c, keyOrId) => c.getComponent(keyOrId),
+  getRegistryComponent: (c, key) => c.getRegistryComponent(key),
+  publishComponent: (c, id) => c.publishComponent(id),
+  listMySources: (c, q) => c.listMySources(q),
+  createSource: (c, body) => c.createSource(body),
+  getSource: (c, id) => c.getSource(id),
+  updateSource: (c, id, body) => c.updateSource(id, body),
+  deleteSource: async (c, id) => void (await c.deleteSource(id)),
+  listSourceEvents: (c, id, q) => c.listSourceEvents(id, q),
+  getSourceEvent: (c, id, eventId, channel) => getSourceEvent(c, id, eventId, channel ?? ""),
+  deleteSourceEvents: (c, id, q) => c.deleteSourceEvents(id, q),
+  listWorkflowEvents: (c, id, q) => c.listWorkflowEvents(id, q),
+  listWorkflowErrors: (c, id, q) => c.listWorkflowErrors(id, q),
+  listMySubscriptions: (c) => c.listMySubscriptions(),
+  createSubscription: (c, p) => c.createSubscription(p),
+  deleteSubscription: async (c, p) => void (await c.deleteSubscription(p)),
+  createAutoSubscription: (c, p) => c.createAutoSubscription(p),
+  listMyWorkflows: (c, q) => c.listMyWorkflows(q),
+  createWorkflow: (c, body) => c.createWorkflow(body),
+  getWorkflow: (c, id) => c.getWorkflow(id),
+  updateWorkflow: (c, id, body) => c.updateWorkflow(id, body),
+  deleteWorkflow: async (c, id) => void (await c.deleteWorkflow(id)),
+};
+
+/** Names of the operations the proxy answers (the compiler checks `apiHandlers` covers them all). */
+export const API_METHODS = Object.keys(apiHandlers) as ApiMethod[];
+
+/**
+ * One event with its full data. The API has no single-event read, but event cursors are event
+ * ids and `after=C` lists what is older than C, so asking for one item after the id's successor
+ * (`<ms>-<seq+1>`) returns the event itself. A server that wants cursors to exist gets a scan of
+ * the retained events instead.
+ */
+async function getSourceEvent(
+  c: Client,
+  sourceId: string,
+  eventId: string,
+  channel: string,
+): Promise<EventSummary> {
+  const [ms, seq] = eventId.split("-").map(Number) as [number, number];
+  const q = { expand: "event" as const, ...(channel ? { event_name: channel } : {}) };
+  try {
+    const page = await c.listSourceEvents(sourceId, { ...q, limit: 1, after: `${ms}-${seq + 1}` });
+    if (page.data[0]?.id === eventId) return page.data[0];
+  } catch {
+    // Fall through to the scan.
+  }
+  let after: string | undefined;
+  for (let i = 0; i < 100; i++) {
+    const page = await c.listSourceEvents(sourceId, { ...q, limit: 100, ...(after ? { after } : {}) });
+    const hit = page.data.find((e) => e.id === eventId);
+    if (hit) return hit;
+    after = page.page_info.end_cursor ?? undefined;
+    if (page.data.length < 100 || !after) break;
+  }
+  throw new HostError(
+    404,
+    "not_found",
+    `Event ${eventId} no longer exists: it may have been deleted or dropped by retention.`,
+  );
+}

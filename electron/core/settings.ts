@@ -1,0 +1,72 @@
+/**
+ * The host's settings: profiles (without keys: those are in the key vault), the selected
+ * profile, and the local server's remembered port. Electron main keeps them in electron-store;
+ * web mode in a JSON file. Both go through `SettingsStore`.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { z } from "zod";
+
+export const StoredProfile = z.object({
+  id: z.string().min(1),
+  name: z.string().min(1),
+  kind: z.enum(["local", "remote"]),
+  /** For remote profiles, the API base ending in `/v1`. Local profiles learn it at launch. */
+  baseUrl: z.string(),
+});
+export type StoredProfile = z.infer<typeof StoredProfile>;
+
+export const Settings = z.object({
+  profiles: z.array(StoredProfile).default([]),
+  currentProfileId: z.string().nullable().default(null),
+  /** The port the local server used last time, reused when free so endpoint URLs stay the same. */
+  localServerPort: z.number().int().min(1).max(65535).nullable().default(null),
+  /** Set once the local server's example sources were created (never created twice). */
+  localExamplesCreated: z.boolean().default(false),
+});
+export type Settings = z.infer<typeof Settings>;
+
+export const defaultSettings = (): Settings => Settings.parse({});
+
+export interface SettingsStore {
+  read(): Settings;
+  write(settings: Settings): void;
+}
+
+/** Parses whatever was stored; anything unreadable gives the defaults rather than a crash. */
+export function parseSettings(raw: unknown): Settings {
+  const parsed = Settings.safeParse(raw ?? {});
+  return parsed.success ? parsed.data : defaultSettings();
+}
+
+export class MemorySettingsStore implements SettingsStore {
+  private settings: Settings;
+  constructor(initial?: Partial<Settings>) {
+    this.settings = parseSettings(initial);
+  }
+  read() {
+    return structuredClone(this.settings);
+  }
+  write(s: Settings) {
+    this.settings = structuredClone(s);
+  }
+}
+
+export class JsonFileSettingsStore implements SettingsStore {
+  constructor(private readonly file: string) {}
+
+  read(): Settings {
+    try {
+      return parseSettings(JSON.parse(fs.readFileSync(this.file, "utf8")));
+    } catch {
+      return defaultSettings();
+    }
+  }
+
+  write(settings: Settings): void {
+    fs.mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
+    const tmp = `${this.file}.${process.pid}.tmp`;
+    fs.writeFileSync(tmp, JSON.stringify(settings, null, 2), { mode: 0o600 });
+    fs.renameSync(tmp, this.file);
+  }
+}

@@ -1,0 +1,103 @@
+// @vitest-environment happy-dom
+import { screen, waitFor, within } from "@testing-library/react";
+import { userEvent } from "@testing-library/user-event";
+import { describe, expect, it } from "vitest";
+import { FakeBridge, makeSource } from "../test/fakeBridge.js";
+import { renderWith } from "../test/render.js";
+import { App } from "./App.js";
+
+describe("the shell", () => {
+  it("opens on the sources with the newest timer source's live events", async () => {
+    const bridge = new FakeBridge();
+    bridge.sources = [
+      makeSource(2, { name: "webhook", configured_props: { http: { endpoint_url: "http://x/e/1" } } }),
+      makeSource(1, { name: "ticker" }),
+    ];
+    setBridge(bridge);
+    await waitFor(() => expect(window.location.hash).toBe("#/sources/dc_src1"));
+    expect(await screen.findByRole("heading", { name: "ticker", level: 2 })).toBeTruthy();
+    expect(await screen.findByRole("grid", { name: "Events of dc_src1" })).toBeTruthy();
+    expect(screen.getByRole("link", { name: /Sources/ }).getAttribute("aria-current")).toBe("page");
+  });
+
+  it("says what is going on while the local server starts, and when it failed", async () => {
+    const bridge = new FakeBridge();
+    bridge.profiles[0]!.status = "starting";
+    const { client } = setBridge(bridge);
+    expect(await screen.findByText(/Starting Local/)).toBeTruthy();
+    bridge.profiles = [
+      { ...bridge.profiles[0]!, status: "failed", statusMessage: "The local server exited: port in use." },
+    ];
+    await client.invalidateQueries({ queryKey: ["profiles"] });
+    const alert = await screen.findByRole("alert");
+    expect(alert.textContent).toContain("The local server exited: port in use.");
+    expect(within(alert).getByRole("link", { name: "Connections" })).toBeTruthy();
+  });
+
+  it("shows a refused key as an error in the sidebar, not a green dot", async () => {
+    const bridge = new FakeBridge();
+    bridge.profiles = [
+      {
+        id: "r1",
+        name: "Staging",
+        kind: "remote",
+        baseUrl: "https://s/v1",
+        key: { isSet: true, lastFour: "wxyz" },
+        status: "ready",
+        current: true,
+      },
+    ];
+    const { client } = setBridge(bridge);
+    const nav = await screen.findByRole("navigation", { name: "Main" });
+    await waitFor(() => expect(nav.querySelector(".status-dot")?.getAttribute("data-status")).toBe("ready"));
+    expect(within(nav).queryByText(/Key refused/)).toBeNull();
+
+    bridge.profiles = [
+      { ...bridge.profiles[0]!, status: "refused", statusMessage: "The API key was refused." },
+    ];
+    await client.invalidateQueries({ queryKey: ["profiles"] });
+    const note = await within(nav).findByText(/Key refused/);
+    expect(note.getAttribute("title")).toBe("The API key was refused.");
+    expect(within(note).getByRole("link", { name: "Replace it" }).getAttribute("href")).toBe("#/account");
+    const dot = nav.querySelector(".status-dot")!;
+    expect(dot.getAttribute("data-status")).toBe("refused");
+    expect(dot.classList.contains("ready")).toBe(false);
+  });
+
+  it("asks for a connection when there is none", async () => {
+    const bridge = new FakeBridge();
+    bridge.profiles = [];
+    setBridge(bridge);
+    expect(await screen.findByRole("heading", { name: "No connection yet" })).toBeTruthy();
+    await userEvent.click(screen.getByRole("link", { name: "Set up a connection" }));
+    expect(await screen.findByRole("form", { name: "Add a remote connection" })).toBeTruthy();
+  });
+});
+
+describe("switching connection", () => {
+  it("drops the selected item of the old connection and opens the new one's first source", async () => {
+    const bridge = new FakeBridge();
+    bridge.sources = [makeSource(1, { name: "old ticker" })];
+    bridge.profiles.push({
+      id: "r1",
+      name: "Staging",
+      kind: "remote",
+      baseUrl: "https://s/v1",
+      key: { isSet: true, lastFour: "wxyz" },
+      status: "ready",
+      current: false,
+    });
+    setBridge(bridge);
+    await waitFor(() => expect(window.location.hash).toBe("#/sources/dc_src1"));
+    bridge.sources = [makeSource(7, { name: "staging ticker" })];
+    await userEvent.selectOptions(screen.getByRole("combobox", { name: "Connection" }), "r1");
+    expect(bridge.callsOf("selectProfile")).toEqual([["r1"]]);
+    await waitFor(() => expect(window.location.hash).toBe("#/sources/dc_src7"));
+    expect(await screen.findByRole("heading", { name: "staging ticker", level: 2 })).toBeTruthy();
+  });
+});
+
+function setBridge(bridge: FakeBridge) {
+  window.location.hash = "";
+  return renderWith(bridge, (client) => <App client={client} />);
+}

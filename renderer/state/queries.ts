@@ -1,0 +1,173 @@
+/**
+ * Server state over the bridge, with react-query: one hook per read, mutations that update or
+ * invalidate exactly the lists they change. Query keys start with the resource kind.
+ */
+import { useMutation, useQuery, useQueryClient, type QueryClient } from "@tanstack/react-query";
+import type { PageQuery, Source } from "../../shared/resources/index.js";
+import type { Page } from "../../shared/resources/index.js";
+import { call } from "./bridge.js";
+
+export const keys = {
+  profiles: ["profiles"] as const,
+  host: ["host"] as const,
+  me: ["me"] as const,
+  sources: (q?: PageQuery) => ["sources", "page", q ?? {}] as const,
+  allSources: ["sources", "all"] as const,
+  source: (id: string) => ["source", id] as const,
+  components: (q?: PageQuery) => ["components", "page", q ?? {}] as const,
+  component: (keyOrId: string) => ["component", keyOrId] as const,
+  subscriptions: ["subscriptions"] as const,
+  workflows: (q?: PageQuery) => ["workflows", "page", q ?? {}] as const,
+  workflow: (id: string) => ["workflow", id] as const,
+};
+
+/** Server data of one connection must never show under another: drop everything on a switch. */
+export function resetForProfileSwitch(qc: QueryClient): void {
+  qc.removeQueries({ predicate: (q) => q.queryKey[0] !== "profiles" && q.queryKey[0] !== "host" });
+  void qc.invalidateQueries();
+}
+
+// -- host and profiles --------------------------------------------------------------------------
+
+export const useHostInfo = () =>
+  useQuery({ queryKey: keys.host, queryFn: () => call("hostInfo"), staleTime: Infinity });
+export const useProfiles = () => useQuery({ queryKey: keys.profiles, queryFn: () => call("listProfiles") });
+export const useMe = (enabled = true) =>
+  useQuery({ queryKey: keys.me, queryFn: () => call("getMe"), enabled });
+
+// -- sources ----------------------------------------------------------------------------------
+
+export const useSourcesPage = (q: PageQuery) =>
+  useQuery({
+    queryKey: keys.sources(q),
+    queryFn: () => call("listMySources", q),
+    placeholderData: (prev) => prev,
+  });
+
+/** Every source (for search and pickers), following cursors; bounded to 2,000. */
+export const useAllSources = (enabled: boolean) =>
+  useQuery({
+    queryKey: keys.allSources,
+    enabled,
+    queryFn: async () => {
+      const all: Source[] = [];
+      let after: string | undefined;
+      for (let i = 0; i < 20; i++) {
+        const page: Page<Source> = await call("listMySources", { limit: 100, after });
+        all.push(...page.data);
+        if (page.data.length < 100 || !page.page_info.end_cursor) break;
+        after = page.page_info.end_cursor;
+      }
+      return all;
+    },
+  });
+
+export const useSource = (id: string | null) =>
+  useQuery({ queryKey: keys.source(id ?? ""), queryFn: () => call("getSource", id ?? ""), enabled: !!id });
+
+/** Writes a changed source into every cached list and its own entry. */
+export function patchSourceInCache(qc: QueryClient, source: Source): void {
+  qc.setQueryData(keys.source(source.id), source);
+  qc.setQueriesData<Page<Source>>({ queryKey: ["sources", "page"] }, (page) =>
+    page ? { ...page, data: page.data.map((s) => (s.id === source.id ? source : s)) } : page,
+  );
+  qc.setQueryData<Source[]>(keys.allSources, (all) => all?.map((s) => (s.id === source.id ? source : s)));
+}
+
+/**
+ * The active switch: the change shows at once, is sent as `PUT /sources/{id}` with the
+ * component reference the API requires, and is rolled back if the host reports an error.
+ */
+export function useSetSourceActive() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (v: { source: Source; active: boolean }) =>
+      call("updateSource", v.source.id, { component_id: v.source.component_id, active: v.active }),
+    onMutate: async (v) => {
+      await qc.cancelQueries({ queryKey: ["sources"] });
+      await qc.cancelQueries({ queryKey: keys.source(v.source.id) });
+      const previous = v.source;
+      patchSourceInCache(qc, { ...v.source, active: v.active });
+      return { previous };
+    },
+    onError: (_err, _v, ctx) => {
+      if (ctx) patchSourceInCache(qc, ctx.previous);
+    },
+    onSuccess: (saved) => patchSourceInCache(qc, saved),
+  });
+}
+
+export function useUpdateSource() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (v: { source: Source; name?: string; configured_props?: Record<string, unknown> }) =>
+      call("updateSource", v.source.id, {
+        component_id: v.source.component_id,
+        active: v.source.active,
+        ...(v.name !== undefined ? { name: v.name } : {}),
+        ...(v.configured_props !== undefined ? { configured_props: v.configured_props } : {}),
+      }),
+    onSuccess: (saved) => patchSourceInCache(qc, saved),
+  });
+}
+
+export function useCreateSource() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (body: Parameters<typeof call<"createSource">>[1]) => call("createSource", body),
+    onSuccess: (s) => {
+      qc.setQueryData(keys.source(s.id), s);
+      void qc.invalidateQueries({ queryKey: ["sources"] });
+    },
+  });
+}
+
+export function useDeleteSource() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (id: string) => call("deleteSource", id),
+    onSuccess: (_v, id) => {
+      qc.removeQueries({ queryKey: keys.source(id) });
+      void qc.invalidateQueries({ queryKey: ["sources"] });
+      void qc.invalidateQueries({ queryKey: keys.subscriptions });
+    },
+  });
+}
+
+// -- components -------------------------------------------------------------------------------
+
+export const useComponentsPage = (q: PageQuery) =>
+  useQuery({
+    queryKey: keys.components(q),
+    queryFn: () => call("listMyComponents", q),
+    placeholderData: (p) => p,
+  });
+
+export const useComponent = (keyOrId: string | null) =>
+  useQuery({
+    queryKey: keys.component(keyOrId ?? ""),
+    queryFn: () => call("getComponent", keyOrId ?? ""),
+    enabled: !!keyOrId,
+    retry: false,
+  });
+
+// -- subscriptions ----------------------------------------------------------------------------
+
+export const useSubscriptions = () =>
+  useQuery({ queryKey: keys.subscriptions, queryFn: () => call("listMySubscriptions") });
+
+// -- workflows --------------------------------------------------------------------------------
+
+export const useWorkflowsPage = (q: PageQuery) =>
+  useQuery({
+    queryKey: keys.workflows(q),
+    queryFn: () => call("listMyWorkflows", q),
+    placeholderData: (p) => p,
+  });
+
+export const useWorkflow = (id: string | null) =>
+  useQuery({
+    queryKey: keys.workflow(id ?? ""),
+    queryFn: () => call("getWorkflow", id ?? ""),
+    enabled: !!id,
+  });

@@ -1,0 +1,362 @@
+/**
+ * A test double of `window.headwater` (shared/bridge.ts) for renderer tests: in-memory sources,
+ * components, events and subscriptions; every call recorded; any method can be made to fail or
+ * to wait on a gate; stream batches and states are pushed by the test.
+ */
+import type {
+  BridgeError,
+  BridgeMethod,
+  BridgeResult,
+  HeadwaterBridge,
+  HostInfo,
+  Profile,
+  StreamBatch,
+  StreamStateUpdate,
+} from "../../shared/bridge.js";
+import { compareEventIds } from "../../shared/ids.js";
+import type {
+  Component,
+  EventSummary,
+  Page,
+  Source,
+  Subscription,
+  User,
+  Workflow,
+} from "../../shared/resources/index.js";
+
+type Listener<T> = (v: T) => void;
+
+export function makeSource(n: number, over: Partial<Source> = {}): Source {
+  return {
+    id: `dc_src${n}`,
+    component_id: "sc_timer",
+    configured_props: { timer: { cron: null, interval_seconds: 60 } },
+    active: true,
+    created_at: 1_700_000_000 + n,
+    updated_at: 1_700_000_000 + n,
+    name: `source-${n}`,
+    name_slug: `source-${n}`,
+    ...over,
+  };
+}
+
+export function makeEvent(emitterId: string, ms: number, seq = 0, channel = ""): EventSummary {
+  return {
+    id: `${ms}-${seq}`,
+    indexed_at_ms: ms,
+    event: { n: ms, seq },
+    metadata: {
+      emit_id: `emit-${ms}-${seq}`,
+      name: channel,
+      emitter_id: emitterId,
+      summary: `event ${ms}-${seq}`,
+    },
+  };
+}
+
+export const TIMER_COMPONENT: Component = {
+  id: "sc_timer",
+  key: "every-minute",
+  code: "export default {}",
+  code_hash: "ab".repeat(32),
+  name: "Every minute",
+  version: "0.0.1",
+  configurable_props: [{ name: "timer", type: "$.interface.timer", default: { intervalSeconds: 60 } }],
+  created_at: 1_700_000_000,
+  updated_at: 1_700_000_000,
+};
+
+interface Gate {
+  promise: Promise<void>;
+  open: () => void;
+}
+function gate(): Gate {
+  let open!: () => void;
+  const promise = new Promise<void>((r) => (open = r));
+  return { promise, open };
+}
+
+export class FakeBridge implements HeadwaterBridge {
+  calls: { method: BridgeMethod; args: unknown[] }[] = [];
+  failures = new Map<BridgeMethod, BridgeError>();
+  gates = new Map<BridgeMethod, Gate>();
+  sources: Source[] = [];
+  components: Component[] = [TIMER_COMPONENT];
+  events = new Map<string, EventSummary[]>();
+  subscriptions: Subscription[] = [];
+  workflows: Workflow[] = [];
+  user: User = { id: "u_me", username: "ada", email: "ada@example.com" };
+  host: HostInfo = { mode: "web", version: "test", keyStorage: "file" };
+  profiles: Profile[] = [
+    {
+      id: "local",
+      name: "Local",
+      kind: "local",
+      baseUrl: "http://127.0.0.1:7433/v1",
+      key: { isSet: true, lastFour: "abcd" },
+      status: "ready",
+      current: true,
+    },
+  ];
+  private batchListeners = new Set<Listener<StreamBatch>>();
+  private stateListeners = new Set<Listener<StreamStateUpdate>>();
+  private profileListeners = new Set<Listener<Profile[]>>();
+  private watchSeq = 0;
+  watches = new Map<string, { emitterId: string; channel: string }>();
+
+  /** Makes every later call of `method` fail with this error (until cleared). */
+  fail(method: BridgeMethod, error: Partial<BridgeError> = {}): void {
+    this.failures.set(method, { status: 500, code: "internal_error", message: "boom", ...error });
+  }
+  /** Holds every later call of `method` until the returned function is called. */
+  hold(method: BridgeMethod): () => void {
+    const g = gate();
+    this.gates.set(method, g);
+    return () => {
+      this.gates.delete(method);
+      g.open();
+    };
+  }
+  callsOf(method: BridgeMethod): unknown[][] {
+    return this.calls.filter((c) => c.method === method).map((c) => c.args);
+  }
+  pushBatch(watchId: string, events: EventSummary[]): void {
+    for (const l of this.batchListeners) l({ watchId, events });
+  }
+  pushState(update: StreamStateUpdate): void {
+    for (const l of this.stateListeners) l(update);
+  }
+  /** The watch id of the newest watch of an emitter. */
+  watchOf(emitterId: string): string | undefined {
+    return [...this.watches].reverse().find(([, w]) => w.emitterId === emitterId)?.[0];
+  }
+
+  private async respond<T>(
+    method: BridgeMethod,
+    args: unknown[],
+    compute: () => T,
+  ): Promise<BridgeResult<T>> {
+    this.calls.push({ method, args });
+    const g = this.gates.get(method);
+    if (g) await g.promise;
+    const failure = this.failures.get(method);
+    if (failure) return { ok: false, error: failure };
+    try {
+      return { ok: true, value: compute() };
+    } catch (err) {
+      return { ok: false, error: err as BridgeError };
+    }
+  }
+  private page<T extends { id: string }>(items: T[], limit = 10, after?: string): Page<T> {
+    const start = after ? items.findIndex((i) => i.id === after) + 1 : 0;
+    const data = items.slice(start, start + limit);
+    return {
+      page_info: {
+        total_count: items.length,
+        count: data.length,
+        start_cursor: data[0]?.id ?? null,
+        end_cursor: data[data.length - 1]?.id ?? null,
+      },
+      data,
+    };
+  }
+  private notFound(what: string): BridgeError {
+    return { status: 404, code: "not_found", message: `no ${what}` };
+  }
+
+  hostInfo = () => this.respond("hostInfo", [], () => this.host);
+  listProfiles = () => this.respond("listProfiles", [], () => this.profiles);
+  currentProfile = () =>
+    this.respond("currentProfile", [], () => this.profiles.find((p) => p.current) ?? null);
+  addRemoteProfile = (input: Parameters<HeadwaterBridge["addRemoteProfile"]>[0]) =>
+    this.respond("addRemoteProfile", [input], () => {
+      const p: Profile = {
+        id: `remote${this.profiles.length}`,
+        name: input.name,
+        kind: "remote",
+        baseUrl: input.baseUrl,
+        key: { isSet: true, lastFour: input.apiKey.slice(-4) },
+        status: "ready",
+        current: true,
+      };
+      this.profiles = [...this.profiles.map((x) => ({ ...x, current: false })), p];
+      return p;
+    });
+  selectProfile = (id: string) =>
+    this.respond("selectProfile", [id], () => {
+      this.profiles = this.profiles.map((p) => ({ ...p, current: p.id === id }));
+      const p = this.profiles.find((x) => x.id === id);
+      if (!p) throw this.notFound("profile");
+      return p;
+    });
+  removeProfile = (id: string) =>
+    this.respond(
+      "removeProfile",
+      [id],
+      () => void (this.profiles = this.profiles.filter((p) => p.id !== id)),
+    );
+  setProfileKey = (id: string, key: string) =>
+    this.respond("setProfileKey", [id, key], () => {
+      const p = this.profiles.find((x) => x.id === id);
+      if (!p) throw this.notFound("profile");
+      p.key = { isSet: true, lastFour: key.slice(-4) };
+      return p;
+    });
+  keyStatus = (id?: string) =>
+    this.respond("keyStatus", [id], () => (this.profiles.find((p) => p.current) ?? this.profiles[0])!.key);
+  onProfilesChanged = (cb: Listener<Profile[]>) => (
+    this.profileListeners.add(cb),
+    () => void this.profileListeners.delete(cb)
+  );
+
+  getMe = () => this.respond("getMe", [], () => this.user);
+  rotateApiKey = () =>
+    this.respond("rotateApiKey", [], () => ({ user: this.user, key: { isSet: true, lastFour: "wxyz" } }));
+
+  listMyComponents = (q?: { limit?: number; after?: string }) =>
+    this.respond("listMyComponents", [q], () => this.page(this.components, q?.limit, q?.after));
+  createComponent = (body: { component_code?: string; component_url?: string }) =>
+    this.respond("createComponent", [body], () => {
+      const c = {
+        ...TIMER_COMPONENT,
+        id: `sc_new${this.components.length}`,
+        code: body.component_code ?? "",
+      };
+      this.components.unshift(c);
+      return c;
+    });
+  getComponent = (k: string) =>
+    this.respond("getComponent", [k], () => {
+      const c = this.components.find((x) => x.id === k || x.key === k);
+      if (!c) throw this.notFound(`component ${k}`);
+      return c;
+    });
+  getRegistryComponent = (k: string) => this.getComponent(k);
+  publishComponent = (id: string) =>
+    this.respond("publishComponent", [id], () => ({
+      ...this.components.find((c) => c.id === id)!,
+      published: true,
+    }));
+
+  listMySources = (q?: { limit?: number; after?: string }) =>
+    this.respond("listMySources", [q], () => this.page(this.sources, q?.limit, q?.after));
+  createSource = (body: Parameters<HeadwaterBridge["createSource"]>[0]) =>
+    this.respond("createSource", [body], () => {
+      const s = makeSource(this.sources.length + 100, {
+        name: body.name ?? "new-source",
+        configured_props: body.configured_props ?? {},
+      });
+      this.sources.unshift(s);
+      return s;
+    });
+  getSource = (id: string) =>
+    this.respond("getSource", [id], () => {
+      const s = this.sources.find((x) => x.id === id);
+      if (!s) throw this.notFound(`source ${id}`);
+      return s;
+    });
+  updateSource = (id: string, body: Parameters<HeadwaterBridge["updateSource"]>[1]) =>
+    this.respond("updateSource", [id, body], () => {
+      const i = this.sources.findIndex((x) => x.id === id);
+      if (i < 0) throw this.notFound(`source ${id}`);
+      const s = {
+        ...this.sources[i]!,
+        active: body.active ?? true,
+        ...(body.name ? { name: body.name } : {}),
+      };
+      this.sources[i] = s;
+      return s;
+    });
+  deleteSource = (id: string) =>
+    this.respond("deleteSource", [id], () => void (this.sources = this.sources.filter((s) => s.id !== id)));
+
+  listSourceEvents = (id: string, q?: { limit?: number; event_name?: string }) =>
+    this.respond("listSourceEvents", [id, q], () => {
+      const all = (this.events.get(id) ?? []).filter((e) => e.metadata.name === (q?.event_name ?? ""));
+      const newest = all
+        .slice()
+        .sort((a, b) => compareEventIds(b.id, a.id))
+        .slice(0, q?.limit ?? 10);
+      return this.page(newest, q?.limit ?? 10);
+    });
+  getSourceEvent = (sourceId: string, eventId: string, channel?: string) =>
+    this.respond("getSourceEvent", [sourceId, eventId, channel], () => {
+      const e = (this.events.get(sourceId) ?? []).find((x) => x.id === eventId);
+      if (!e) throw this.notFound(`event ${eventId}`);
+      return e;
+    });
+  deleteSourceEvents = (id: string, q?: { start_id?: string; end_id?: string; event_name?: string }) =>
+    this.respond("deleteSourceEvents", [id, q], () => {
+      const keep = (e: EventSummary) =>
+        (q?.start_id !== undefined && compareEventIds(e.id, q.start_id) < 0) ||
+        (q?.end_id !== undefined && compareEventIds(e.id, q.end_id) > 0);
+      this.events.set(id, (this.events.get(id) ?? []).filter(keep));
+      return { accepted: true };
+    });
+  listWorkflowEvents = (id: string, q?: object) =>
+    this.respond("listWorkflowEvents", [id, q], () => this.page(this.events.get(id) ?? []));
+  listWorkflowErrors = (id: string, q?: object) =>
+    this.respond("listWorkflowErrors", [id, q], () => this.page<EventSummary>([]));
+
+  listMySubscriptions = () => this.respond("listMySubscriptions", [], () => this.subscriptions);
+  createSubscription = (p: { emitter_id: string; listener_id: string; event_name?: string }) =>
+    this.respond("createSubscription", [p], () => {
+      const s: Subscription = {
+        id: `sub_${this.subscriptions.length + 1}`,
+        emitter_id: p.emitter_id,
+        listener_id: p.listener_id,
+        event_name: p.event_name ?? "",
+        created_at: 1_700_000_000,
+      };
+      this.subscriptions.push(s);
+      return s;
+    });
+  deleteSubscription = (p: { emitter_id: string; listener_id: string; event_name?: string }) =>
+    this.respond("deleteSubscription", [p], () => {
+      this.subscriptions = this.subscriptions.filter(
+        (s) => !(s.emitter_id === p.emitter_id && s.listener_id === p.listener_id),
+      );
+    });
+  createAutoSubscription = (p: { event_name: string; listener_id: string }) =>
+    this.respond("createAutoSubscription", [p], () => ({ id: "asub_1", ...p, created_at: 1_700_000_000 }));
+
+  listMyWorkflows = (q?: { limit?: number; after?: string }) =>
+    this.respond("listMyWorkflows", [q], () => this.page(this.workflows, q?.limit, q?.after));
+  createWorkflow = (body: Parameters<HeadwaterBridge["createWorkflow"]>[0]) =>
+    this.respond("createWorkflow", [body], () => {
+      throw { status: 501, code: "not_implemented", message: "not in the fake" } satisfies BridgeError;
+    }) as ReturnType<HeadwaterBridge["createWorkflow"]>;
+  getWorkflow = (id: string) =>
+    this.respond("getWorkflow", [id], () => {
+      const w = this.workflows.find((x) => x.id === id);
+      if (!w) throw this.notFound(`workflow ${id}`);
+      return w;
+    });
+  updateWorkflow = (id: string, body: { active?: boolean }) =>
+    this.respond("updateWorkflow", [id, body], () => ({
+      ...this.workflows.find((w) => w.id === id)!,
+      ...body,
+    }));
+  deleteWorkflow = (id: string) =>
+    this.respond(
+      "deleteWorkflow",
+      [id],
+      () => void (this.workflows = this.workflows.filter((w) => w.id !== id)),
+    );
+
+  watch = (emitterId: string, channel: string) =>
+    this.respond("watch", [emitterId, channel], () => {
+      const id = `w${++this.watchSeq}`;
+      this.watches.set(id, { emitterId, channel });
+      return id;
+    });
+  unwatch = (watchId: string) => this.respond("unwatch", [watchId], () => void this.watches.delete(watchId));
+  onStreamBatch = (cb: Listener<StreamBatch>) => (
+    this.batchListeners.add(cb),
+    () => void this.batchListeners.delete(cb)
+  );
+  onStreamState = (cb: Listener<StreamStateUpdate>) => (
+    this.stateListeners.add(cb),
+    () => void this.stateListeners.delete(cb)
+  );
+}

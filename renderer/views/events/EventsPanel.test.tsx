@@ -1,0 +1,140 @@
+// @vitest-environment happy-dom
+import { act, fireEvent, screen, waitFor, within } from "@testing-library/react";
+import { userEvent } from "@testing-library/user-event";
+import { describe, expect, it } from "vitest";
+import { FakeBridge, makeEvent, makeSource } from "../../test/fakeBridge.js";
+import { renderWith } from "../../test/render.js";
+import { EventsPanel } from "./EventsPanel.js";
+
+const SRC = "dc_src1";
+
+function setup(count = 6) {
+  const bridge = new FakeBridge();
+  bridge.sources = [makeSource(1)];
+  bridge.events.set(
+    SRC,
+    Array.from({ length: count }, (_, i) => makeEvent(SRC, 1_000 + i)),
+  );
+  renderWith(bridge, <EventsPanel kind="source" emitterId={SRC} />);
+  return bridge;
+}
+
+const grid = () => screen.getByRole("grid");
+const rowIds = () =>
+  within(grid())
+    .getAllByRole("row")
+    .map((r) => r.getAttribute("data-event-id"))
+    .filter(Boolean);
+const row = (id: string) => within(grid()).getByText(`event ${id}`).closest("[role=row]") as HTMLElement;
+
+describe("events table", () => {
+  it("shows the newest page newest first and adds a pushed batch without a reload", async () => {
+    const bridge = setup(3);
+    await waitFor(() => expect(rowIds()).toEqual(["1002-0", "1001-0", "1000-0"]));
+    const watchId = bridge.watchOf(SRC);
+    expect(watchId).toBeDefined();
+    act(() => bridge.pushBatch(watchId!, [makeEvent(SRC, 2000), makeEvent(SRC, 2001)]));
+    expect(rowIds()).toEqual(["2001-0", "2000-0", "1002-0", "1001-0", "1000-0"]);
+    expect(bridge.callsOf("listSourceEvents")).toHaveLength(1);
+  });
+
+  it("selects a range with shift-click and deletes it with start_id/end_id, updating the table", async () => {
+    const bridge = setup(6);
+    await waitFor(() => expect(rowIds()).toHaveLength(6));
+    // Click a newer row first, then shift-click an older one: the bounds still go oldest → newest.
+    await userEvent.click(row("1004-0"));
+    fireEvent.click(row("1002-0"), { shiftKey: true });
+    expect(
+      within(grid())
+        .getAllByRole("row", { selected: true })
+        .map((r) => r.getAttribute("data-event-id")),
+    ).toEqual(["1004-0", "1003-0", "1002-0"]);
+    await userEvent.click(screen.getByRole("button", { name: "Delete 3 events" }));
+    const dialog = screen.getByRole("dialog", { name: "Delete 3 events?" });
+    await userEvent.click(within(dialog).getByRole("button", { name: "Delete 3 events" }));
+    await waitFor(() => expect(screen.queryByRole("dialog")).toBeNull());
+    expect(bridge.callsOf("deleteSourceEvents")).toEqual([
+      [SRC, { start_id: "1002-0", end_id: "1004-0", event_name: undefined }],
+    ]);
+    expect(rowIds()).toEqual(["1005-0", "1001-0", "1000-0"]);
+  });
+
+  it("keeps the selection and shows the error when the delete fails", async () => {
+    const bridge = setup(3);
+    await waitFor(() => expect(rowIds()).toHaveLength(3));
+    await userEvent.click(row("1001-0"));
+    bridge.fail("deleteSourceEvents", { status: 404, code: "not_found", message: "No source dc_src1." });
+    await userEvent.click(screen.getByRole("button", { name: "Delete 1 event" }));
+    const dialog = screen.getByRole("dialog");
+    await userEvent.click(within(dialog).getByRole("button", { name: "Delete event" }));
+    const alert = await within(dialog).findByRole("alert");
+    expect(alert.textContent).toContain("No source dc_src1.");
+    expect(rowIds()).toHaveLength(3);
+  });
+
+  it("deletes everything after confirmation", async () => {
+    const bridge = setup(4);
+    await waitFor(() => expect(rowIds()).toHaveLength(4));
+    await userEvent.click(screen.getByRole("button", { name: "Delete all" }));
+    await userEvent.click(
+      within(screen.getByRole("dialog")).getByRole("button", { name: "Delete all events" }),
+    );
+    await waitFor(() => expect(screen.getByText(/No events yet/)).toBeTruthy());
+    expect(bridge.callsOf("deleteSourceEvents")).toEqual([[SRC, { event_name: undefined }]]);
+  });
+
+  it("pauses: new events are counted, not shown, until resumed", async () => {
+    const bridge = setup(1);
+    await waitFor(() => expect(rowIds()).toHaveLength(1));
+    await userEvent.click(screen.getByRole("button", { name: /Pause/ }));
+    act(() => bridge.pushBatch(bridge.watchOf(SRC)!, [makeEvent(SRC, 3000), makeEvent(SRC, 3001)]));
+    expect(rowIds()).toEqual(["1000-0"]);
+    await userEvent.click(screen.getByRole("button", { name: "2 new" }));
+    expect(rowIds()).toEqual(["3001-0", "3000-0", "1000-0"]);
+  });
+
+  it("moves with the arrow keys and opens the full event with Enter", async () => {
+    const bridge = setup(3);
+    await waitFor(() => expect(rowIds()).toHaveLength(3));
+    grid().focus();
+    await userEvent.keyboard("{ArrowDown}{ArrowDown}{Enter}");
+    const pane = await screen.findByRole("complementary", { name: "Event 1001-0" });
+    await waitFor(() => expect(bridge.callsOf("getSourceEvent")).toEqual([[SRC, "1001-0", undefined]]));
+    expect(within(pane).getByRole("button", { name: "Copy event as JSON" })).toBeTruthy();
+    expect(within(pane).getByRole("tree", { name: "Event data" }).textContent).toContain("1001");
+  });
+
+  it("filters by text", async () => {
+    setup(12);
+    await waitFor(() => expect(rowIds()).toHaveLength(12));
+    await userEvent.type(screen.getByRole("searchbox", { name: "Filter events" }), "1003-0");
+    await waitFor(() => expect(rowIds()).toEqual(["1003-0"]));
+  });
+
+  it("says so when the live feed is refused", async () => {
+    const bridge = setup(1);
+    await waitFor(() => expect(rowIds()).toHaveLength(1));
+    act(() =>
+      bridge.pushState({
+        watchId: bridge.watchOf(SRC)!,
+        state: "unauthorized",
+        status: 401,
+        message: "The API key was refused.",
+      }),
+    );
+    const alert = await screen.findByRole("alert");
+    expect(alert.textContent).toContain("The API key was refused.");
+  });
+
+  it("shows a connection state reported before the watch id was known", async () => {
+    const bridge = new FakeBridge();
+    bridge.sources = [makeSource(1)];
+    const release = bridge.hold("watch");
+    renderWith(bridge, <EventsPanel kind="source" emitterId={SRC} />);
+    await waitFor(() => expect(bridge.callsOf("watch")).toHaveLength(1));
+    act(() => bridge.pushState({ watchId: "w1", state: "open" }));
+    expect(screen.getByText("Connecting…")).toBeTruthy();
+    await act(async () => release());
+    await waitFor(() => expect(screen.getByText("Live")).toBeTruthy());
+  });
+});

@@ -1,0 +1,301 @@
+/**
+ * Live events of one source or workflow: channel tabs, live/pause with an "N new" counter, a text
+ * filter, the virtualised table, a detail pane, and deletes (one, a shift-selected range, all)
+ * that update the table at once, without a reload.
+ */
+import { useDeferredValue, useMemo, useState } from "react";
+import type { StreamStateUpdate } from "../../../shared/bridge.js";
+import type { EventSummary } from "../../../shared/resources/index.js";
+import { call } from "../../state/bridge.js";
+import type { Channel } from "../../state/useLiveWatch.js";
+import { formatNumber } from "../../state/format.js";
+import { useLiveFeed } from "../../state/liveFeed.js";
+import { useLiveWatch } from "../../state/useLiveWatch.js";
+import { ConfirmDialog } from "../../ui/ConfirmDialog.js";
+import { ErrorNote } from "../../ui/ErrorNote.js";
+import { Tabs } from "../../ui/Tabs.js";
+import { toast } from "../../ui/Toasts.js";
+import { EventDetail, type EmitterKind } from "./EventDetail.js";
+import { EventTable } from "./EventTable.js";
+import { eventHaystack } from "./eventText.js";
+import { clickSelect, countSelected, inBounds, selectionBounds, type Selection } from "./selection.js";
+
+type ChannelTab = "default" | "$logs" | "$errors";
+const SOURCE_TABS = [
+  { id: "default", label: "Events" },
+  { id: "$logs", label: "$logs" },
+  { id: "$errors", label: "$errors" },
+] as const;
+const WORKFLOW_TABS = [
+  { id: "default", label: "Emits" },
+  { id: "$errors", label: "$errors" },
+] as const;
+
+type Pending = { kind: "range"; start_id: string; end_id: string; count: number } | { kind: "all" } | null;
+
+export function EventsPanel(props: { kind: EmitterKind; emitterId: string; initialChannel?: ChannelTab }) {
+  const { kind, emitterId } = props;
+  const [tab, setTab] = useState<ChannelTab>(props.initialChannel ?? "default");
+  const channel = tab === "default" ? "" : tab;
+  return (
+    <section className="events-panel" aria-label="Live events">
+      <Tabs
+        label="Channels"
+        tabs={kind === "source" ? SOURCE_TABS : WORKFLOW_TABS}
+        value={tab}
+        onChange={setTab}
+      />
+      {/* A new key per stream: selection, filter and detail start fresh on another channel. */}
+      <EventsStream key={`${emitterId}|${channel}`} kind={kind} emitterId={emitterId} channel={channel} />
+    </section>
+  );
+}
+
+function loadNewest(kind: EmitterKind, id: string, channel: Channel): Promise<EventSummary[]> {
+  const q = { limit: 100, event_name: channel || undefined };
+  if (kind === "source") return call("listSourceEvents", id, q).then((p) => p.data);
+  if (channel === "$errors") return call("listWorkflowErrors", id, { limit: 100 }).then((p) => p.data);
+  return call("listWorkflowEvents", id, q).then((p) => p.data);
+}
+
+function EventsStream(props: { kind: EmitterKind; emitterId: string; channel: Channel }) {
+  const { kind, emitterId, channel } = props;
+  const watch = useLiveWatch(emitterId, channel, () => loadNewest(kind, emitterId, channel));
+  const feedKey = useLiveFeed((s) => s.key);
+  const allRows = useLiveFeed((s) => s.rows);
+  const pending = useLiveFeed((s) => s.pending.length);
+  const paused = useLiveFeed((s) => s.paused);
+  const setPaused = useLiveFeed((s) => s.setPaused);
+  const removeRange = useLiveFeed((s) => s.removeRange);
+  // Rows of a previous stream may linger for one render before the reset lands.
+  const rows = feedKey === watch.key ? allRows : EMPTY;
+
+  const [filter, setFilter] = useState("");
+  const deferredFilter = useDeferredValue(filter.trim().toLowerCase());
+  const shown = useMemo(
+    () => (deferredFilter ? rows.filter((r) => eventHaystack(r).includes(deferredFilter)) : rows),
+    [rows, deferredFilter],
+  );
+
+  const [selection, setSelection] = useState<Selection | null>(null);
+  const [openId, setOpenId] = useState<string | null>(null);
+  const [confirm, setConfirm] = useState<Pending>(null);
+  const openRow = openId ? rows.find((r) => r.id === openId) : undefined;
+  const selectedCount = countSelected(rows, selection);
+  const canDelete = kind === "source";
+
+  const deleteEvents = async (q: { start_id?: string; end_id?: string }) => {
+    await call("deleteSourceEvents", emitterId, { ...q, event_name: channel || undefined });
+    removeRange(q.start_id, q.end_id);
+    setSelection(null);
+    if (openId && (!q.start_id || !q.end_id || inBounds(openId, { start_id: q.start_id, end_id: q.end_id })))
+      setOpenId(null);
+  };
+
+  const askDeleteSelection = () => {
+    if (!selection) return;
+    const b = selectionBounds(selection);
+    setConfirm({ kind: "range", ...b, count: selectedCount });
+  };
+
+  return (
+    <div className="events-stream">
+      <div className="events-toolbar" role="toolbar" aria-label="Event controls">
+        <button
+          type="button"
+          className={paused ? "btn small" : "btn small live"}
+          aria-pressed={!paused}
+          onClick={() => setPaused(!paused)}
+          title={paused ? "Resume the live feed" : "Pause the live feed"}
+        >
+          {paused ? "▶ Resume" : "❚❚ Pause"}
+        </button>
+        {paused && pending > 0 && (
+          <button type="button" className="btn small badge" onClick={() => setPaused(false)}>
+            {formatNumber(pending)} new
+          </button>
+        )}
+        <ConnectionPill state={watch.state} paused={paused} />
+        <input
+          type="search"
+          className="filter"
+          placeholder="Filter events"
+          aria-label="Filter events"
+          value={filter}
+          onChange={(e) => setFilter(e.target.value)}
+        />
+        <span className="muted count" aria-live="polite">
+          {deferredFilter
+            ? `${formatNumber(shown.length)} of ${formatNumber(rows.length)}`
+            : `${formatNumber(rows.length)} ${rows.length === 1 ? "event" : "events"}`}
+        </span>
+        <span className="spacer" />
+        {canDelete && selectedCount > 0 && (
+          <button type="button" className="btn small danger" onClick={askDeleteSelection}>
+            Delete {formatNumber(selectedCount)} {selectedCount === 1 ? "event" : "events"}
+          </button>
+        )}
+        {canDelete && (
+          <button
+            type="button"
+            className="btn small"
+            onClick={() => setConfirm({ kind: "all" })}
+            disabled={rows.length === 0}
+          >
+            Delete all
+          </button>
+        )}
+      </div>
+      <StreamProblem watch={watch} />
+      <div
+        className={openRow ? "events-body with-detail" : "events-body"}
+        onKeyDown={(e) => {
+          if (e.key === "Escape" && openRow) {
+            e.stopPropagation();
+            setOpenId(null);
+          }
+        }}
+      >
+        <EventTable
+          rows={shown}
+          selection={selection}
+          openId={openId}
+          label={`Events of ${emitterId}${channel ? ` on ${channel}` : ""}`}
+          emptyText={
+            watch.loading
+              ? "Loading events…"
+              : deferredFilter
+                ? "No event matches the filter."
+                : kind === "workflow"
+                  ? "No events yet. Send a request to the endpoint URL, or subscribe this workflow to a source."
+                  : "No events yet. New ones appear here as they arrive."
+          }
+          onSelect={(id, shift, byKey) => {
+            setSelection((prev) => clickSelect(prev, id, shift));
+            // A click opens the row; arrow keys only move (Enter opens), so browsing is cheap.
+            if (!shift && !byKey) setOpenId(id);
+          }}
+          onOpen={setOpenId}
+        />
+        {openRow && (
+          <EventDetail
+            kind={kind}
+            emitterId={emitterId}
+            channel={channel}
+            row={openRow}
+            onClose={() => setOpenId(null)}
+            onDelete={
+              canDelete
+                ? () => setConfirm({ kind: "range", start_id: openRow.id, end_id: openRow.id, count: 1 })
+                : undefined
+            }
+          />
+        )}
+      </div>
+      {confirm?.kind === "range" && (
+        <ConfirmDialog
+          title={confirm.count === 1 ? "Delete this event?" : `Delete ${formatNumber(confirm.count)} events?`}
+          message={
+            confirm.start_id === confirm.end_id ? (
+              <p>
+                Event <code>{confirm.start_id}</code> will be deleted from the server. This cannot be undone.
+              </p>
+            ) : (
+              <p>
+                Every event from <code>{confirm.start_id}</code> to <code>{confirm.end_id}</code> (inclusive)
+                will be deleted from the server. This cannot be undone.
+              </p>
+            )
+          }
+          confirmLabel={confirm.count === 1 ? "Delete event" : `Delete ${formatNumber(confirm.count)} events`}
+          onConfirm={async () => {
+            await deleteEvents({ start_id: confirm.start_id, end_id: confirm.end_id });
+            toast(confirm.count === 1 ? "Event deleted" : `${formatNumber(confirm.count)} events deleted`);
+          }}
+          onClose={() => setConfirm(null)}
+        />
+      )}
+      {confirm?.kind === "all" && (
+        <ConfirmDialog
+          title="Delete all events?"
+          message={
+            <p>
+              Every event of this source{channel ? ` on ${channel}` : ""} will be deleted. This cannot be
+              undone.
+            </p>
+          }
+          confirmLabel="Delete all events"
+          onConfirm={async () => {
+            await deleteEvents({});
+            toast("All events deleted");
+          }}
+          onClose={() => setConfirm(null)}
+        />
+      )}
+    </div>
+  );
+}
+
+const EMPTY: EventSummary[] = [];
+
+function StreamProblem({ watch }: { watch: ReturnType<typeof useLiveWatch> }) {
+  if (watch.error)
+    return <ErrorNote error={watch.error} title="Could not load events" onRetry={watch.restart} />;
+  const s = watch.state;
+  if (s?.state === "unauthorized") {
+    return (
+      <div role="alert" className="error-note">
+        <div className="error-text">
+          <strong>The live feed was refused</strong>
+          <span>
+            {s.message ?? "The server refused this connection's API key."} Check the key in Account →
+            Connections.
+          </span>
+        </div>
+        <div className="error-actions">
+          <button type="button" className="btn small" onClick={watch.restart}>
+            Try again
+          </button>
+        </div>
+      </div>
+    );
+  }
+  if (s?.state === "closed" && s.message) {
+    return (
+      <div role="alert" className="error-note">
+        <div className="error-text">
+          <strong>The live feed stopped</strong>
+          <span>{s.message}</span>
+        </div>
+        <div className="error-actions">
+          <button type="button" className="btn small" onClick={watch.restart}>
+            Reconnect
+          </button>
+        </div>
+      </div>
+    );
+  }
+  return null;
+}
+
+function ConnectionPill({ state, paused }: { state: StreamStateUpdate | null; paused: boolean }) {
+  const s = state?.state ?? "connecting";
+  const text =
+    s === "open"
+      ? paused
+        ? "Paused"
+        : "Live"
+      : s === "connecting"
+        ? "Connecting…"
+        : s === "reconnecting"
+          ? `Reconnecting${state?.retryInMs ? ` in ${Math.ceil(state.retryInMs / 1000)} s` : "…"}`
+          : s === "unauthorized"
+            ? "Key refused"
+            : "Disconnected";
+  return (
+    <span role="status" className={`pill conn-${s}${paused ? " paused" : ""}`} title={state?.message ?? text}>
+      <span className="dot" aria-hidden="true" />
+      {text}
+    </span>
+  );
+}

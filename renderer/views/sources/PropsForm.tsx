@@ -1,0 +1,217 @@
+/** The inputs generated from `configurable_props` (see propsForm.ts for the rules). */
+import { useId, type ReactNode } from "react";
+import type { PropDescriptor } from "../../../shared/resources/index.js";
+import {
+  editableProps,
+  fieldKind,
+  optionItems,
+  type FieldValue,
+  type FormState,
+  type TimerState,
+} from "./propsForm.js";
+
+export function PropsForm(props: {
+  descriptors: readonly PropDescriptor[];
+  state: FormState;
+  onChange: (next: FormState) => void;
+  errors: Record<string, string>;
+  disabled?: boolean;
+}) {
+  const { descriptors, state, onChange, errors, disabled } = props;
+  const fields = editableProps(descriptors);
+  const hasHttp = descriptors.some((p) => fieldKind(p) === "http");
+  const set = (name: string, v: FieldValue) => onChange({ ...state, [name]: v });
+  return (
+    <div className="props-form">
+      {hasHttp && <p className="muted">This source gets its own HTTP endpoint URL once it is created.</p>}
+      {fields.length === 0 && !hasHttp && <p className="muted">This component has no props to configure.</p>}
+      {fields.map((p) => (
+        <PropField
+          key={p.name}
+          p={p}
+          value={state[p.name]}
+          error={errors[p.name]}
+          disabled={disabled}
+          onChange={(v) => set(p.name, v)}
+        />
+      ))}
+    </div>
+  );
+}
+
+function PropField(props: {
+  p: PropDescriptor;
+  value: FieldValue | undefined;
+  error: string | undefined;
+  disabled?: boolean;
+  onChange: (v: FieldValue) => void;
+}) {
+  const { p, value, error, disabled, onChange } = props;
+  const id = useId();
+  const kind = fieldKind(p);
+  const label = p.label ?? p.name;
+  const errId = `${id}-err`;
+  const descId = `${id}-desc`;
+  const describedBy =
+    [p.description ? descId : null, error ? errId : null].filter(Boolean).join(" ") || undefined;
+  const common = { id, disabled, "aria-invalid": error ? true : undefined, "aria-describedby": describedBy };
+  const text = typeof value === "string" ? value : "";
+
+  let input: ReactNode;
+  switch (kind) {
+    case "timer": {
+      const t = (value ?? { mode: "interval", interval: "60", cron: "" }) as TimerState;
+      input = (
+        <div className="timer-field" role="group" aria-label={label}>
+          <select
+            aria-label={`${label}: schedule kind`}
+            value={t.mode}
+            disabled={disabled}
+            onChange={(e) => onChange({ ...t, mode: e.target.value as TimerState["mode"] })}
+          >
+            <option value="interval">Every N seconds</option>
+            <option value="cron">Cron expression</option>
+          </select>
+          {t.mode === "interval" ? (
+            <input
+              {...common}
+              type="number"
+              min={1}
+              aria-label={`${label}: interval in seconds`}
+              value={t.interval}
+              onChange={(e) => onChange({ ...t, interval: e.target.value })}
+            />
+          ) : (
+            <input
+              {...common}
+              type="text"
+              aria-label={`${label}: cron expression`}
+              placeholder="*/5 * * * *"
+              value={t.cron}
+              onChange={(e) => onChange({ ...t, cron: e.target.value })}
+            />
+          )}
+        </div>
+      );
+      break;
+    }
+    case "boolean":
+      input = (
+        <label className="checkbox">
+          <input
+            {...common}
+            type="checkbox"
+            checked={value === true}
+            onChange={(e) => onChange(e.target.checked)}
+          />
+          <span>{label}</span>
+        </label>
+      );
+      break;
+    case "select":
+      input = (
+        <select {...common} value={text} onChange={(e) => onChange(e.target.value)}>
+          <option value="">{p.optional ? "(none)" : "Choose…"}</option>
+          {optionItems(p).map((o) => (
+            <option key={o.key} value={o.key}>
+              {o.label}
+            </option>
+          ))}
+        </select>
+      );
+      break;
+    case "multiselect": {
+      const chosen = Array.isArray(value) ? value : [];
+      input = (
+        <div className="multi" role="group" aria-labelledby={`${id}-label`}>
+          {optionItems(p).map((o) => (
+            <label key={o.key} className="checkbox">
+              <input
+                type="checkbox"
+                disabled={disabled}
+                checked={chosen.includes(o.key)}
+                onChange={(e) =>
+                  onChange(e.target.checked ? [...chosen, o.key] : chosen.filter((k) => k !== o.key))
+                }
+              />
+              <span>{o.label}</span>
+            </label>
+          ))}
+        </div>
+      );
+      break;
+    }
+    case "integer":
+      input = (
+        <input
+          {...common}
+          type="number"
+          min={p.min}
+          max={p.max}
+          value={text}
+          onChange={(e) => onChange(e.target.value)}
+        />
+      );
+      break;
+    case "secret":
+      input = (
+        <input
+          {...common}
+          type="password"
+          autoComplete="off"
+          value={text}
+          onChange={(e) => onChange(e.target.value)}
+        />
+      );
+      break;
+    case "string[]":
+    case "integer[]":
+      input = (
+        <textarea
+          {...common}
+          rows={3}
+          placeholder="One value per line"
+          value={text}
+          onChange={(e) => onChange(e.target.value)}
+        />
+      );
+      break;
+    case "json":
+      input = (
+        <textarea
+          {...common}
+          className="mono"
+          rows={4}
+          placeholder="JSON"
+          value={text}
+          onChange={(e) => onChange(e.target.value)}
+        />
+      );
+      break;
+    default:
+      input = <input {...common} type="text" value={text} onChange={(e) => onChange(e.target.value)} />;
+  }
+
+  return (
+    <div className={error ? "field invalid" : "field"}>
+      {kind !== "boolean" && (
+        <label id={`${id}-label`} htmlFor={kind === "timer" || kind === "multiselect" ? undefined : id}>
+          {label}
+          {p.optional ? <span className="muted"> (optional)</span> : null}
+          {p.secret ? <span className="muted"> · secret</span> : null}
+        </label>
+      )}
+      {input}
+      {p.description && (
+        <div id={descId} className="hint">
+          {p.description}
+        </div>
+      )}
+      {error && (
+        <div id={errId} className="field-error" role="alert">
+          {label}: {error}
+        </div>
+      )}
+    </div>
+  );
+}

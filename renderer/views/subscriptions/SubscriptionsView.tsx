@@ -1,0 +1,338 @@
+/**
+ * Subscriptions: every emitter → listener route of the account, create one (emitter ids or the
+ * globs p_* / dc_*, a listener, a channel), delete one, and auto-subscriptions for emitters made
+ * later (the API has no list of those: the ones made here are shown for this session).
+ */
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useMemo, useState, type ReactNode } from "react";
+import type { AutoSubscription, Subscription } from "../../../shared/resources/index.js";
+import { AutoSubscriptionParams, SubscriptionParams } from "../../../shared/resources/index.js";
+import { call } from "../../state/bridge.js";
+import { fromUnixSeconds } from "../../state/format.js";
+import { keys, useAllSources, useSubscriptions, useWorkflowsPage } from "../../state/queries.js";
+import { ConfirmDialog } from "../../ui/ConfirmDialog.js";
+import { ErrorNote } from "../../ui/ErrorNote.js";
+import { Spinner } from "../../ui/Spinner.js";
+import { toast } from "../../ui/Toasts.js";
+
+const CHANNEL_CHOICES = [
+  { value: "", label: "default" },
+  { value: "$logs", label: "$logs" },
+  { value: "$errors", label: "$errors" },
+];
+
+/** First zod message per field, for showing under the input. */
+function fieldErrors(issues: { path: PropertyKey[]; message: string }[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const i of issues) {
+    const k = String(i.path[0] ?? "");
+    out[k] ??= i.message;
+  }
+  return out;
+}
+
+export function SubscriptionsView() {
+  const qc = useQueryClient();
+  const subs = useSubscriptions();
+  const sources = useAllSources(true);
+  const workflows = useWorkflowsPage({ limit: 100 });
+  const names = useMemo(() => {
+    const m = new Map<string, string>([
+      ["p_*", "all workflows"],
+      ["dc_*", "all sources"],
+    ]);
+    for (const s of sources.data ?? []) m.set(s.id, s.name);
+    for (const w of workflows.data?.data ?? []) m.set(w.id, w.name);
+    return m;
+  }, [sources.data, workflows.data]);
+  const [toDelete, setToDelete] = useState<Subscription | null>(null);
+
+  return (
+    <div className="page wide">
+      <header className="page-head">
+        <h1>Subscriptions</h1>
+        <p className="muted">
+          Events from an emitter trigger its listeners. A glob (p_* or dc_*) matches every workflow or source.
+        </p>
+      </header>
+      <datalist id="emitter-ids">
+        <option value="dc_*">all sources</option>
+        <option value="p_*">all workflows</option>
+        {[...names]
+          .filter(([id]) => !id.endsWith("*"))
+          .map(([id, name]) => (
+            <option key={id} value={id}>
+              {name}
+            </option>
+          ))}
+      </datalist>
+      <datalist id="listener-ids">
+        {[...names]
+          .filter(([id]) => !id.endsWith("*"))
+          .map(([id, name]) => (
+            <option key={id} value={id}>
+              {name}
+            </option>
+          ))}
+      </datalist>
+      <div className="two-col">
+        <CreateSubscriptionForm />
+        <AutoSubscriptionForm />
+      </div>
+      <section aria-label="Subscription list" className="card">
+        <div className="section-head">
+          <h2>All subscriptions</h2>
+          {subs.isFetching && <Spinner label="Loading subscriptions" />}
+        </div>
+        <ErrorNote
+          error={subs.error}
+          title="Could not load subscriptions"
+          onRetry={() => void subs.refetch()}
+        />
+        {subs.data && subs.data.length === 0 && <p className="muted">No subscriptions yet.</p>}
+        {subs.data && subs.data.length > 0 && (
+          <table className="data-table">
+            <thead>
+              <tr>
+                <th scope="col">Emitter</th>
+                <th scope="col">Listener</th>
+                <th scope="col">Channel</th>
+                <th scope="col">Created</th>
+                <th scope="col">
+                  <span className="sr-only">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {subs.data.map((s) => (
+                <tr key={s.id}>
+                  <td>
+                    <Named id={s.emitter_id} names={names} />
+                  </td>
+                  <td>
+                    <Named id={s.listener_id} names={names} />
+                  </td>
+                  <td>
+                    <span className="chip">{s.event_name === "" ? "default" : s.event_name}</span>
+                  </td>
+                  <td className="muted">{fromUnixSeconds(s.created_at)}</td>
+                  <td className="actions">
+                    <button
+                      type="button"
+                      className="btn small danger"
+                      aria-label={`Delete subscription ${s.emitter_id} to ${s.listener_id}`}
+                      onClick={() => setToDelete(s)}
+                    >
+                      Delete
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+      {toDelete && (
+        <ConfirmDialog
+          title="Delete this subscription?"
+          message={
+            <p>
+              Events from <code>{toDelete.emitter_id}</code> will no longer trigger{" "}
+              <code>{toDelete.listener_id}</code>.
+            </p>
+          }
+          confirmLabel="Delete subscription"
+          onConfirm={async () => {
+            await call("deleteSubscription", {
+              emitter_id: toDelete.emitter_id,
+              listener_id: toDelete.listener_id,
+              event_name: toDelete.event_name,
+            });
+            qc.setQueryData<Subscription[]>(keys.subscriptions, (l) =>
+              l?.filter((x) => x.id !== toDelete.id),
+            );
+            void qc.invalidateQueries({ queryKey: keys.subscriptions });
+            toast("Subscription deleted");
+          }}
+          onClose={() => setToDelete(null)}
+        />
+      )}
+    </div>
+  );
+}
+
+function Named({ id, names }: { id: string; names: Map<string, string> }) {
+  const name = names.get(id);
+  return (
+    <span className="named">
+      {name && <span>{name}</span>}
+      <code className={name ? "muted" : ""}>{id}</code>
+    </span>
+  );
+}
+
+function CreateSubscriptionForm() {
+  const qc = useQueryClient();
+  const [emitter, setEmitter] = useState("");
+  const [listener, setListener] = useState("");
+  const [channel, setChannel] = useState("");
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const create = useMutation({
+    mutationFn: (p: { emitter_id: string; listener_id: string; event_name: string }) =>
+      call("createSubscription", p),
+    onSuccess: (s) => {
+      qc.setQueryData<Subscription[]>(keys.subscriptions, (l) =>
+        l ? [s, ...l.filter((x) => x.id !== s.id)] : [s],
+      );
+      void qc.invalidateQueries({ queryKey: keys.subscriptions });
+      setEmitter("");
+      setListener("");
+      toast("Subscription created");
+    },
+  });
+  const submit = () => {
+    const params = { emitter_id: emitter.trim(), listener_id: listener.trim(), event_name: channel };
+    const parsed = SubscriptionParams.safeParse(params);
+    if (!parsed.success) return setErrors(fieldErrors(parsed.error.issues));
+    setErrors({});
+    create.mutate(params);
+  };
+  return (
+    <form
+      className="card form-card"
+      aria-label="New subscription"
+      onSubmit={(e) => {
+        e.preventDefault();
+        submit();
+      }}
+    >
+      <h2>New subscription</h2>
+      <Field
+        id="sub-emitter"
+        label="Emitter"
+        error={errors.emitter_id}
+        hint="A source (dc_…) or workflow (p_…) id, or p_* / dc_*"
+      >
+        <input
+          id="sub-emitter"
+          list="emitter-ids"
+          value={emitter}
+          onChange={(e) => setEmitter(e.target.value)}
+          placeholder="dc_… or p_*"
+        />
+      </Field>
+      <Field id="sub-listener" label="Listener" error={errors.listener_id}>
+        <input
+          id="sub-listener"
+          list="listener-ids"
+          value={listener}
+          onChange={(e) => setListener(e.target.value)}
+          placeholder="p_… or dc_…"
+        />
+      </Field>
+      <Field id="sub-channel" label="Channel" error={errors.event_name}>
+        <select id="sub-channel" value={channel} onChange={(e) => setChannel(e.target.value)}>
+          {CHANNEL_CHOICES.map((c) => (
+            <option key={c.value} value={c.value}>
+              {c.label}
+            </option>
+          ))}
+        </select>
+      </Field>
+      <ErrorNote error={create.error} title="Could not create the subscription" />
+      <div className="form-actions">
+        {create.isPending && <Spinner label="Creating" />}
+        <button type="submit" className="btn primary" disabled={create.isPending}>
+          Subscribe
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function AutoSubscriptionForm() {
+  const qc = useQueryClient();
+  const [listener, setListener] = useState("");
+  const [eventName, setEventName] = useState("default");
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [made, setMade] = useState<AutoSubscription[]>([]);
+  const create = useMutation({
+    mutationFn: (p: { listener_id: string; event_name: string }) => call("createAutoSubscription", p),
+    onSuccess: (a) => {
+      setMade((m) => [a, ...m]);
+      setListener("");
+      void qc.invalidateQueries({ queryKey: keys.subscriptions });
+      toast("Auto-subscription created");
+    },
+  });
+  const submit = () => {
+    const params = { listener_id: listener.trim(), event_name: eventName };
+    const parsed = AutoSubscriptionParams.safeParse(params);
+    if (!parsed.success) return setErrors(fieldErrors(parsed.error.issues));
+    setErrors({});
+    create.mutate(params);
+  };
+  return (
+    <form
+      className="card form-card"
+      aria-label="New auto-subscription"
+      onSubmit={(e) => {
+        e.preventDefault();
+        submit();
+      }}
+    >
+      <h2>Auto-subscription</h2>
+      <p className="muted small">
+        Subscribes the listener to this stream of every source or workflow created from now on.
+      </p>
+      <Field id="auto-stream" label="Stream" error={errors.event_name}>
+        <select id="auto-stream" value={eventName} onChange={(e) => setEventName(e.target.value)}>
+          <option value="default">default (emits)</option>
+          <option value="$logs">$logs</option>
+          <option value="$errors">$errors</option>
+        </select>
+      </Field>
+      <Field id="auto-listener" label="Listener" error={errors.listener_id}>
+        <input
+          id="auto-listener"
+          list="listener-ids"
+          value={listener}
+          onChange={(e) => setListener(e.target.value)}
+          placeholder="p_… or dc_…"
+        />
+      </Field>
+      <ErrorNote error={create.error} title="Could not create the auto-subscription" />
+      <div className="form-actions">
+        {create.isPending && <Spinner label="Creating" />}
+        <button type="submit" className="btn primary" disabled={create.isPending}>
+          Auto-subscribe
+        </button>
+      </div>
+      {made.length > 0 && (
+        <ul className="made-list" aria-label="Auto-subscriptions made in this session">
+          {made.map((a) => (
+            <li key={a.id}>
+              <code>{a.listener_id}</code> ← every new emitter&apos;s{" "}
+              <span className="chip">{a.event_name}</span>
+            </li>
+          ))}
+        </ul>
+      )}
+    </form>
+  );
+}
+
+function Field(props: { id: string; label: string; error?: string; hint?: string; children: ReactNode }) {
+  return (
+    <div className={props.error ? "field invalid" : "field"}>
+      <label htmlFor={props.id}>{props.label}</label>
+      {props.children}
+      {props.hint && !props.error && <div className="hint">{props.hint}</div>}
+      {props.error && (
+        <div className="field-error" role="alert">
+          {props.label}: {props.error}
+        </div>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,135 @@
+/** One workflow: endpoint, active switch, steps, delete, and its events and $errors. */
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import type { Workflow } from "../../../shared/resources/index.js";
+import { navigate } from "../../app/router.js";
+import { call } from "../../state/bridge.js";
+import { errorLine } from "../../state/errors.js";
+import { fromUnixSeconds } from "../../state/format.js";
+import { keys, useWorkflow } from "../../state/queries.js";
+import { CodeEditor } from "../../ui/CodeEditor.js";
+import { ConfirmDialog } from "../../ui/ConfirmDialog.js";
+import { CopyButton } from "../../ui/CopyButton.js";
+import { ErrorNote } from "../../ui/ErrorNote.js";
+import { Loading } from "../../ui/Spinner.js";
+import { Switch } from "../../ui/Switch.js";
+import { Tabs } from "../../ui/Tabs.js";
+import { toast } from "../../ui/Toasts.js";
+import { EventsPanel } from "../events/EventsPanel.js";
+
+export function WorkflowDetail({ id }: { id: string }) {
+  const wf = useWorkflow(id);
+  const [tab, setTab] = useState<"events" | "steps">("events");
+  if (wf.isPending) return <Loading label="Loading workflow" />;
+  if (wf.error || !wf.data)
+    return (
+      <ErrorNote error={wf.error} title="Could not load this workflow" onRetry={() => void wf.refetch()} />
+    );
+  const w = wf.data;
+  return (
+    <div className="source-detail">
+      <WorkflowHeader workflow={w} />
+      <Tabs
+        label="Workflow sections"
+        tabs={[
+          { id: "events", label: "Events" },
+          { id: "steps", label: `Steps (${w.steps.length})` },
+        ]}
+        value={tab}
+        onChange={setTab}
+      />
+      {tab === "events" ? (
+        <EventsPanel kind="workflow" emitterId={w.id} />
+      ) : (
+        <div className="page">
+          {w.steps.map((s, i) => (
+            <div key={s.id} className="step">
+              <div className="section-head">
+                <h3>
+                  {i + 1}. {s.name} <code className="muted">{s.id}</code>
+                </h3>
+                <CopyButton text={s.code} label={`Copy code of step ${s.name}`} />
+              </div>
+              <CodeEditor
+                label={`Code of step ${s.name} (read only)`}
+                value={s.code}
+                readOnly
+                minHeight={100}
+              />
+            </div>
+          ))}
+        </div>
+      )}
+    </div>
+  );
+}
+
+function WorkflowHeader({ workflow: w }: { workflow: Workflow }) {
+  const qc = useQueryClient();
+  const [confirmDelete, setConfirmDelete] = useState(false);
+  const setActive = useMutation({
+    mutationFn: (active: boolean) => call("updateWorkflow", w.id, { active }),
+    onMutate: (active) => {
+      const previous = w;
+      qc.setQueryData(keys.workflow(w.id), { ...w, active });
+      return { previous };
+    },
+    onError: (_e, _v, ctx) => ctx && qc.setQueryData(keys.workflow(w.id), ctx.previous),
+    onSuccess: (saved) => {
+      qc.setQueryData(keys.workflow(w.id), saved);
+      void qc.invalidateQueries({ queryKey: ["workflows"] });
+    },
+  });
+  return (
+    <header className="detail-header">
+      <div className="title-row">
+        <h2 className="detail-title">{w.name}</h2>
+        <span className="spacer" />
+        <label className="switch-label">
+          <span>{w.active ? "Active" : "Inactive"}</span>
+          <Switch
+            label="Active"
+            checked={w.active}
+            busy={setActive.isPending}
+            disabled={setActive.isPending}
+            onChange={(a) => setActive.mutate(a)}
+          />
+        </label>
+        <button type="button" className="btn small danger" onClick={() => setConfirmDelete(true)}>
+          Delete workflow
+        </button>
+      </div>
+      {setActive.error && (
+        <div role="alert" className="inline-error">
+          Could not {w.active ? "deactivate" : "activate"} the workflow. {errorLine(setActive.error)}
+        </div>
+      )}
+      <div className="meta-row muted">
+        <code>{w.id}</code>
+        <span>created {fromUnixSeconds(w.created_at)}</span>
+      </div>
+      <div className="endpoint">
+        <span className="muted">Endpoint</span>
+        <code className="endpoint-url">{w.endpoint_url}</code>
+        <CopyButton text={w.endpoint_url} label="Copy endpoint URL" />
+      </div>
+      {confirmDelete && (
+        <ConfirmDialog
+          title={`Delete ${w.name}?`}
+          message={
+            <p>The workflow, its events and its subscriptions will be deleted. This cannot be undone.</p>
+          }
+          confirmLabel="Delete workflow"
+          onConfirm={async () => {
+            await call("deleteWorkflow", w.id);
+            qc.removeQueries({ queryKey: keys.workflow(w.id) });
+            void qc.invalidateQueries({ queryKey: ["workflows"] });
+            toast(`Deleted ${w.name}`);
+            navigate("workflows");
+          }}
+          onClose={() => setConfirmDelete(false)}
+        />
+      )}
+    </header>
+  );
+}

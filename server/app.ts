@@ -1,0 +1,190 @@
+/**
+ * The composition root: where a newcomer starts. `createServer(config)` opens the database,
+ * builds each concern's service from its repositories and the seams of server/services.ts,
+ * registers one route plugin per concern, and listens. Nothing else wires concerns together.
+ *
+ *   config ─► store (db, migrations, repositories) ─► services ─► route plugins ─► listen
+ *
+ *   services:  events (store, bus, subscriptions, workflows)  ◄── runtime ($emit)
+ *              runtime (sandbox, queue, timers, quotas)       ◄── sources (lifecycle hooks)
+ *              users, components (describer = runtime sandbox), sources
+ *
+ * To add a concern: build its service under "services", register its routes under "routes",
+ * and `closers.push` its stop function when it holds resources.
+ */
+import { randomUUID } from "node:crypto";
+import type { FastifyInstance } from "fastify";
+import { seedBuiltinComponents } from "./components/builtin/seed.js";
+import { fetchComponent } from "./components/fetch.js";
+import { ComponentService } from "./components/service.js";
+import type { Config } from "./config.js";
+import { createEventServices, type EventServices } from "./events/index.js";
+import { closeGracefully, createHttpApp } from "./http/app.js";
+import { registerAuth } from "./http/auth.js";
+import { componentRoutes } from "./http/routes/components.js";
+import { eventRoutes } from "./http/routes/events.js";
+import { healthRoutes } from "./http/routes/health.js";
+import { openapiRoutes } from "./http/routes/openapi.js";
+import { sourceRoutes } from "./http/routes/sources.js";
+import { streamRoutes } from "./http/routes/streams.js";
+import { subscriptionRoutes } from "./http/routes/subscriptions.js";
+import { userRoutes } from "./http/routes/users.js";
+import { workflowRoutes } from "./http/routes/workflows.js";
+import { createRuntime } from "./runtime/index.js";
+import { networkPolicyFor } from "./runtime/sandbox/policy.js";
+import { PgResponseRelay } from "./cluster/response-relay.js";
+import { Presence } from "./cluster/presence.js";
+import { withStartupLock } from "./store/repos/cluster.js";
+import { SourceService } from "./sources/service.js";
+import { openDb, type OpenedDb } from "./store/db.js";
+import { ComponentsRepo } from "./store/repos/components.js";
+import { SourcesRepo } from "./store/repos/sources.js";
+import { UsersRepo } from "./store/repos/users.js";
+import { findWorkflow } from "./store/repos/workflows.js";
+import { UserService } from "./users/service.js";
+
+export const API_VERSION = "1.0.0";
+
+export interface Server {
+  app: FastifyInstance;
+  /** `http://host:port` where it listens. */
+  url: string;
+  /** Base of endpoint URLs handed out (HEADWATER_PUBLIC_URL, or `url`). */
+  publicUrl: string;
+  store: OpenedDb;
+  services: {
+    users: UserService;
+    components: ComponentService;
+    sources: SourceService;
+    events: EventServices;
+  };
+  /** Stops accepting requests, lets in-flight ones finish, stops every service, closes the db. */
+  close(): Promise<void>;
+}
+
+export async function createServer(config: Config): Promise<Server> {
+  // Stopped in reverse order: HTTP first, then the runtime, events, and the database last.
+  const closers: Array<() => Promise<void>> = [];
+  const closeAll = async () => {
+    for (const close of closers.reverse()) await close();
+  };
+  // The base of endpoint URLs is known once the server listens (port 0 in tests): read lazily.
+  let publicUrl = config.publicUrl ?? "";
+  const getPublicUrl = () => publicUrl;
+
+  try {
+    // -- storage: migrations run here; store/ is the only place with SQL ----------------------
+    const store = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+    closers.push(() => store.close());
+    const repos = {
+      users: new UsersRepo(store.db),
+      components: new ComponentsRepo(store.db),
+      sources: new SourcesRepo(store.db),
+    };
+
+    // -- the HTTP app first: every service logs through it -------------------------------------
+    const app = createHttpApp(config);
+    const log = app.log;
+
+    // -- services ------------------------------------------------------------------------------
+    // Events: the event store ($emit), bus, subscriptions and delivery, workflows.
+    const events = await createEventServices({ store, config, publicUrl: getPublicUrl, log });
+    closers.push(() => events.close());
+
+    // Several instances on one PostgreSQL: custom HTTP responses travel to the waiting instance.
+    const responseRelay = store.pgPool ? await PgResponseRelay.start({ pool: store.pgPool, log }) : undefined;
+    if (responseRelay) closers.push(() => responseRelay.close());
+    // ... and a dead instance's leases are taken over as soon as its sessions are gone.
+    const instanceId = randomUUID();
+    const presence = store.pgPool
+      ? await Presence.start({ pool: store.pgPool, db: store.db, instanceId, log })
+      : undefined;
+    if (presence) closers.push(() => presence.close());
+
+    // Runtime: sandboxes, the durable invocation queue, timer and HTTP triggers, quotas.
+    const runtime = createRuntime({
+      config,
+      db: store.db,
+      dialect: store.dialect,
+      responseRelay,
+      instanceId,
+      events: events.store,
+      publicUrl: getPublicUrl,
+      log: (msg, err) => log.error({ err }, msg),
+    });
+    closers.push(() => runtime.close());
+    // Workflows run through the runtime's queue and receive requests at their endpoint URL.
+    runtime.queue.registerHandler("p_", events.workflowHandler(runtime.runWorkflowSteps));
+    runtime.registerHttpTarget("p_", async (id) => {
+      const wf = await findWorkflow(store.db, id);
+      return wf && { ownerId: wf.owner_id, active: Number(wf.active) === 1, customResponse: false };
+    });
+
+    // Users: keys, the bootstrap admin, quota usage (counted by the runtime).
+    const users = new UserService(repos.users, config, runtime.quotas);
+    // Seeding under a lock: instances starting together on one PostgreSQL take turns.
+    const bootstrapKey = config.bootstrapApiKey;
+    if (bootstrapKey)
+      await withStartupLock(store.db, store.dialect, () => users.ensureBootstrapAdmin(bootstrapKey));
+    registerAuth(app, users);
+
+    // Components are described in the runtime's sandbox; a component_url is fetched under the
+    // sandbox's network policy. Built-ins are published at start.
+    const components = new ComponentService(repos.components, runtime.describer, (url) =>
+      fetchComponent(url, networkPolicyFor(config)),
+    );
+    await withStartupLock(store.db, store.dialect, () =>
+      seedBuiltinComponents(repos.users, components, runtime.describer),
+    );
+
+    // Sources: the runtime's lifecycle runs their hooks; deleting one forgets its events.
+    const sources = new SourceService({
+      repo: repos.sources,
+      components,
+      lifecycle: runtime.lifecycle,
+      publicUrl: getPublicUrl,
+      log,
+    });
+    sources.onDeleted((source) => events.subscriptions.participantDeleted(source.id));
+    sources.onCreated((userId, id) => events.subscriptions.participantCreated(userId, id));
+
+    // -- routes: one plugin per concern --------------------------------------------------------
+    await app.register(healthRoutes);
+    await app.register(openapiRoutes, { prefix: "/v1", version: API_VERSION });
+    await app.register(userRoutes, { prefix: "/v1", users });
+    await app.register(componentRoutes, { prefix: "/v1", components });
+    await app.register(sourceRoutes, { prefix: "/v1", sources });
+    await app.register(eventRoutes, { prefix: "/v1", events });
+    await app.register(subscriptionRoutes, { prefix: "/v1", subscriptions: events.subscriptions });
+    await app.register(workflowRoutes, { prefix: "/v1", workflows: events.workflows });
+    await app.register(streamRoutes, { events, db: store.db }); // SSE, at the host (no /v1)
+    await app.register(runtime.httpRoutes); // `/e/:id`: HTTP triggers, no auth
+    closers.push(() => closeGracefully(app));
+
+    // -- listen, then start the background work ------------------------------------------------
+    await app.listen({ host: config.host, port: config.port });
+    const url = listeningUrl(app, config.host);
+    publicUrl = config.publicUrl ?? url;
+    await runtime.start();
+    events.startDelivery(runtime.queue);
+
+    return {
+      app,
+      url,
+      publicUrl,
+      store,
+      services: { users, components, sources, events },
+      close: closeAll,
+    };
+  } catch (err) {
+    await closeAll().catch(() => undefined);
+    throw err;
+  }
+}
+
+function listeningUrl(app: FastifyInstance, host: string): string {
+  const addr = app.server.address();
+  const port = typeof addr === "object" && addr ? addr.port : 0;
+  const shown = host.includes(":") ? `[${host}]` : host;
+  return `http://${shown}:${port}`;
+}

@@ -1,0 +1,221 @@
+/**
+ * Components: load (fetch when given a URL, then describe in the sandbox: this process never
+ * evaluates component code), save, look up by id or key, publish to the registry, list.
+ */
+import crypto from "node:crypto";
+import { newId } from "../../shared/ids.js";
+import { ERROR_CODES, type Component, type PropDescriptor } from "../../shared/resources/index.js";
+import { ConflictError, InvalidRequestError, NotFoundError } from "../errors.js";
+import type { ComponentDescriber, ComponentDescription, ComponentFiles } from "../services.js";
+import { nextCreatedMs, nowSeconds } from "../store/repos/clock.js";
+import {
+  KeyTakenError,
+  type ComponentRow,
+  type ComponentsRepo,
+  type NewComponentRow,
+} from "../store/repos/components.js";
+import type { PageRequest, PageRows } from "../store/repos/paging.js";
+import type { Db } from "../store/db.js";
+import { ComponentFetchError } from "./fetch.js";
+
+export interface ComponentInput {
+  component_code?: string | undefined;
+  component_url?: string | undefined;
+}
+
+/** A component read and described, not saved yet. */
+export interface LoadedComponent {
+  code: string;
+  files: ComponentFiles | undefined;
+  url: string | undefined;
+  description: ComponentDescription;
+}
+
+/** What the runtime needs beyond the API fields (stored as `meta`). */
+interface ComponentMeta {
+  dedupe: ComponentDescription["dedupe"];
+  hooks: ComponentDescription["hooks"];
+  hasRun: boolean;
+}
+
+export const sha256Hex = (text: string) => crypto.createHash("sha256").update(text, "utf8").digest("hex");
+
+export class ComponentService {
+  constructor(
+    private readonly repo: ComponentsRepo,
+    private readonly describer: ComponentDescriber,
+    /** Reads a component_url (see fetch.ts; app.ts gives it the network policy). */
+    private readonly fetchCode: (url: string) => Promise<{ code: string; files: ComponentFiles }>,
+  ) {}
+
+  /** Reads the code (component_code wins; the URL is then only metadata) and describes it. */
+  async load(input: ComponentInput): Promise<LoadedComponent> {
+    let code = input.component_code;
+    let files: ComponentFiles | undefined;
+    if (code === undefined) {
+      if (!input.component_url)
+        throw new InvalidRequestError("one of component_code or component_url is required");
+      try {
+        ({ code, files } = await this.fetchCode(input.component_url));
+      } catch (err) {
+        if (err instanceof ComponentFetchError)
+          throw new InvalidRequestError(err.message, ERROR_CODES.componentFetchFailed);
+        throw err;
+      }
+      if (files && Object.keys(files).length === 0) files = undefined;
+    }
+    const description = await this.describer.describe(code, files);
+    return { code, files, url: input.component_url, description };
+  }
+
+  /** The row a loaded component is saved as, for `userId`. */
+  newRow(userId: string, c: LoadedComponent): NewComponentRow {
+    const now = nowSeconds();
+    const meta: ComponentMeta = {
+      dedupe: c.description.dedupe,
+      hooks: c.description.hooks,
+      hasRun: c.description.hasRun,
+    };
+    return {
+      id: newId("component"),
+      user_id: userId,
+      key: c.description.key ?? null,
+      code: c.code,
+      code_hash: sha256Hex(c.code),
+      name: c.description.name,
+      version: c.description.version,
+      description: c.description.description ?? null,
+      component_url: c.url ?? null,
+      files: c.files ? JSON.stringify(c.files) : null,
+      props: JSON.stringify(c.description.props),
+      meta: JSON.stringify(meta),
+      published: 0,
+      created_ms: nextCreatedMs(),
+      created_at: now,
+      updated_at: now,
+    };
+  }
+
+  /** Saves a row made by `newRow`; 409 when its key belongs to another user. */
+  async save(row: NewComponentRow, db?: Db): Promise<void> {
+    try {
+      await this.repo.insert(row, db);
+    } catch (err) {
+      if (err instanceof KeyTakenError)
+        throw new ConflictError(`component key "${err.key}" belongs to another user`);
+      throw err;
+    }
+  }
+
+  /** `POST /components`. */
+  async create(userId: string, input: ComponentInput): Promise<Component> {
+    const loaded = await this.load(input);
+    const row = this.newRow(userId, loaded);
+    await this.save(row);
+    return present(row as ComponentRow);
+  }
+
+  /**
+   * `GET /components/{key|id}`: the user's own component by id, or its newest with that key.
+   * A published component is also readable by id (it is public at the registry anyway), so a
+   * source made from the registry can show its component.
+   */
+  async get(userId: string, keyOrId: string): Promise<Component> {
+    if (keyOrId.startsWith("sc_")) {
+      const row = await this.repo.findById(keyOrId);
+      if (row && (row.user_id === userId || row.published === 1)) return present(row);
+      throw new NotFoundError(`component ${keyOrId}`);
+    }
+    return present(await this.findOwn(userId, keyOrId));
+  }
+
+  async findOwn(userId: string, keyOrId: string): Promise<ComponentRow> {
+    const row = keyOrId.startsWith("sc_")
+      ? await this.repo.findOwnById(userId, keyOrId)
+      : await this.repo.findOwnByKey(userId, keyOrId);
+    if (!row) throw new NotFoundError(`component ${keyOrId}`);
+    return row;
+  }
+
+  async findOwnByKey(userId: string, key: string): Promise<ComponentRow | undefined> {
+    return this.repo.findOwnByKey(userId, key);
+  }
+
+  /** Undoes `save` of a component nobody uses yet (a source write that failed afterwards). */
+  async discard(row: NewComponentRow, db?: Db): Promise<void> {
+    await this.repo.deleteUnused(row.id, row.user_id, db);
+  }
+
+  /** The component behind a source, whoever published it (for the runtime). */
+  async findById(id: string): Promise<ComponentRow | undefined> {
+    return this.repo.findById(id);
+  }
+
+  /** `GET /components/registry/{key}`. */
+  async getPublished(key: string): Promise<Component> {
+    const row = await this.repo.findPublishedByKey(key);
+    if (!row) throw new NotFoundError(`registry component ${key}`);
+    return present(row);
+  }
+
+  async findPublished(key: string): Promise<ComponentRow | undefined> {
+    return this.repo.findPublishedByKey(key);
+  }
+
+  /** `POST /components/{id}/publish`: visible to every user at the registry, by key. */
+  async publish(userId: string, id: string): Promise<Component> {
+    const row = await this.repo.findOwnById(userId, id);
+    if (!row) throw new NotFoundError(`component ${id}`);
+    if (!row.key)
+      throw new InvalidRequestError("only a component with a key can be published (the registry is by key)");
+    const now = nowSeconds();
+    await this.repo.publish(row.id, now);
+    return present({ ...row, published: 1, updated_at: now });
+  }
+
+  async list(userId: string, page: PageRequest): Promise<PageRows<Component>> {
+    const { rows, totalCount } = await this.repo.listOwn(userId, page);
+    return { rows: rows.map(present), totalCount };
+  }
+
+  /**
+   * Built-in registry components: saved once per version (by code hash) under `ownerId`, and
+   * published. Run at start; a built-in whose code has not changed costs one query.
+   */
+  async ensureBuiltins(ownerId: string, codes: string[]): Promise<void> {
+    for (const code of codes) {
+      if (await this.repo.findOwnByHash(ownerId, sha256Hex(code))) continue;
+      const loaded = await this.load({ component_code: code });
+      if (!loaded.description.key)
+        throw new Error(`built-in component "${loaded.description.name}" has no key`);
+      const row = { ...this.newRow(ownerId, loaded), published: 1 };
+      await this.save(row);
+    }
+  }
+}
+
+export function componentProps(row: ComponentRow): PropDescriptor[] {
+  return JSON.parse(row.props) as PropDescriptor[];
+}
+
+export function componentFiles(row: ComponentRow): ComponentFiles | undefined {
+  return row.files ? (JSON.parse(row.files) as ComponentFiles) : undefined;
+}
+
+export function present(row: ComponentRow): Component {
+  const c: Component = {
+    id: row.id,
+    code: row.code,
+    code_hash: row.code_hash,
+    name: row.name,
+    version: row.version,
+    description: row.description,
+    component_url: row.component_url,
+    published: row.published === 1,
+    configurable_props: componentProps(row),
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+  if (row.key) c.key = row.key;
+  return c;
+}

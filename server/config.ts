@@ -1,0 +1,97 @@
+/**
+ * Every HEADWATER_* variable, parsed and validated once. Modules receive a `Config`; nothing
+ * else reads process.env.
+ */
+import os from "node:os";
+import path from "node:path";
+import { z } from "zod";
+import { DEFAULT_EVENT_RETENTION } from "../shared/resources/index.js";
+
+const Int = (min: number, max = Number.MAX_SAFE_INTEGER) =>
+  z
+    .string()
+    .regex(/^\d+$/, "must be a whole number")
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max));
+
+const Bool = z.enum(["1", "0", "true", "false", "yes", "no"]).transform((v) => ["1", "true", "yes"].includes(v));
+
+const Env = z.object({
+  HEADWATER_HOST: z.string().min(1).default("127.0.0.1"),
+  HEADWATER_PORT: Int(0, 65535).default(7433),
+  HEADWATER_DATA_DIR: z.string().min(1).optional(),
+  HEADWATER_DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, "must be a postgres:// URL")
+    .optional(),
+  HEADWATER_API_KEY: z.string().min(16, "must be at least 16 characters").optional(),
+  HEADWATER_PUBLIC_URL: z.url().optional(),
+  HEADWATER_EVENT_RETENTION: Int(DEFAULT_EVENT_RETENTION).default(DEFAULT_EVENT_RETENTION),
+  HEADWATER_BODY_LIMIT_BYTES: Int(1024).default(1024 * 1024),
+  HEADWATER_DAILY_INVOCATIONS_QUOTA: Int(0).default(100_000),
+  HEADWATER_DAILY_COMPUTE_MS_QUOTA: Int(0).default(24 * 60 * 60 * 1000),
+  HEADWATER_INVOCATION_TIMEOUT_MS: Int(100).default(300_000),
+  HEADWATER_SANDBOX_MEMORY_MB: Int(32).default(256),
+  HEADWATER_SANDBOX_MAX_PROCESSES: Int(1).default(8),
+  HEADWATER_SANDBOX_ALLOW_PRIVATE_NETWORK: Bool.default(false),
+  HEADWATER_NPM_INSTALL: Bool.default(true),
+  HEADWATER_NPM_REGISTRY: z.url().optional(),
+  HEADWATER_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+});
+
+export interface Config {
+  host: string;
+  port: number;
+  dataDir: string;
+  /** PostgreSQL URL; undefined means the embedded SQLite database under dataDir. */
+  databaseUrl: string | undefined;
+  /** Bootstrap admin key (`HEADWATER_API_KEY`). */
+  bootstrapApiKey: string | undefined;
+  /** Base of endpoint URLs; undefined means "http://host:port" once the port is known. */
+  publicUrl: string | undefined;
+  eventRetention: number;
+  bodyLimitBytes: number;
+  quotas: { dailyInvocations: number; dailyComputeMs: number };
+  sandbox: {
+    invocationTimeoutMs: number;
+    memoryMb: number;
+    maxProcesses: number;
+    /** Whether components may connect to loopback and private addresses (never the database's port). */
+    allowPrivateNetwork: boolean;
+  };
+  npm: { allowInstall: boolean; registry: string | undefined };
+  logLevel: string;
+}
+
+export class ConfigError extends Error {}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = Env.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
+    throw new ConfigError(`invalid configuration:\n${lines.join("\n")}`);
+  }
+  const e = parsed.data;
+  return {
+    host: e.HEADWATER_HOST,
+    port: e.HEADWATER_PORT,
+    dataDir: path.resolve(e.HEADWATER_DATA_DIR ?? path.join(os.homedir(), ".headwater")),
+    databaseUrl: e.HEADWATER_DATABASE_URL,
+    bootstrapApiKey: e.HEADWATER_API_KEY,
+    publicUrl: e.HEADWATER_PUBLIC_URL?.replace(/\/+$/, ""),
+    eventRetention: e.HEADWATER_EVENT_RETENTION,
+    bodyLimitBytes: e.HEADWATER_BODY_LIMIT_BYTES,
+    quotas: {
+      dailyInvocations: e.HEADWATER_DAILY_INVOCATIONS_QUOTA,
+      dailyComputeMs: e.HEADWATER_DAILY_COMPUTE_MS_QUOTA,
+    },
+    sandbox: {
+      invocationTimeoutMs: e.HEADWATER_INVOCATION_TIMEOUT_MS,
+      memoryMb: e.HEADWATER_SANDBOX_MEMORY_MB,
+      maxProcesses: e.HEADWATER_SANDBOX_MAX_PROCESSES,
+      allowPrivateNetwork: e.HEADWATER_SANDBOX_ALLOW_PRIVATE_NETWORK,
+    },
+    npm: { allowInstall: e.HEADWATER_NPM_INSTALL, registry: e.HEADWATER_NPM_REGISTRY },
+    logLevel: e.HEADWATER_LOG_LEVEL,
+  };
+}

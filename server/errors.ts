@@ -1,0 +1,32 @@
+/**
+ * Domain errors any server module may throw; the HTTP error model (http/errors.ts) turns each
+ * into its status and `{error, code}`. Modules stay free of HTTP, routes stay free of logic.
+ */
+
+/** An unknown id, or one that belongs to another user (which must look the same): 404. */
+export class NotFoundError extends Error {
+  constructor(what: string) {
+    super(`${what} not found`);
+    this.name = "NotFoundError";
+  }
+}
+
+/** The request is well-formed but cannot be done as asked: 400 with `code`. */
+export class InvalidRequestError extends Error {
+  constructor(
+    message: string,
+    readonly code: string = "bad_request",
+    readonly details?: Array<{ path: string; message: string }>,
+  ) {
+    super(message);
+    this.name = "InvalidRequestError";
+  }
+}
+
+/** Conflicts with existing state (a key or name held by someone else): 409. */
+export class ConflictError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ConflictError";
+  }
+}

@@ -1,0 +1,100 @@
+/**
+ * The events concern as app.ts builds it: the bus, the event store, reads and deletes,
+ * subscriptions, workflow records, and, once the runtime's queue exists, delivery.
+ *
+ *   const events = await createEventServices({ store, config, publicUrl, log });
+ *   ... runtime built with events.store (for $emit) ...
+ *   queue handler for p_ targets: events.workflowHandler(runWorkflowSteps)
+ *   events.startDelivery(queue);
+ */
+import type { Config } from "../config.js";
+import { DeliveryDispatcher } from "../delivery/dispatcher.js";
+import { SubscriptionService } from "../delivery/subscriptions.js";
+import type { InvocationJob, InvocationQueue } from "../services.js";
+import type { OpenedDb } from "../store/db.js";
+import { ownsParticipant } from "../store/repos/subscriptions.js";
+import { createWorkflowRunner, type RunWorkflowSteps } from "../workflows/runner.js";
+import { WorkflowService } from "../workflows/service.js";
+import { LocalEventBus, type EventBus } from "./bus.js";
+import { createEventStore, type ManagedEventStore } from "./event-store.js";
+import { PgEventBus } from "./pg-bus.js";
+import { deleteEvents, listSummaries, type ListOptions } from "./reads.js";
+
+export interface Logger {
+  warn(obj: unknown, msg: string): void;
+  error(obj: unknown, msg: string): void;
+}
+
+export interface EventServicesOptions {
+  store: OpenedDb;
+  config: Pick<Config, "eventRetention">;
+  /** Base of endpoint URLs (known once the server listens). */
+  publicUrl: () => string;
+  log: Logger;
+  /** Outbox poll period (ms); other instances' rows and failed rounds are picked up this often. */
+  deliveryPollMs?: number;
+}
+
+export interface EventServices {
+  bus: EventBus;
+  /** Implements `EventStore` (server/services.ts): what `$emit`, logs and errors call. */
+  store: ManagedEventStore;
+  subscriptions: SubscriptionService;
+  workflows: WorkflowService;
+  /** True when `id` is a source or workflow of the owner. */
+  owns(ownerId: string, id: string): Promise<boolean>;
+  list: (emitterId: string, channel: string, opts: ListOptions) => ReturnType<typeof listSummaries>;
+  deleteRange: (emitterId: string, channel: string, startId?: string, endId?: string) => Promise<number>;
+  /** The invocation-queue handler for workflow (`p_`) jobs. */
+  workflowHandler(runSteps: RunWorkflowSteps): (job: InvocationJob) => Promise<void>;
+  /** Starts routing events to listeners through the runtime's queue. */
+  startDelivery(queue: InvocationQueue): DeliveryDispatcher;
+  close(): Promise<void>;
+}
+
+export async function createEventServices(o: EventServicesOptions): Promise<EventServices> {
+  const { db, dialect, pgPool } = o.store;
+  const bus: EventBus =
+    dialect === "postgres" && pgPool ? await PgEventBus.start({ pool: pgPool, db, log: o.log }) : new LocalEventBus();
+  let dispatcher: DeliveryDispatcher | undefined;
+  const store = createEventStore({
+    db,
+    bus,
+    retention: o.config.eventRetention,
+    onOutbox: () => dispatcher?.wake(),
+  });
+  const subscriptions = new SubscriptionService(db);
+  const workflows = new WorkflowService(db, o.publicUrl, {
+    created: (ownerId, id) => subscriptions.participantCreated(ownerId, id),
+    deleted: (id) => subscriptions.participantDeleted(id),
+  });
+
+  return {
+    bus,
+    store,
+    subscriptions,
+    workflows,
+    owns: (ownerId, id) => ownsParticipant(db, ownerId, id),
+    list: (emitterId, channel, opts) => listSummaries(db, emitterId, channel, opts),
+    deleteRange: (emitterId, channel, startId, endId) => deleteEvents(db, emitterId, channel, startId, endId),
+    workflowHandler: (runSteps) => createWorkflowRunner({ db, events: store, runSteps }),
+    startDelivery(queue) {
+      if (dispatcher) return dispatcher;
+      dispatcher = new DeliveryDispatcher({
+        db,
+        dialect,
+        queue,
+        events: store,
+        log: o.log,
+        pollMs: o.deliveryPollMs,
+      });
+      dispatcher.start();
+      return dispatcher;
+    },
+    async close() {
+      await dispatcher?.stop();
+      await store.close();
+      await bus.close();
+    },
+  };
+}

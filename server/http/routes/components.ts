@@ -1,0 +1,84 @@
+/** Components (spec §4 Components, decisions.md Components). */
+import type { FastifyPluginAsync } from "fastify";
+import { z } from "zod";
+import { Component, CreateComponentBody, Page, PageQuery } from "../../../shared/resources/index.js";
+import type { ComponentService } from "../../components/service.js";
+import { pageBody, pageRequest } from "../paging.js";
+import { route } from "../route.js";
+import { Data, IdParams } from "../schemas.js";
+
+const KeyParams = z.object({ key: z.string().min(1).max(200) });
+
+export const componentRoutes: FastifyPluginAsync<{ components: ComponentService }> = async (
+  app,
+  { components },
+) => {
+  const tags = ["components"];
+
+  route(
+    app,
+    {
+      method: "POST",
+      errors: [409],
+      url: "/components",
+      summary: "Save a component from component_code or component_url (code wins; the URL is then metadata)",
+      tags,
+      body: CreateComponentBody,
+      response: Data(Component),
+    },
+    async ({ user, body }) => ({ data: await components.create(user.id, body) }),
+  );
+
+  // Declared before `/components/:id` so that "registry" is never read as a key.
+  route(
+    app,
+    {
+      method: "GET",
+      url: "/components/registry/:key",
+      summary: "A published component, by key",
+      tags,
+      params: KeyParams,
+      response: Data(Component),
+    },
+    async ({ params }) => ({ data: await components.getPublished(params.key) }),
+  );
+
+  route(
+    app,
+    {
+      method: "GET",
+      url: "/components/:id",
+      summary: "A component of the account, by id (sc_…) or key (newest)",
+      tags,
+      params: IdParams,
+      response: Data(Component),
+    },
+    async ({ user, params }) => ({ data: await components.get(user.id, params.id) }),
+  );
+
+  route(
+    app,
+    {
+      method: "POST",
+      url: "/components/:id/publish",
+      summary: "Publish a component to the registry (extension)",
+      tags,
+      params: IdParams,
+      response: Data(Component),
+    },
+    async ({ user, params }) => ({ data: await components.publish(user.id, params.id) }),
+  );
+
+  route(
+    app,
+    {
+      method: "GET",
+      url: "/users/me/components",
+      summary: "The account's components, newest first (extension)",
+      tags,
+      query: PageQuery,
+      response: Page(Component),
+    },
+    async ({ user, query }) => pageBody(await components.list(user.id, pageRequest(query))),
+  );
+};

@@ -1,0 +1,44 @@
+/**
+ * `npm run server`: read the configuration, start the server, print where it listens, and stop
+ * cleanly on SIGINT / SIGTERM (in-flight requests finish before the database closes).
+ */
+import { createServer } from "./app.js";
+import { ConfigError, loadConfig } from "./config.js";
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`headwater: ${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  const server = await createServer(config);
+  process.stdout.write(`headwater server listening on ${server.url}\n`);
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    process.stdout.write(`headwater: ${signal}, stopping\n`);
+    server.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        process.stderr.write(`headwater: error while stopping: ${String(err)}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGINT", () => stop("SIGINT"));
+  process.on("SIGTERM", () => stop("SIGTERM"));
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(
+    `headwater: cannot start: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+  );
+  process.exit(1);
+});

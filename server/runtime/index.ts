@@ -1,0 +1,168 @@
+/**
+ * The runtime, assembled: sandbox pool, package cache, invoker, durable queue, timers, the HTTP
+ * trigger routes, the source lifecycle and the workflow step runner. `app.ts` creates one with
+ * `createRuntime`, registers `httpRoutes` (outside /v1), calls `start()` once listening and
+ * `close()` at shutdown.
+ */
+import { randomUUID } from "node:crypto";
+import path from "node:path";
+import type { FastifyInstance } from "fastify";
+import type { ResponseRelay } from "../cluster/response-relay.js";
+import type { Config } from "../config.js";
+import { errorEvent } from "../delivery/error-event.js";
+import { Quotas, utcDay } from "../quotas/quotas.js";
+import type { ComponentDescriber, EventStore, InvocationQueue, SourceLifecycle } from "../services.js";
+import type { Db } from "../store/db.js";
+import { JobsRepo } from "../store/repos/jobs.js";
+import { QuotasRepo } from "../store/repos/quotas.js";
+import { RuntimeCatalogRepo } from "../store/repos/runtime-catalog.js";
+import { SourceStateRepo } from "../store/repos/source-state.js";
+import { TimersRepo } from "../store/repos/timers.js";
+import { BundleCache } from "./bundles.js";
+import { cachingCatalog, httpProp, type RuntimeCatalog } from "./catalog.js";
+import { createDescriber, packageCacheFor } from "./describe.js";
+import { Invoker } from "./invoke.js";
+import { RuntimeLifecycle } from "./lifecycle.js";
+import { DurableQueue, type JobHandler } from "./queue.js";
+import { networkPolicyFor } from "./sandbox/policy.js";
+import { SandboxPool } from "./sandbox/pool.js";
+import { removeStaleTmpDirs } from "./sandbox/process.js";
+import { handleSourceJob } from "./source-jobs.js";
+import { endpointUrlFor, httpTriggerRoutes, Responders, type HttpTargetResolver } from "./triggers/http.js";
+import { TimerScheduler } from "./triggers/timer.js";
+import { createWorkflowStepRunner, type RunWorkflowSteps } from "./workflow-steps.js";
+
+export interface RuntimeDeps {
+  config: Config;
+  db: Db;
+  events: EventStore;
+  /** Base of endpoint URLs; a function because the port is known only once listening. */
+  publicUrl: () => string;
+  /** Defaults to reading the sources and components tables. */
+  catalog?: RuntimeCatalog;
+  log?: (msg: string, err?: unknown) => void;
+  /** Timer poll period (tests shorten it). */
+  timerPollMs?: number;
+  /** SQLite means this server is alone on its database, so stale leases can be freed at start. */
+  dialect?: "sqlite" | "postgres";
+  /** Carries custom HTTP responses between instances sharing a PostgreSQL database. */
+  responseRelay?: ResponseRelay;
+  /** This instance's lease owner id (server/cluster/presence.ts watches it on PostgreSQL). */
+  instanceId?: string;
+}
+
+export interface Runtime {
+  describer: ComponentDescriber;
+  lifecycle: SourceLifecycle;
+  queue: InvocationQueue & { registerHandler(prefix: string, handler: JobHandler): void };
+  quotas: Quotas;
+  runWorkflowSteps: RunWorkflowSteps;
+  /** `ALL /e/:id[/*]`: register at the root (no prefix, no auth). */
+  httpRoutes: (app: FastifyInstance) => Promise<void>;
+  /** Lets another concern (workflows, `p_`) receive HTTP requests at /e/:id. */
+  registerHttpTarget(prefix: string, resolver: HttpTargetResolver): void;
+  endpointUrl(targetId: string): string;
+  /** Starts the queue runner and the timers (call once the server listens). */
+  start(): Promise<void>;
+  /** Stops timers and the queue (waiting for running jobs), then the sandbox processes. */
+  close(): Promise<void>;
+}
+
+export function createRuntime(deps: RuntimeDeps): Runtime {
+  const { config, db } = deps;
+  const log = deps.log ?? ((msg: string, err?: unknown) => console.error(msg, err ?? ""));
+  const catalog = cachingCatalog(deps.catalog ?? new RuntimeCatalogRepo(db));
+  const packages = packageCacheFor(config);
+  const bundles = new BundleCache(packages);
+  const pool = new SandboxPool({
+    maxProcesses: config.sandbox.maxProcesses,
+    memoryMb: config.sandbox.memoryMb,
+    npmDir: packages.dir,
+    tmpRoot: path.join(config.dataDir, "sandbox"),
+    network: networkPolicyFor(config),
+  });
+  const state = new SourceStateRepo(db);
+  const jobs = new JobsRepo(db);
+  const quotasRepo = new QuotasRepo(db);
+  const quotas = new Quotas(quotasRepo, config.quotas);
+  const endpointUrl = (id: string) => endpointUrlFor(deps.publicUrl(), id);
+  const timeoutMs = config.sandbox.invocationTimeoutMs;
+  const invoker = new Invoker({ pool, bundles, events: deps.events, state, quotas, timeoutMs, endpointUrl });
+  const queue = new DurableQueue(jobs, {
+    concurrency: config.sandbox.maxProcesses,
+    // Renewed every third of it while a job runs; what a crashed instance held frees up after it.
+    leaseMs: 30_000,
+    releaseLeasesAtStart: deps.dialect === "sqlite",
+    instanceId: deps.instanceId,
+    log,
+  });
+  const timers = new TimerScheduler(new TimersRepo(db), { onFired: () => queue.kick(), log, pollMs: deps.timerPollMs });
+  const responders = new Responders(deps.responseRelay);
+  deps.responseRelay?.onReceive((key, response) => responders.deliver(key, response));
+  queue.registerHandler("dc_", (job) => handleSourceJob(job, { catalog, invoker, responders }));
+
+  const resolvers = new Map<string, HttpTargetResolver>();
+  resolvers.set("dc_", async (id) => {
+    const source = await catalog.source(id);
+    if (!source) return undefined;
+    const component = await catalog.component(source.componentId);
+    const http = component && httpProp(component);
+    if (!http) return undefined;
+    return { ownerId: source.userId, active: source.active, customResponse: http.customResponse === true };
+  });
+
+  return {
+    describer: createDescriber(config, { packages }),
+    lifecycle: new RuntimeLifecycle({ catalog, invoker, timers, state, jobs }),
+    queue,
+    quotas,
+    runWorkflowSteps: createWorkflowStepRunner({ pool, bundles, quotas, timeoutMs }),
+    httpRoutes: httpTriggerRoutes({
+      resolvers,
+      enqueue: (j) => queue.enqueueWithIds(j),
+      responders,
+      responseTimeoutMs: timeoutMs + 30_000,
+      bodyLimit: config.bodyLimitBytes,
+      overQuota: async (targetId, ownerId, event) => {
+        const check = await quotas.check(ownerId);
+        if (check.ok) return undefined;
+        const now = new Date();
+        // Each kind of target records its refusals in the shape of its own $errors channel.
+        const recorded = targetId.startsWith("p_")
+          ? errorEvent({
+              listenerId: targetId,
+              ownerId,
+              originalEvent: event,
+              contextId: randomUUID(),
+              sourceType: "HTTP",
+              code: "QUOTA_EXCEEDED",
+              message: check.message,
+              cellId: "",
+              stack: "",
+              now,
+            })
+          : {
+              error: { code: "QUOTA_EXCEEDED", name: "QUOTA_EXCEEDED", message: check.message, stack: "", ts: now.toISOString() },
+              original_event: event,
+              original_context: { source_id: targetId, trigger: "http", action: "run" },
+            };
+        await deps.events.append([{ emitterId: targetId, ownerId, channel: "$errors", event: recorded }]);
+        return check.message;
+      },
+    }),
+    registerHttpTarget: (prefix, resolver) => resolvers.set(prefix, resolver),
+    endpointUrl,
+    async start() {
+      // Yesterday's counters are shown nowhere; older ones are only clutter.
+      await quotasRepo.pruneBefore(utcDay(Date.now() - 2 * 86_400_000));
+      removeStaleTmpDirs(path.join(config.dataDir, "sandbox"));
+      await queue.start();
+      timers.start();
+    },
+    async close() {
+      await timers.stop();
+      await queue.stop();
+      await pool.close();
+    },
+  };
+}

@@ -1,0 +1,114 @@
+/**
+ * The npm package cache: components import packages by name with no package.json, as on the
+ * hosted service. Each requested package spec (`rss-parser`, `axios@0.19.2`) gets its own
+ * install directory under `<dataDir>/npm`, filled once by `npm install` run by the SERVER (never
+ * the sandbox), with install scripts disabled. All sources share the cache; the sandbox may read
+ * it but not write it. Installs of one spec are serialised; `allowInstall: false` forbids new
+ * ones (cached packages still work).
+ */
+import { execFile } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { parseSpecifier } from "../compile.js";
+
+export class PackageError extends Error {
+  constructor(
+    readonly spec: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = "PackageError";
+  }
+}
+
+export interface PackageCacheOptions {
+  /** The cache directory (`<dataDir>/npm`). */
+  dir: string;
+  allowInstall: boolean;
+  registry?: string | undefined;
+  /** Time limit of one `npm install`, ms. */
+  installTimeoutMs?: number;
+}
+
+// npm's own rules for names: lower case, URL-safe, optional scope.
+const NAME = /^(@[a-z0-9][a-z0-9._~-]*\/)?[a-z0-9][a-z0-9._~-]*$/;
+// A version or range: digits, letters, dots, ranges; never a URL, path or git spec.
+const VERSION = /^[0-9A-Za-z.^~<>=|*x+\- ]{1,64}$/;
+
+export class PackageCache {
+  private readonly installing = new Map<string, Promise<string>>();
+
+  constructor(private readonly options: PackageCacheOptions) {}
+
+  get dir(): string {
+    return this.options.dir;
+  }
+
+  /**
+   * Makes every spec available and returns, for each, the directory whose node_modules holds
+   * it. Rejects with a PackageError naming the first package that cannot be had.
+   */
+  async prepare(specs: readonly string[]): Promise<Record<string, string>> {
+    const entries = await Promise.all(specs.map(async (spec) => [spec, await this.ensure(spec)] as const));
+    return Object.fromEntries(entries);
+  }
+
+  /** The install directory of one spec, installing it first when needed. */
+  async ensure(spec: string): Promise<string> {
+    const { name, version } = parseSpecifier(spec);
+    if (!NAME.test(name)) throw new PackageError(spec, `"${spec}" is not a valid npm package name`);
+    if (version !== undefined && !VERSION.test(version)) {
+      throw new PackageError(spec, `"${spec}": only registry versions (name@1.2.3 or a range) can be imported`);
+    }
+    const tag = version ?? "latest";
+    const dirName = `${name.replace("/", "+")}@${tag.replace(/[^0-9A-Za-z.^~<>=|*x+-]/g, "_")}`;
+    const dir = path.join(this.options.dir, dirName);
+    // Real paths: the sandbox's permission model compares resolved paths.
+    if (fs.existsSync(path.join(dir, ".installed"))) return fs.realpathSync(dir);
+    const running = this.installing.get(dir);
+    if (running) return running;
+    const job = this.install(spec, name, tag, dir).finally(() => this.installing.delete(dir));
+    this.installing.set(dir, job);
+    return job;
+  }
+
+  private async install(spec: string, name: string, tag: string, dir: string): Promise<string> {
+    if (!this.options.allowInstall) {
+      throw new PackageError(spec, `package "${spec}" is not in the package cache and installing new packages is disabled`);
+    }
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "headwater-package-cache", private: true }));
+    const args = ["install", "--ignore-scripts", "--no-audit", "--no-fund", "--no-package-lock", "--omit=dev", "--prefix", dir];
+    if (this.options.registry) args.push("--registry", this.options.registry);
+    args.push(`${name}@${tag}`);
+    // npm needs PATH and HOME; nothing of the server's own configuration.
+    const env: NodeJS.ProcessEnv = {};
+    for (const [k, v] of Object.entries(process.env)) if (!k.startsWith("HEADWATER_")) env[k] = v;
+    env.npm_config_update_notifier = "false";
+    const npm = process.platform === "win32" ? "npm.cmd" : "npm";
+    try {
+      await new Promise<void>((resolve, reject) => {
+        execFile(npm, args, { env, timeout: this.options.installTimeoutMs ?? 180_000, maxBuffer: 4 << 20 }, (err, _out, stderr) => {
+          if (err) reject(new Error(summariseNpmError(String(stderr || err.message))));
+          else resolve();
+        });
+      });
+    } catch (e) {
+      fs.rmSync(dir, { recursive: true, force: true });
+      throw new PackageError(spec, `package "${spec}" could not be installed: ${(e as Error).message}`);
+    }
+    if (!fs.existsSync(path.join(dir, "node_modules", name, "package.json"))) {
+      fs.rmSync(dir, { recursive: true, force: true });
+      throw new PackageError(spec, `package "${spec}" could not be installed`);
+    }
+    fs.writeFileSync(path.join(dir, ".installed"), new Date().toISOString());
+    return fs.realpathSync(dir);
+  }
+}
+
+/** The useful line of npm's stderr (`404 Not Found - GET ...`, `No matching version ...`). */
+function summariseNpmError(stderr: string): string {
+  const lines = stderr.split("\n").map((l) => l.replace(/^npm (ERR!|error) ?/, "").trim()).filter(Boolean);
+  const useful = lines.find((l) => /404|E404|ETARGET|No matching|not found|ENOTFOUND|EAI_AGAIN|ECONNREFUSED/i.test(l));
+  return (useful ?? lines[0] ?? "npm install failed").slice(0, 300);
+}

@@ -1,0 +1,274 @@
+/**
+ * One sandbox worker process and the isolation it runs under.
+ *
+ * Isolation design (component code never runs in the server process):
+ * - `child_process.fork` of a plain CommonJS worker (worker.cjs) with an EMPTY environment
+ *   (only TMPDIR, pointing at its own temp dir): no secrets, no database URL, no API key.
+ * - Node's permission model (`--experimental-permission`): fs reads only of the worker's own
+ *   folder, the npm package cache and its private temp dir; fs writes only to that temp dir;
+ *   no child processes, no worker threads, no native addons, no inspector. The database file,
+ *   the server's code and config, /etc/passwd are all refused with ERR_ACCESS_DENIED.
+ * - `--max-old-space-size` bounds the JS heap; an RSS watchdog (polling /proc) also stops
+ *   allocations outside the heap (Buffers). A heap-limit abort or the watchdog is OUT_OF_MEMORY.
+ * - The host kills the process (SIGKILL) when a request overruns its time limit: TIMEOUT.
+ *   A killed or crashed worker is simply discarded; the pool starts a fresh one.
+ * - Processes are keyed by owner in the pool, so two users never share one.
+ * - Outbound network, which the permission model does not cover on Node 20, is policed inside
+ *   the worker before component code loads (net-guard.cjs): no unix sockets, no loopback or
+ *   private addresses unless allowed, never the database's port.
+ */
+import { fork, type ChildProcess } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const SANDBOX_DIR = fs.realpathSync(path.dirname(fileURLToPath(import.meta.url)));
+const WORKER = path.join(SANDBOX_DIR, "worker.cjs");
+/** util-linux's setpriv (Linux), to tie the worker's life to the server's; optional. */
+const SETPRIV =
+  process.platform === "linux" && fs.existsSync("/usr/bin/setpriv") ? "/usr/bin/setpriv" : undefined;
+
+export interface SandboxOptions {
+  /** Heap limit in MiB. */
+  memoryMb: number;
+  /** npm package cache (read-only for the worker). */
+  npmDir: string;
+  /** Parent of the per-process temp dirs. */
+  tmpRoot: string;
+  /** Outbound network policy (see net-guard.cjs). Default: no private addresses. */
+  network?: NetworkPolicy;
+}
+
+export interface NetworkPolicy {
+  /** Allow loopback and private addresses (a feed on the LAN, tests). */
+  allowPrivate: boolean;
+  /** Ports refused on private addresses even when they are allowed (the database's). */
+  blockedPorts: number[];
+}
+
+/** How a request ended. `done` carries the worker's final message. */
+export type Outcome =
+  | { kind: "done"; message: WorkerDone }
+  | { kind: "timeout" }
+  | { kind: "oom" }
+  | { kind: "crash"; detail: string };
+
+export interface WorkerError {
+  name: string;
+  message: string;
+  stack: string;
+  code?: string | undefined;
+}
+
+export interface WorkerDone {
+  t: "done";
+  id: string;
+  result?: unknown;
+  dbChanges?: Record<string, string | null>;
+  error?: WorkerError;
+}
+
+/** A message streamed by the worker during a request (emit, log, respond). */
+export interface WorkerStream {
+  t: "emit" | "log" | "respond";
+  id: string;
+  [k: string]: unknown;
+}
+
+const realDir = (p: string) => {
+  fs.mkdirSync(p, { recursive: true });
+  return fs.realpathSync(p);
+};
+
+/**
+ * Removes temp dirs left by servers that died without cleaning up (kill -9): those whose
+ * server pid is no longer running. Live servers' dirs (same data dir) are kept.
+ */
+export function removeStaleTmpDirs(tmpRoot: string): void {
+  let entries: string[];
+  try {
+    entries = fs.readdirSync(tmpRoot);
+  } catch {
+    return;
+  }
+  for (const entry of entries) {
+    const pid = Number(/^(\d+)-/.exec(entry)?.[1]);
+    if (pid === process.pid) continue;
+    let alive = false;
+    if (Number.isInteger(pid) && pid > 0) {
+      try {
+        process.kill(pid, 0);
+        alive = true;
+      } catch (e) {
+        alive = (e as NodeJS.ErrnoException).code === "EPERM";
+      }
+    }
+    if (!alive) fs.rmSync(path.join(tmpRoot, entry), { recursive: true, force: true });
+  }
+}
+
+export class SandboxProcess {
+  /** Bundle keys this worker has already evaluated (they need not be sent again). */
+  readonly loaded = new Set<string>();
+  private exited = false;
+  private stderrTail = "";
+  private pending:
+    | {
+        id: string;
+        resolve: (o: Outcome) => void;
+        onStream: (m: WorkerStream) => void;
+        timer: NodeJS.Timeout;
+      }
+    | undefined;
+  private watchdog: NodeJS.Timeout | undefined;
+  private killedFor: "timeout" | "oom" | undefined;
+
+  private constructor(
+    private readonly child: ChildProcess,
+    private readonly tmpDir: string,
+    private readonly rssLimitBytes: number,
+  ) {
+    child.stderr?.setEncoding("utf8");
+    child.stderr?.on("data", (chunk: string) => {
+      this.stderrTail = (this.stderrTail + chunk).slice(-4096);
+    });
+    child.on("message", (m: WorkerDone | WorkerStream) => this.onMessage(m));
+    child.on("exit", (code, signal) => this.onExit(code, signal));
+    child.on("error", () => undefined);
+  }
+
+  static async spawn(options: SandboxOptions): Promise<SandboxProcess> {
+    const npmDir = realDir(options.npmDir);
+    // Named after the server's pid, so a later server can tell leftovers of a dead one.
+    const tmpDir = realDir(path.join(options.tmpRoot, `${process.pid}-${randomUUID()}`));
+    const network: NetworkPolicy = options.network ?? { allowPrivate: false, blockedPorts: [] };
+    const nodeFlags = [
+      "--experimental-permission",
+      `--allow-fs-read=${SANDBOX_DIR}/*`,
+      `--allow-fs-read=${npmDir}/*`,
+      `--allow-fs-read=${tmpDir}/*`,
+      `--allow-fs-write=${tmpDir}/*`,
+      `--max-old-space-size=${options.memoryMb}`,
+      "--experimental-require-module",
+      "--disable-warning=ExperimentalWarning",
+    ];
+    const child = fork(WORKER, [JSON.stringify(network)], {
+      env: { TMPDIR: tmpDir },
+      cwd: tmpDir,
+      stdio: ["ignore", "ignore", "pipe", "ipc"],
+      // Through setpriv, the worker gets SIGKILL when the server dies, even by kill -9 while
+      // the worker is stuck in a loop (it could not notice the closed IPC channel then).
+      ...(SETPRIV
+        ? { execPath: SETPRIV, execArgv: ["--pdeathsig", "KILL", "--", process.execPath, ...nodeFlags] }
+        : { execArgv: nodeFlags }),
+    });
+    // Heap limit plus room for Node itself and modest Buffers.
+    const proc = new SandboxProcess(child, tmpDir, (options.memoryMb * 1.5 + 96) * 1024 * 1024);
+    await new Promise<void>((resolve, reject) => {
+      const onReady = (m: { t?: string }) => {
+        if (m?.t !== "ready") return;
+        child.off("message", onReady);
+        child.off("exit", onExit);
+        resolve();
+      };
+      const onExit = () => reject(new Error(`sandbox worker failed to start: ${proc.stderrTail.trim()}`));
+      child.on("message", onReady);
+      child.on("exit", onExit);
+    });
+    return proc;
+  }
+
+  get alive(): boolean {
+    return !this.exited;
+  }
+
+  get busy(): boolean {
+    return this.pending !== undefined;
+  }
+
+  /**
+   * Sends one request and resolves with its outcome. On timeout the process is killed (it may
+   * be stuck in a loop); the caller must then discard it.
+   */
+  request(
+    message: { id: string; t: string; [k: string]: unknown },
+    timeoutMs: number,
+    onStream: (m: WorkerStream) => void,
+  ): Promise<Outcome> {
+    if (this.exited) return Promise.resolve({ kind: "crash", detail: "sandbox worker is not running" });
+    if (this.pending) throw new Error("sandbox worker is busy");
+    return new Promise<Outcome>((resolve) => {
+      const timer = setTimeout(() => this.kill("timeout"), timeoutMs);
+      this.pending = { id: message.id, resolve, onStream, timer };
+      this.startWatchdog();
+      this.child.send(message, (err) => {
+        if (err) this.finish({ kind: "crash", detail: `could not reach the sandbox worker: ${err.message}` });
+      });
+    });
+  }
+
+  kill(reason?: "timeout" | "oom"): void {
+    if (reason && !this.killedFor) this.killedFor = reason;
+    if (!this.exited) this.child.kill("SIGKILL");
+  }
+
+  private onMessage(m: WorkerDone | WorkerStream): void {
+    const p = this.pending;
+    if (!p || m.id !== p.id) return;
+    if (m.t === "done") this.finish({ kind: "done", message: m as WorkerDone });
+    else p.onStream(m as WorkerStream);
+  }
+
+  private onExit(code: number | null, signal: NodeJS.Signals | null): void {
+    this.exited = true;
+    if (this.watchdog) clearInterval(this.watchdog);
+    fs.rm(this.tmpDir, { recursive: true, force: true }, () => undefined);
+    const heapAbort = /heap out of memory|Reached heap limit|Allocation failed/i.test(this.stderrTail);
+    let outcome: Outcome;
+    if (this.killedFor === "timeout") outcome = { kind: "timeout" };
+    else if (this.killedFor === "oom" || heapAbort) outcome = { kind: "oom" };
+    else
+      outcome = {
+        kind: "crash",
+        detail: `sandbox worker exited (${signal ?? code}): ${this.stderrTail.trim().slice(-500)}`,
+      };
+    this.finish(outcome);
+  }
+
+  private finish(outcome: Outcome): void {
+    const p = this.pending;
+    if (!p) return;
+    this.pending = undefined;
+    if (!this.exited) this.emptyTmpDir();
+    clearTimeout(p.timer);
+    if (this.watchdog) clearInterval(this.watchdog);
+    this.watchdog = undefined;
+    p.resolve(outcome);
+  }
+
+  /** Each invocation starts with an empty temp dir: nothing is left for the next one to read. */
+  private emptyTmpDir(): void {
+    try {
+      for (const entry of fs.readdirSync(this.tmpDir))
+        fs.rmSync(path.join(this.tmpDir, entry), { recursive: true, force: true });
+    } catch {
+      // Gone already (the process is exiting): nothing to clean.
+    }
+  }
+
+  /** Polls the worker's resident size while it serves a request (Linux /proc; skipped elsewhere). */
+  private startWatchdog(): void {
+    const pid = this.child.pid;
+    if (!pid || process.platform !== "linux") return;
+    const statm = `/proc/${pid}/statm`;
+    this.watchdog = setInterval(() => {
+      fs.readFile(statm, "utf8", (err, text) => {
+        if (err) return;
+        const rssPages = Number(text.split(" ")[1]);
+        if (rssPages * 4096 > this.rssLimitBytes) this.kill("oom");
+      });
+    }, 100);
+    this.watchdog.unref();
+  }
+}

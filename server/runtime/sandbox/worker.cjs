@@ -1,0 +1,217 @@
+// @ts-check
+/* eslint-disable @typescript-eslint/no-require-imports -- plain CommonJS by design: see worker.cjs */
+/**
+ * The sandbox worker: a child process that evaluates component code. It is started by
+ * sandbox/process.ts with an empty environment and Node's permission model (no fs access
+ * beyond this folder, the npm package cache and its own temp dir; no child processes, no
+ * workers, no native addons, no inspector), a heap limit, and is killed by its host when an
+ * invocation overruns. It handles one request at a time, sent over the IPC channel:
+ *
+ *   describe  {bundle, packageDirs}                      -> done {result: ComponentDescription}
+ *   invoke    {bundleKey, bundle?, packageDirs, action, props, event, db, endpoint, trigger}
+ *             streams emit / log / respond messages     -> done {dbChanges, error?}
+ *   steps     {steps, packageDirs, triggerEvent, context} -> done {result: {returnValues, emits, error?}}
+ *
+ * Written as plain CommonJS with JSDoc types because a TypeScript loader would have to be read
+ * from node_modules, which the permission model forbids (and should: it is the server's code).
+ */
+"use strict";
+// First of all, before any component code exists: the outbound network policy (argv[2]).
+require("./net-guard.cjs").install(JSON.parse(process.argv[2] || '{"allowPrivate":false,"blockedPorts":[]}'));
+
+const util = require("node:util");
+const { loadBundle } = require("./loader.cjs");
+const { describe } = require("./describe-component.cjs");
+const { buildContext } = require("./context.cjs");
+const { runSteps } = require("./steps.cjs");
+const platform = require("./shims/platform.cjs");
+
+// Components written for the hosted service use these as globals.
+Object.assign(globalThis, {
+  defineComponent: platform.defineComponent,
+  defineSource: platform.defineSource,
+  defineApp: platform.defineApp,
+  defineAction: platform.defineAction,
+});
+
+// The IPC channel is ours, not the component's: keep the send functions here and take them off
+// `process`, so component code cannot forge messages past the limits context.cjs enforces.
+// (`_send` is looked up on `this`, hence the object that inherits from process.)
+const realSend = process.send;
+const ipc = Object.create(process, { _send: { value: process._send } });
+for (const name of ["send", "_send"]) {
+  Object.defineProperty(process, name, { value: undefined, writable: false, configurable: false });
+}
+// `process.channel` stays: on Node 20 it is a Control object (ref/unref only, the pipe handle is
+// private), and Node itself needs it to deliver incoming messages.
+
+/** @param {any} msg */
+function send(msg) {
+  if (realSend) realSend.call(ipc, msg);
+}
+
+/** The request being served, for console output, and how many lines it logged. */
+let current = /** @type {string | null} */ (null);
+let logged = 0;
+const MAX_LOG_LINES = 1000;
+
+for (const level of /** @type {const} */ (["log", "info", "warn", "error", "debug", "trace"])) {
+  console[level] = (...args) => {
+    if (current === null || logged > MAX_LOG_LINES) return;
+    if (++logged > MAX_LOG_LINES) {
+      send({
+        t: "log",
+        id: current,
+        level: "warn",
+        message: `more than ${MAX_LOG_LINES} log lines: the rest of this run's output is dropped`,
+      });
+      return;
+    }
+    const message = util.formatWithOptions({ depth: 6, colors: false }, ...args);
+    send({
+      t: "log",
+      id: current,
+      level: level === "trace" ? "debug" : level,
+      message: message.slice(0, 64 * 1024),
+    });
+  };
+}
+console.dir = (obj) => console.log(obj);
+
+// Process controls the permission model does not cover. Signals reach any process of the same
+// user: `_kill` could kill the server, `_debugProcess` (SIGUSR1) would open the server's
+// inspector. Ending the worker would look like a platform failure (and be retried). Each is
+// replaced, non-writably, by a function that throws an ordinary error.
+const refuse = (/** @type {string} */ what) => () => {
+  throw new Error(`${what} is not available to components`);
+};
+const exitForReal = process.reallyExit.bind(process);
+// The server went away (even by kill -9): an idle worker ends with it.
+process.on("disconnect", () => exitForReal(0));
+for (const name of [
+  "exit",
+  "reallyExit",
+  "abort",
+  "kill",
+  "_kill",
+  "_debugProcess",
+  "_debugEnd",
+  "_startProfilerIdleNotifier",
+  "_stopProfilerIdleNotifier",
+  "dlopen",
+  "_linkedBinding",
+  "setuid",
+  "setgid",
+  "seteuid",
+  "setegid",
+  "setgroups",
+  "initgroups",
+]) {
+  Object.defineProperty(process, name, {
+    value: refuse(`process.${name}`),
+    writable: false,
+    configurable: false,
+  });
+}
+// Renicing other processes is the same kind of reach.
+const os = require("node:os");
+Object.defineProperty(os, "setPriority", {
+  value: refuse("os.setPriority"),
+  writable: false,
+  configurable: false,
+});
+
+// A component's stray promise must not take the worker down; it is reported as a log line.
+process.on("unhandledRejection", (reason) => {
+  console.error("Unhandled promise rejection:", reason);
+});
+process.on("uncaughtException", (err) => {
+  console.error("Uncaught exception:", err);
+});
+
+/** @param {unknown} e */
+function serialiseError(e) {
+  const err = /** @type {any} */ (e);
+  if (err && typeof err === "object") {
+    return {
+      name: String(err.name || "Error"),
+      message: String(err.message ?? ""),
+      stack: typeof err.stack === "string" ? err.stack : String(err),
+      code: typeof err.code === "string" ? err.code : undefined,
+    };
+  }
+  return { name: "Error", message: String(e), stack: String(e), code: undefined };
+}
+
+/** Loaded component modules by bundle key (the code hash): warm invocations skip evaluation. */
+const components = new Map();
+
+/** @param {any} msg */
+async function handleInvoke(msg) {
+  let component = components.get(msg.bundleKey);
+  if (!component) {
+    if (!msg.bundle) throw new Error("internal: bundle not loaded in this worker");
+    component = loadBundle(msg.bundle, msg.packageDirs || {});
+    if (!component || typeof component !== "object")
+      throw new Error("the module does not export a component");
+    components.set(msg.bundleKey, component);
+  }
+  const id = msg.id;
+  const { ctx, dbChanges } = buildContext(component, msg, {
+    emit: (data, meta) => send({ t: "emit", id, data, meta: safeMeta(meta) }),
+    respond: (response) => send({ t: "respond", id, response }),
+  });
+  try {
+    if (msg.action === "run") {
+      if (typeof component.run === "function") await component.run.call(ctx, msg.event);
+      else if (msg.trigger === "timer") ctx.$emit(msg.event, {});
+    } else {
+      const hook = component.hooks && component.hooks[msg.action];
+      if (typeof hook === "function") await hook.call(ctx);
+    }
+    return { dbChanges: dbChanges() };
+  } catch (e) {
+    return { dbChanges: dbChanges(), error: serialiseError(e) };
+  }
+}
+
+/** Only the documented $emit options, as JSON. @param {Record<string, any>} meta */
+function safeMeta(meta) {
+  /** @type {Record<string, unknown>} */
+  const out = {};
+  if (meta.id !== undefined && meta.id !== null)
+    out.id = typeof meta.id === "number" ? meta.id : String(meta.id);
+  if (typeof meta.name === "string") out.name = meta.name;
+  if (meta.summary !== undefined) out.summary = String(meta.summary);
+  if (typeof meta.ts === "number" && Number.isFinite(meta.ts)) out.ts = meta.ts;
+  return out;
+}
+
+process.on("message", async (/** @type {any} */ msg) => {
+  current = msg.id;
+  logged = 0;
+  try {
+    if (msg.t === "describe") {
+      let result;
+      try {
+        result = describe(loadBundle(msg.bundle, msg.packageDirs || {}));
+      } catch (e) {
+        send({ t: "done", id: msg.id, error: serialiseError(e) });
+        return;
+      }
+      send({ t: "done", id: msg.id, result });
+    } else if (msg.t === "invoke") {
+      const out = await handleInvoke(msg);
+      send({ t: "done", id: msg.id, ...out });
+    } else if (msg.t === "steps") {
+      const result = await runSteps(msg);
+      send({ t: "done", id: msg.id, result });
+    }
+  } catch (e) {
+    send({ t: "done", id: msg.id, error: serialiseError(e) });
+  } finally {
+    current = null;
+  }
+});
+
+send({ t: "ready" });

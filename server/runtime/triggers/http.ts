@@ -1,0 +1,200 @@
+/**
+ * `$.interface.http`: `ALL /e/:id` and `/e/:id/*` (outside /v1, no auth: the id is the secret
+ * part of the URL). The request becomes the event `{method, path, query, headers, bodyRaw, body}`
+ * and a job in the durable queue.
+ * - Without customResponse: 200 `{"success":true}` once the job is durably queued.
+ * - With customResponse: the first `this.http.respond` is the answer; 504 if the run ends or
+ *   times out without one.
+ * - Unknown id, or a source without an HTTP interface: 404 `not_found`. An inactive target:
+ *   404 `inactive` (nothing runs; re-enabling resumes). Over quota: 429 `quota_exceeded`
+ *   (recorded on the target's `$errors`).
+ * Targets are resolved per id prefix, so workflows (`p_`) share this endpoint.
+ */
+import { randomUUID } from "node:crypto";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { documentRoute } from "../../http/route.js";
+import type { EnqueueJob } from "../queue.js";
+import type { HttpResponse } from "../invoke.js";
+
+export function endpointUrlFor(publicUrl: string, targetId: string): string {
+  return `${publicUrl.replace(/\/+$/, "")}/e/${targetId}`;
+}
+
+export interface HttpTarget {
+  ownerId: string;
+  active: boolean;
+  /** Whether the request waits for `respond` (the http prop's customResponse). */
+  customResponse: boolean;
+}
+
+/** Finds an id's target; undefined when it does not exist or has no HTTP interface. */
+export type HttpTargetResolver = (id: string) => Promise<HttpTarget | undefined>;
+
+export interface HttpTriggerDeps {
+  resolvers: Map<string, HttpTargetResolver>;
+  enqueue: (jobs: EnqueueJob[]) => Promise<unknown>;
+  responders: Responders;
+  /** Over quota: a message to answer 429 with (and the refusal is recorded), else undefined. */
+  overQuota: (targetId: string, ownerId: string, event: unknown) => Promise<string | undefined>;
+  /** How long a custom-response request waits at most. */
+  responseTimeoutMs: number;
+  bodyLimit: number;
+}
+
+/**
+ * Waiting HTTP requests by respond key; the job handler answers them. With several instances
+ * the job may run on another instance than the one holding the request: answers for keys not
+ * waiting here go through `relay` (server/cluster/response-relay.ts), which calls `deliver` there.
+ */
+export class Responders {
+  private readonly waiting = new Map<string, (r: HttpResponse | undefined) => void>();
+  /** Keys answered through the relay, so the end of the run does not also relay "no response". */
+  private readonly relayed = new Set<string>();
+
+  constructor(private readonly relay?: { send(key: string, response: HttpResponse | undefined): void }) {}
+
+  wait(key: string, timeoutMs: number): Promise<HttpResponse | undefined> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => this.settle(key, undefined), timeoutMs);
+      timer.unref();
+      this.waiting.set(key, (r) => {
+        clearTimeout(timer);
+        resolve(r);
+      });
+    });
+  }
+
+  /** The first response for a key wins; later ones are ignored. */
+  respond(key: string | undefined, response: HttpResponse): void {
+    if (!key) return;
+    if (this.waiting.has(key) || !this.relay) return this.settle(key, response);
+    if (this.relayed.has(key)) return;
+    this.relayed.add(key);
+    this.relay.send(key, response);
+  }
+
+  /** The run ended: a request still waiting gets no response (504). */
+  finish(key: string | undefined): void {
+    if (!key) return;
+    if (this.waiting.has(key) || !this.relay) return this.settle(key, undefined);
+    if (!this.relayed.delete(key)) this.relay.send(key, undefined);
+  }
+
+  /** An answer relayed from the instance that ran the job. */
+  deliver(key: string, response: HttpResponse | undefined): void {
+    this.settle(key, response);
+  }
+
+  private settle(key: string, r: HttpResponse | undefined): void {
+    const resolve = this.waiting.get(key);
+    if (!resolve) return;
+    this.waiting.delete(key);
+    resolve(r);
+  }
+}
+
+/** JSON and form bodies parsed; anything else is the raw text. */
+export function parseBody(contentType: string | undefined, raw: string): unknown {
+  const type = (contentType ?? "").split(";")[0]!.trim().toLowerCase();
+  if (raw === "") return "";
+  if (type === "application/json" || type.endsWith("+json")) {
+    try {
+      return JSON.parse(raw);
+    } catch {
+      return raw;
+    }
+  }
+  if (type === "application/x-www-form-urlencoded") {
+    const out: Record<string, string | string[]> = {};
+    for (const [k, v] of new URLSearchParams(raw)) {
+      const prev = out[k];
+      out[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
+    }
+    return out;
+  }
+  return raw;
+}
+
+function httpEvent(req: FastifyRequest, id: string) {
+  const url = new URL(req.url, "http://x");
+  const prefix = `/e/${id}`;
+  const rest = url.pathname.slice(prefix.length);
+  const query: Record<string, string | string[]> = {};
+  for (const [k, v] of url.searchParams) {
+    const prev = query[k];
+    query[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
+  }
+  const raw = Buffer.isBuffer(req.body) ? req.body.toString("utf8") : "";
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(req.headers)) {
+    if (v !== undefined) headers[k.toLowerCase()] = Array.isArray(v) ? v.join(", ") : v;
+  }
+  return {
+    method: req.method,
+    path: rest === "" ? "/" : rest,
+    query,
+    headers,
+    bodyRaw: raw,
+    body: parseBody(req.headers["content-type"], raw),
+  };
+}
+
+const HOP_BY_HOP = new Set(["content-length", "transfer-encoding", "connection", "keep-alive"]);
+
+function sendCustom(reply: FastifyReply, r: HttpResponse) {
+  reply.code(r.status);
+  for (const [k, v] of Object.entries(r.headers ?? {})) {
+    if (HOP_BY_HOP.has(k.toLowerCase()) || v === undefined || v === null) continue;
+    reply.header(k, Array.isArray(v) ? v.map(String) : String(v));
+  }
+  const body = r.body;
+  if (typeof body === "string") {
+    if (!reply.hasHeader("content-type")) reply.type("text/plain; charset=utf-8");
+    return reply.send(body);
+  }
+  if (body === null || body === undefined) return reply.send("");
+  if (!reply.hasHeader("content-type")) reply.type("application/json; charset=utf-8");
+  return reply.send(JSON.stringify(body));
+}
+
+export function httpTriggerRoutes(deps: HttpTriggerDeps) {
+  return async function routes(app: FastifyInstance): Promise<void> {
+    // Every content type arrives as raw bytes: the event keeps bodyRaw and parses it itself.
+    app.removeAllContentTypeParsers();
+    app.addContentTypeParser("*", { parseAs: "buffer", bodyLimit: deps.bodyLimit }, (_req, body, done) => done(null, body));
+
+    const handler = async (req: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply) => {
+      const id = req.params.id;
+      const resolver = [...deps.resolvers].find(([prefix]) => id.startsWith(prefix))?.[1];
+      const target = resolver && /^[a-z]+_[A-Za-z0-9]+$/.test(id) ? await resolver(id) : undefined;
+      if (!target) return reply.code(404).send({ error: `no HTTP endpoint ${id}`, code: "not_found" });
+      if (!target.active) return reply.code(404).send({ error: `${id} is inactive: its endpoint accepts no requests`, code: "inactive" });
+      const event = httpEvent(req, id);
+      const refused = await deps.overQuota(id, target.ownerId, event);
+      if (refused) return reply.code(429).send({ error: refused, code: "quota_exceeded" });
+      const job: EnqueueJob = { targetId: id, ownerId: target.ownerId, trigger: "http", event };
+      if (!target.customResponse) {
+        await deps.enqueue([job]);
+        return reply.code(200).send({ success: true });
+      }
+      job.respondTo = randomUUID();
+      const answer = deps.responders.wait(job.respondTo, deps.responseTimeoutMs);
+      try {
+        await deps.enqueue([job]);
+      } catch (err) {
+        deps.responders.finish(job.respondTo);
+        throw err;
+      }
+      const response = await answer;
+      if (!response) {
+        return reply.code(504).send({ error: "the source ended without responding", code: "no_response" });
+      }
+      return sendCustom(reply, response);
+    };
+    app.all("/e/:id", handler);
+    app.all("/e/:id/*", handler);
+    for (const method of ["GET", "POST"] as const) {
+      documentRoute(app, { method, url: "/e/:id", summary: "HTTP trigger of a source or workflow (any method, any sub-path)", tags: ["triggers"], auth: false });
+    }
+  };
+}

@@ -1,0 +1,114 @@
+/**
+ * runWorkflowSteps: the sandbox primitive the workflows concern runs step code with, under the
+ * same isolation, limits and quotas as sources (the steps of one run share one worker process
+ * of the owner, in order). See sandbox/steps.cjs for the step API.
+ */
+import { randomUUID } from "node:crypto";
+import type { Quotas } from "../quotas/quotas.js";
+import type { BundleCache } from "./bundles.js";
+import { CompileError } from "./compile.js";
+import { PlatformFailure } from "./invoke.js";
+import { PackageError } from "./npm/cache.js";
+import type { SandboxPool } from "./sandbox/pool.js";
+
+export interface WorkflowStep {
+  id: string;
+  name: string;
+  code: string;
+}
+
+export interface RunWorkflowStepsInput {
+  /** The workflow's owner: the run counts against their quotas and uses their processes. */
+  ownerId: string;
+  steps: WorkflowStep[];
+  triggerEvent: unknown;
+  context: Record<string, unknown>;
+}
+
+export interface WorkflowStepError {
+  /** The failing step's id; "" when the run as a whole failed (quota, timeout, memory). */
+  cellId: string;
+  /** The error's name or code, or TIMEOUT / OUT_OF_MEMORY / QUOTA_EXCEEDED / LOAD_ERROR. */
+  code: string;
+  message: string;
+  stack: string;
+}
+
+export interface RunWorkflowStepsResult {
+  /** Each step's return value, by step name (steps after a failure are absent). */
+  returnValues: Record<string, unknown>;
+  /** `$.send.emit` stores `{raw_event: data}`; legacy `$send.emit(x)` stores x. In call order. */
+  emits: Array<{ data: unknown; channel: string }>;
+  error?: WorkflowStepError;
+  /** Console output of the steps, in order. */
+  logs: Array<{ level: string; message: string }>;
+  computeMs: number;
+}
+
+export type RunWorkflowSteps = (input: RunWorkflowStepsInput) => Promise<RunWorkflowStepsResult>;
+
+/**
+ * Rejects with PlatformFailure when the worker died for a reason of its own (the queue retries);
+ * every fault of the steps themselves is in `error`.
+ */
+export function createWorkflowStepRunner(deps: { pool: SandboxPool; bundles: BundleCache; quotas: Quotas; timeoutMs: number }): RunWorkflowSteps {
+  return async (input) => {
+    const fail = (code: string, message: string, cellId = ""): RunWorkflowStepsResult => ({
+      returnValues: {},
+      emits: [],
+      error: { cellId, code, message, stack: "" },
+      logs: [],
+      computeMs: 0,
+    });
+    const quota = await deps.quotas.check(input.ownerId);
+    if (!quota.ok) return fail("QUOTA_EXCEEDED", quota.message);
+    const steps = [];
+    const packageDirs: Record<string, string> = {};
+    for (const step of input.steps) {
+      try {
+        const ready = await deps.bundles.ready(step.code, undefined);
+        Object.assign(packageDirs, ready.packageDirs);
+        steps.push({ id: step.id, name: step.name, bundle: ready.bundle });
+      } catch (e) {
+        if (e instanceof CompileError || e instanceof PackageError) return fail("LOAD_ERROR", e.message, step.id);
+        throw e;
+      }
+    }
+    let lease;
+    try {
+      lease = await deps.pool.acquire(input.ownerId);
+    } catch (e) {
+      throw new PlatformFailure(`no sandbox worker: ${(e as Error).message}`);
+    }
+    const t0 = Date.now();
+    const logs: RunWorkflowStepsResult["logs"] = [];
+    let outcome;
+    try {
+      outcome = await lease.proc.request(
+        { t: "steps", id: randomUUID(), steps, packageDirs, triggerEvent: input.triggerEvent ?? null, context: input.context },
+        deps.timeoutMs,
+        (m) => {
+          if (m.t === "log") logs.push({ level: String(m.level), message: String(m.message) });
+        },
+      );
+    } finally {
+      lease.release();
+    }
+    const computeMs = Date.now() - t0;
+    await deps.quotas.record(input.ownerId, computeMs);
+    switch (outcome.kind) {
+      case "crash":
+        throw new PlatformFailure(outcome.detail);
+      case "timeout":
+        return { ...fail("TIMEOUT", `the workflow ran longer than ${deps.timeoutMs} ms and was stopped`), logs, computeMs };
+      case "oom":
+        return { ...fail("OUT_OF_MEMORY", "the workflow ran out of memory and was stopped"), logs, computeMs };
+      case "done": {
+        const err = outcome.message.error;
+        if (err) return { ...fail(err.name, err.message), logs, computeMs };
+        const result = outcome.message.result as Pick<RunWorkflowStepsResult, "returnValues" | "emits" | "error">;
+        return { returnValues: result.returnValues, emits: result.emits, ...(result.error ? { error: result.error } : {}), logs, computeMs };
+      }
+    }
+  };
+}

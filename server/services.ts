@@ -1,0 +1,143 @@
+/**
+ * The seams between the server's concerns. `app.ts` (the composition root) builds one
+ * implementation of each and hands them to the modules that need them, so a concern depends on
+ * another only through the interface here. Read this file first to see how a request or an event
+ * crosses the server.
+ *
+ *   http/routes ──► sources/, components/ ──► store/ repositories
+ *        │                    │
+ *        │                    └─► ComponentDescriber, SourceLifecycle   (runtime/)
+ *        ▼
+ *   runtime/ (sandbox, triggers, queue) ──$emit──► EventStore (events/) ──► bus
+ *                                                       │                   ├─► streams/ (SSE)
+ *                                                       └─► delivery/ ──► InvocationQueue (runtime/)
+ */
+import type { PropDescriptor } from "../shared/resources/index.js";
+
+// ---------------------------------------------------------------------------------------------
+// Components (implemented in runtime/: evaluating untrusted code happens only in the sandbox)
+
+/** What loading a component's module tells us. Functions are already removed from props. */
+export interface ComponentDescription {
+  key: string | undefined;
+  name: string;
+  version: string;
+  description: string | undefined;
+  /** `configurable_props`: every prop in declaration order, app `propDefinition`s resolved. */
+  props: PropDescriptor[];
+  dedupe: "unique" | "greatest" | "last" | undefined;
+  hooks: Array<"deploy" | "activate" | "deactivate">;
+  hasRun: boolean;
+}
+
+/** Module sources beside the main file, by relative path (`./app.mjs`), for component_url imports. */
+export type ComponentFiles = Record<string, string>;
+
+export interface ComponentDescriber {
+  /**
+   * Evaluates the code in the sandbox, with time and memory limits.
+   * Rejects with a `ComponentLoadError` (a 4xx for the API) when the code does not parse, is
+   * not a component, loops, or allocates without end.
+   */
+  describe(code: string, files?: ComponentFiles): Promise<ComponentDescription>;
+}
+
+export class ComponentLoadError extends Error {
+  constructor(
+    readonly code: "invalid_component" | "component_timeout" | "component_out_of_memory",
+    message: string,
+  ) {
+    super(message);
+    this.name = "ComponentLoadError";
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sources' life (implemented in runtime/)
+
+/** A source as the runtime needs it. `configuredProps` are already validated and normalised. */
+export interface RunnableSource {
+  id: string;
+  userId: string;
+  componentId: string;
+  active: boolean;
+  configuredProps: Record<string, unknown>;
+}
+
+/**
+ * Called by the sources module around its writes. Each runs the component's hooks in the
+ * documented order and (re)arms or disarms triggers. A hook that throws rejects with a
+ * `HookError`; the caller then undoes its write, so a failed request changes nothing.
+ */
+export interface SourceLifecycle {
+  /** deploy, then activate (when active). */
+  created(source: RunnableSource): Promise<void>;
+  /** deactivate (when it was active), then activate (when it is active). */
+  updated(before: RunnableSource, after: RunnableSource): Promise<void>;
+  /** deactivate (when active); timers stop, state is dropped with the source. */
+  deleted(source: RunnableSource): Promise<void>;
+}
+
+export class HookError extends Error {
+  constructor(
+    readonly hook: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = "HookError";
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Events (implemented in events/)
+
+export interface EmitInput {
+  emitterId: string;
+  ownerId: string;
+  /** "" for the default channel, "$errors", "$logs" or a named channel. */
+  channel: string;
+  event: unknown;
+  /** The options given to `$emit`: id (for dedupe), summary, ts. */
+  meta?: { id?: unknown; summary?: string; ts?: number };
+  /** How many subscription hops led here (cycle bound). */
+  hops?: number;
+}
+
+export interface StoredEvent {
+  id: string;
+  emitterId: string;
+  channel: string;
+  indexedAtMs: number;
+}
+
+export interface EventStore {
+  /**
+   * Stores the events (ids assigned, retention applied) in one transaction, then publishes them
+   * and schedules deliveries to subscribed listeners. Resolves only once they are durable.
+   */
+  append(inputs: EmitInput[]): Promise<StoredEvent[]>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Invocations (implemented in runtime/)
+
+export type TriggerKind = "http" | "timer" | "event";
+
+export interface InvocationJob {
+  /** A source (`dc_`) or workflow (`p_`). */
+  targetId: string;
+  ownerId: string;
+  trigger: TriggerKind;
+  event: unknown;
+  /** For deliveries: where the event came from, and how many hops it has travelled. */
+  origin?: { emitterId: string; eventId: string; channel: string; hops: number };
+}
+
+/**
+ * The durable queue every invocation goes through (HTTP requests without customResponse,
+ * timer ticks, subscription deliveries). `enqueue` resolves once the job survives a crash.
+ * Jobs of one target run one at a time, in order.
+ */
+export interface InvocationQueue {
+  enqueue(jobs: InvocationJob[]): Promise<void>;
+}

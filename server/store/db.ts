@@ -1,0 +1,76 @@
+/**
+ * The database: Kysely over better-sqlite3 (embedded default, WAL) or over `pg` (when
+ * HEADWATER_DATABASE_URL is set). One query layer for both; see README "Storage".
+ *
+ * Dialect-neutral conventions every table follows:
+ * - times are integers (ms or s, named so), booleans are integers 0/1, JSON is TEXT;
+ * - ids are TEXT; no database-generated ids or defaults that differ between dialects;
+ * - PostgreSQL int8 is parsed to a JS number (all our integers fit in 2^53).
+ */
+import fs from "node:fs";
+import path from "node:path";
+import SQLite from "better-sqlite3";
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, type Migration } from "kysely";
+import pg from "pg";
+import type { Database } from "./schema.js";
+import { migrations } from "./migrations/index.js";
+import { withStatementCache } from "./statement-cache.js";
+
+export type Db = Kysely<Database>;
+export type DialectName = "sqlite" | "postgres";
+
+export interface OpenDbOptions {
+  /** postgres:// URL; when undefined, SQLite at `<dataDir>/headwater.db`. */
+  databaseUrl?: string | undefined;
+  dataDir: string;
+  /** Pool size for PostgreSQL. */
+  poolSize?: number;
+}
+
+export interface OpenedDb {
+  db: Db;
+  dialect: DialectName;
+  /** The pg pool, for LISTEN/NOTIFY and advisory locks; undefined on SQLite. */
+  pgPool: pg.Pool | undefined;
+  close(): Promise<void>;
+}
+
+// int8 (bigint) and numeric come back as strings by default; our integers fit in a double.
+pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
+
+export async function openDb(options: OpenDbOptions): Promise<OpenedDb> {
+  if (options.databaseUrl) {
+    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10 });
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    await migrate(db);
+    return { db, dialect: "postgres", pgPool: pool, close: () => db.destroy() };
+  }
+  fs.mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
+  const file = path.join(options.dataDir, "headwater.db");
+  // The database holds key hashes and configured secrets: owner-only, whatever the umask.
+  // SQLite gives its -wal and -shm files the database file's permissions.
+  fs.closeSync(fs.openSync(file, "a", 0o600));
+  fs.chmodSync(file, 0o600);
+  const sqlite = new SQLite(file);
+  sqlite.pragma("journal_mode = WAL");
+  // NORMAL is durable against process crashes (kill -9) in WAL mode; FULL also covers power loss.
+  sqlite.pragma("synchronous = NORMAL");
+  sqlite.pragma("foreign_keys = ON");
+  sqlite.pragma("busy_timeout = 5000");
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  await migrate(db);
+  return { db, dialect: "sqlite", pgPool: undefined, close: () => db.destroy() };
+}
+
+/** Applies every pending migration, in name order. Migrations are written once for both dialects. */
+export async function migrate(db: Kysely<Database>): Promise<void> {
+  const migrator = new Migrator({
+    db: db as Kysely<unknown>,
+    provider: { getMigrations: async () => migrations as Record<string, Migration> },
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  const failed = results?.find((r) => r.status === "Error");
+  if (error || failed) {
+    throw new Error(`database migration ${failed?.migrationName ?? ""} failed: ${String(error)}`);
+  }
+}

@@ -1,0 +1,14 @@
+/**
+ * Versioned migrations, applied in name order at start. One file per step; never edit a
+ * migration that has shipped, add a new one. Each is written once for SQLite and PostgreSQL.
+ */
+import type { Migration } from "kysely";
+import * as core from "./0001_core.js";
+import * as events from "./0002_events.js";
+import * as runtime from "./0003_runtime.js";
+
+export const migrations: Record<string, Migration> = {
+  "0001_core": core,
+  "0002_events": events,
+  "0003_runtime": runtime,
+};

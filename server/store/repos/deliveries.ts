@@ -1,0 +1,77 @@
+/**
+ * The delivery outbox: rows written in the append transaction for events that a subscription
+ * may route, read in event order by the dispatcher and removed once their jobs are queued.
+ */
+import { sql, type Kysely } from "kysely";
+import type { Database } from "../schema.js";
+import type { DeliveryOutboxTable } from "../tables/events.js";
+import type { DialectName } from "../db.js";
+
+type Exec = Kysely<Database>;
+
+export type OutboxRow = DeliveryOutboxTable;
+
+const CHUNK = 300;
+
+export async function insertOutbox(db: Exec, rows: OutboxRow[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += CHUNK) {
+    await db
+      .insertInto("delivery_outbox")
+      .values(rows.slice(i, i + CHUNK))
+      .onConflict((oc) => oc.doNothing())
+      .execute();
+  }
+}
+
+/** The oldest pending deliveries; per emitter they come in event order. */
+export async function takeOutbox(db: Exec, limit: number): Promise<OutboxRow[]> {
+  return db
+    .selectFrom("delivery_outbox")
+    .selectAll()
+    .orderBy("sort_key", "asc")
+    .orderBy("emitter_id", "asc")
+    .limit(limit)
+    .execute();
+}
+
+export async function removeOutbox(
+  db: Exec,
+  rows: Array<{ emitter_id: string; channel: string; sort_key: string }>,
+): Promise<void> {
+  for (let i = 0; i < rows.length; i += CHUNK) {
+    const part = rows.slice(i, i + CHUNK);
+    await db
+      .deleteFrom("delivery_outbox")
+      .where((eb) =>
+        eb.or(
+          part.map((r) =>
+            eb.and([eb("emitter_id", "=", r.emitter_id), eb("channel", "=", r.channel), eb("sort_key", "=", r.sort_key)]),
+          ),
+        ),
+      )
+      .execute();
+  }
+}
+
+export async function countOutbox(db: Exec): Promise<number> {
+  const row = await db.selectFrom("delivery_outbox").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
+/**
+ * Runs `fn` only while this process is the one dispatcher: on PostgreSQL several instances
+ * share the outbox, so a transaction-scoped advisory lock elects one per round; SQLite has one
+ * process. Returns false when another instance holds the lock.
+ */
+export async function withDispatchLock(db: Exec, dialect: DialectName, fn: () => Promise<void>): Promise<boolean> {
+  if (dialect === "sqlite") {
+    await fn();
+    return true;
+  }
+  return db.transaction().execute(async (trx) => {
+    const { rows } = await sql<{ ok: boolean }>`select pg_try_advisory_xact_lock(7433001) as ok`.execute(trx);
+    if (!rows[0]?.ok) return false;
+    await fn();
+    return true;
+  });
+}

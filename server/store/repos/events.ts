@@ -1,0 +1,250 @@
+/**
+ * Events repository: id reservation, inserts with retention, ordered reads and range deletes.
+ * Every function takes the executor it runs on, so the event store can compose them into one
+ * transaction (ids + rows + retention + outbox commit together).
+ */
+import { sql, type Kysely } from "kysely";
+import type { Database } from "../schema.js";
+import type { EventsTable } from "../tables/events.js";
+
+type Exec = Kysely<Database>;
+export type EventRow = EventsTable;
+
+/** Rows per multi-row INSERT (11 columns each; well under SQLite's bound-variable limit). */
+const INSERT_CHUNK = 400;
+
+/**
+ * Reserves `count` consecutive ids for an emitter at `nowMs` in one atomic upsert (it also
+ * row-locks the emitter on PostgreSQL, so concurrent instances never hand out the same id).
+ * Returns the first id; the others follow with seq + 1 each.
+ */
+export async function reserveEventIds(
+  db: Exec,
+  emitterId: string,
+  count: number,
+  nowMs: number,
+): Promise<{ ms: number; firstSeq: number }> {
+  const row = await db
+    .insertInto("event_emitters")
+    .values({ emitter_id: emitterId, last_ms: nowMs, last_seq: count - 1 })
+    .onConflict((oc) =>
+      oc.column("emitter_id").doUpdateSet((eb) => {
+        const newer = eb("excluded.last_ms", ">", eb.ref("event_emitters.last_ms"));
+        return {
+          last_seq: eb
+            .case()
+            .when(newer)
+            .then(eb.ref("excluded.last_seq"))
+            .else(eb("event_emitters.last_seq", "+", count))
+            .end(),
+          last_ms: eb.case().when(newer).then(eb.ref("excluded.last_ms")).else(eb.ref("event_emitters.last_ms")).end(),
+        };
+      }),
+    )
+    .returning(["last_ms", "last_seq"])
+    .executeTakeFirstOrThrow();
+  return { ms: Number(row.last_ms), firstSeq: Number(row.last_seq) - count + 1 };
+}
+
+export async function insertEvents(db: Exec, rows: EventRow[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
+    await db.insertInto("events").values(rows.slice(i, i + INSERT_CHUNK)).execute();
+  }
+}
+
+/**
+ * Counts `added` new events on a channel and drops the oldest beyond `retention`.
+ * Returns how many were dropped.
+ */
+export async function applyRetention(
+  db: Exec,
+  emitterId: string,
+  channel: string,
+  added: number,
+  retention: number,
+): Promise<number> {
+  const { count } = await db
+    .insertInto("event_channels")
+    .values({ emitter_id: emitterId, channel, count: added })
+    .onConflict((oc) =>
+      oc.columns(["emitter_id", "channel"]).doUpdateSet((eb) => ({ count: eb("event_channels.count", "+", added) })),
+    )
+    .returning("count")
+    .executeTakeFirstOrThrow();
+  const excess = Number(count) - retention;
+  if (excess <= 0) return 0;
+  const cutoff = await db
+    .selectFrom("events")
+    .select("sort_key")
+    .where("emitter_id", "=", emitterId)
+    .where("channel", "=", channel)
+    .orderBy("sort_key", "asc")
+    .limit(1)
+    .offset(excess - 1)
+    .executeTakeFirst();
+  if (!cutoff) return 0;
+  const res = await db
+    .deleteFrom("events")
+    .where("emitter_id", "=", emitterId)
+    .where("channel", "=", channel)
+    .where("sort_key", "<=", cutoff.sort_key)
+    .executeTakeFirst();
+  const dropped = Number(res.numDeletedRows);
+  await adjustCount(db, emitterId, channel, -dropped);
+  return dropped;
+}
+
+async function adjustCount(db: Exec, emitterId: string, channel: string, delta: number): Promise<void> {
+  if (delta === 0) return;
+  await db
+    .updateTable("event_channels")
+    .set((eb) => ({ count: eb("count", "+", delta) }))
+    .where("emitter_id", "=", emitterId)
+    .where("channel", "=", channel)
+    .execute();
+}
+
+export async function countEvents(db: Exec, emitterId: string, channel: string): Promise<number> {
+  const row = await db
+    .selectFrom("event_channels")
+    .select("count")
+    .where("emitter_id", "=", emitterId)
+    .where("channel", "=", channel)
+    .executeTakeFirst();
+  return row ? Number(row.count) : 0;
+}
+
+export interface PageWindow {
+  limit: number;
+  /** Sort key: return events older than it (the page after, newest first). */
+  olderThan?: string;
+  /** Sort key: return events newer than it (the page before). */
+  newerThan?: string;
+}
+
+/** A page of one channel's events, newest first. */
+export async function listEvents(db: Exec, emitterId: string, channel: string, w: PageWindow): Promise<EventRow[]> {
+  let q = db.selectFrom("events").selectAll().where("emitter_id", "=", emitterId).where("channel", "=", channel);
+  if (w.newerThan !== undefined && w.olderThan === undefined) {
+    // The page just before the cursor: the `limit` nearest newer events, then newest first.
+    const rows = await q.where("sort_key", ">", w.newerThan).orderBy("sort_key", "asc").limit(w.limit).execute();
+    return rows.reverse();
+  }
+  if (w.olderThan !== undefined) q = q.where("sort_key", "<", w.olderThan);
+  if (w.newerThan !== undefined) q = q.where("sort_key", ">", w.newerThan);
+  return q.orderBy("sort_key", "desc").limit(w.limit).execute();
+}
+
+/** True when some retained event of the channel is older (`dir` "older") or newer than `sortKey`. */
+export async function hasEventBeyond(
+  db: Exec,
+  emitterId: string,
+  channel: string,
+  sortKey: string,
+  dir: "older" | "newer",
+): Promise<boolean> {
+  const row = await db
+    .selectFrom("events")
+    .select("sort_key")
+    .where("emitter_id", "=", emitterId)
+    .where("channel", "=", channel)
+    .where("sort_key", dir === "older" ? "<" : ">", sortKey)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Events of some channels after `afterSortKey` (exclusive), oldest first: the resume backlog. */
+export async function eventsAfter(
+  db: Exec,
+  emitterId: string,
+  channels: string[],
+  afterSortKey: string | undefined,
+  limit: number,
+): Promise<EventRow[]> {
+  let q = db.selectFrom("events").selectAll().where("emitter_id", "=", emitterId).where("channel", "in", channels);
+  if (afterSortKey !== undefined) q = q.where("sort_key", ">", afterSortKey);
+  return q.orderBy("sort_key", "asc").limit(limit).execute();
+}
+
+/** Every channel's events of an emitter after a sort key, oldest first (bus resync). */
+export async function eventsOfEmitterAfter(db: Exec, emitterId: string, afterSortKey: string, limit: number): Promise<EventRow[]> {
+  return db
+    .selectFrom("events")
+    .selectAll()
+    .where("emitter_id", "=", emitterId)
+    .where("sort_key", ">", afterSortKey)
+    .orderBy("sort_key", "asc")
+    .limit(limit)
+    .execute();
+}
+
+/** Specific events, for instances that learn of them through a notification. */
+export async function eventsByKey(
+  db: Exec,
+  keys: Array<{ emitterId: string; channel: string; sortKey: string }>,
+): Promise<EventRow[]> {
+  if (keys.length === 0) return [];
+  const rows = await db
+    .selectFrom("events")
+    .selectAll()
+    .where((eb) =>
+      eb.or(
+        keys.map((k) =>
+          eb.and([eb("emitter_id", "=", k.emitterId), eb("channel", "=", k.channel), eb("sort_key", "=", k.sortKey)]),
+        ),
+      ),
+    )
+    .execute();
+  return rows.sort((a, b) => (a.sort_key < b.sort_key ? -1 : a.sort_key > b.sort_key ? 1 : 0));
+}
+
+/** Deletes a channel's events between two sort keys, both inclusive and both optional. */
+export async function deleteEventRange(
+  db: Exec,
+  emitterId: string,
+  channel: string,
+  fromKey: string | undefined,
+  toKey: string | undefined,
+): Promise<number> {
+  return db.transaction().execute(async (trx) => {
+    let q = trx.deleteFrom("events").where("emitter_id", "=", emitterId).where("channel", "=", channel);
+    if (fromKey !== undefined) q = q.where("sort_key", ">=", fromKey);
+    if (toKey !== undefined) q = q.where("sort_key", "<=", toKey);
+    const deleted = Number((await q.executeTakeFirst()).numDeletedRows);
+    await adjustCount(trx, emitterId, channel, -deleted);
+    return deleted;
+  });
+}
+
+/** Removes everything stored for an emitter that no longer exists. */
+export async function forgetEmitterEvents(db: Exec, emitterId: string): Promise<void> {
+  await db.deleteFrom("events").where("emitter_id", "=", emitterId).execute();
+  await db.deleteFrom("event_channels").where("emitter_id", "=", emitterId).execute();
+  // event_emitters is kept: an id reused by mistake still never goes backwards.
+}
+
+// -- PostgreSQL notifications (the cross-instance event bus) -------------------------------------
+
+/** Minimal pg surfaces, so this file needs no pg import. */
+interface PgQueryable {
+  query(text: string, values?: unknown[]): Promise<unknown>;
+}
+
+export const EVENTS_NOTIFY_CHANNEL = "headwater_events";
+
+export async function listenForEvents(client: PgQueryable): Promise<void> {
+  await client.query(`LISTEN ${EVENTS_NOTIFY_CHANNEL}`);
+}
+
+export async function notifyEvents(pool: PgQueryable, payload: string): Promise<void> {
+  await pool.query("select pg_notify($1, $2)", [EVENTS_NOTIFY_CHANNEL, payload]);
+}
+
+/**
+ * Notifies from inside the append transaction: PostgreSQL sends it only if the transaction
+ * commits, and delivers notifications in commit order, which per emitter is id order.
+ */
+export async function notifyEventsInTransaction(trx: Exec, payload: string): Promise<void> {
+  await sql`select pg_notify(${EVENTS_NOTIFY_CHANNEL}, ${payload})`.execute(trx);
+}

@@ -1,0 +1,248 @@
+/**
+ * The durable invocation queue. A job is a row until it has run. "One job at a time per target,
+ * in order" is held by a lease on the target's `job_targets` row, taken with a compare-and-set
+ * UPDATE (works the same on SQLite and PostgreSQL, and across server instances).
+ */
+import type { Kysely, Selectable, Transaction } from "kysely";
+import type { Db } from "../db.js";
+import type { Database } from "../schema.js";
+import type { JobsTable } from "../tables/runtime.js";
+
+export type JobRow = Selectable<JobsTable>;
+
+export interface NewJob {
+  targetId: string;
+  ownerId: string;
+  trigger: string;
+  payload: string;
+  /** Not before this time (default: now). */
+  runAfter?: number;
+}
+
+let lastMs = 0;
+let seq = 0;
+
+/** An id that sorts in enqueue order (ms, then a per-process sequence, then randomness). */
+export function newJobId(now = Date.now()): string {
+  if (now > lastMs) {
+    lastMs = now;
+    seq = 0;
+  } else seq += 1;
+  const rand = Math.random().toString(36).slice(2, 8).padEnd(6, "0");
+  return `${String(lastMs).padStart(15, "0")}-${String(seq).padStart(6, "0")}-${rand}`;
+}
+
+/** Rows per multi-row INSERT (8 parameters a row stays far below every dialect's limit). */
+const INSERT_CHUNK = 200;
+
+/** Inserts jobs (and their targets' lease rows) inside the caller's transaction. */
+export async function insertJobs(trx: Kysely<Database> | Transaction<Database>, jobs: NewJob[], now = Date.now()): Promise<string[]> {
+  const rows = jobs.map((job) => ({
+    id: newJobId(now),
+    target_id: job.targetId,
+    owner_id: job.ownerId,
+    trigger: job.trigger,
+    payload: job.payload,
+    attempts: 0,
+    run_after: job.runAfter ?? now,
+    created_ms: now,
+  }));
+  for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
+    await trx.insertInto("jobs").values(rows.slice(i, i + INSERT_CHUNK)).execute();
+  }
+  const targets = [...new Set(jobs.map((j) => j.targetId))];
+  for (let i = 0; i < targets.length; i += INSERT_CHUNK) {
+    await trx
+      .insertInto("job_targets")
+      .values(targets.slice(i, i + INSERT_CHUNK).map((target_id) => ({ target_id, lease_owner: null, lease_until: 0 })))
+      .onConflict((oc) => oc.column("target_id").doNothing())
+      .execute();
+  }
+  return rows.map((r) => r.id);
+}
+
+interface EnqueueWaiter {
+  jobs: NewJob[];
+  resolve: (ids: string[]) => void;
+  reject: (err: unknown) => void;
+}
+
+/** Jobs per grouped commit at most; more wait for the next one. */
+const MAX_GROUP = 1000;
+
+export class JobsRepo {
+  private waiting: EnqueueWaiter[] = [];
+  private committing = false;
+
+  constructor(private readonly db: Db) {}
+
+  /**
+   * Durable once this resolves. Enqueues that arrive while a commit is running are grouped into
+   * the next one (group commit, as the event store's append): one transaction for many HTTP
+   * requests instead of one each. Ids keep arrival order.
+   */
+  enqueue(jobs: NewJob[]): Promise<string[]> {
+    if (jobs.length === 0) return Promise.resolve([]);
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ jobs, resolve, reject });
+      if (!this.committing) void this.commitWaiting();
+    });
+  }
+
+  private async commitWaiting(): Promise<void> {
+    this.committing = true;
+    try {
+      while (this.waiting.length > 0) {
+        let n = 0;
+        let take = 0;
+        while (take < this.waiting.length && (take === 0 || n + this.waiting[take]!.jobs.length <= MAX_GROUP)) {
+          n += this.waiting[take]!.jobs.length;
+          take += 1;
+        }
+        const group = this.waiting.splice(0, take);
+        try {
+          const ids = await this.db.transaction().execute((trx) => insertJobs(trx, group.flatMap((w) => w.jobs)));
+          let at = 0;
+          for (const w of group) {
+            w.resolve(ids.slice(at, at + w.jobs.length));
+            at += w.jobs.length;
+          }
+        } catch (err) {
+          if (group.length === 1) group[0]!.reject(err);
+          // One caller's failure is not the others': each is tried again alone.
+          else for (const w of group) await this.db.transaction().execute((trx) => insertJobs(trx, w.jobs)).then(w.resolve, w.reject);
+        }
+      }
+    } finally {
+      this.committing = false;
+    }
+  }
+
+  /**
+   * Targets with a job that may run now and whose lease is free, longest-waiting first.
+   * Driven from `job_targets` (one row per target) with per-target lookups on the
+   * (target_id, id) index, so its cost follows the number of targets, not the backlog.
+   */
+  async readyTargets(now: number, limit: number): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom("job_targets")
+      .select((eb) => [
+        "job_targets.target_id",
+        eb
+          .selectFrom("jobs")
+          .select("jobs.id")
+          .whereRef("jobs.target_id", "=", "job_targets.target_id")
+          .where("jobs.run_after", "<=", now)
+          .orderBy("jobs.id")
+          .limit(1)
+          .as("oldest"),
+      ])
+      .where("job_targets.lease_until", "<=", now)
+      .where(({ exists, selectFrom }) =>
+        exists(
+          selectFrom("jobs")
+            .select("jobs.id")
+            .whereRef("jobs.target_id", "=", "job_targets.target_id")
+            .where("jobs.run_after", "<=", now),
+        ),
+      )
+      .orderBy("oldest")
+      .limit(limit)
+      .execute();
+    return rows.map((r) => r.target_id);
+  }
+
+  /** Takes the target's lease if it is free. True when this caller now holds it. */
+  async claimTarget(targetId: string, owner: string, now: number, leaseUntil: number): Promise<boolean> {
+    const res = await this.db
+      .updateTable("job_targets")
+      .set({ lease_owner: owner, lease_until: leaseUntil })
+      .where("target_id", "=", targetId)
+      .where("lease_until", "<=", now)
+      .executeTakeFirst();
+    return Number(res.numUpdatedRows) === 1;
+  }
+
+  async extendLease(targetId: string, owner: string, leaseUntil: number): Promise<void> {
+    await this.db
+      .updateTable("job_targets")
+      .set({ lease_until: leaseUntil })
+      .where("target_id", "=", targetId)
+      .where("lease_owner", "=", owner)
+      .execute();
+  }
+
+  async release(targetId: string, owner: string): Promise<void> {
+    await this.db
+      .updateTable("job_targets")
+      .set({ lease_owner: null, lease_until: 0 })
+      .where("target_id", "=", targetId)
+      .where("lease_owner", "=", owner)
+      .execute();
+  }
+
+  /** The target's oldest job (it runs first, even when it is waiting for a retry). */
+  async head(targetId: string): Promise<JobRow | undefined> {
+    return this.db.selectFrom("jobs").selectAll().where("target_id", "=", targetId).orderBy("id").limit(1).executeTakeFirst();
+  }
+
+  /** The job has run (or was given up): it goes, and the target's lease is released. */
+  async complete(job: JobRow, owner: string): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await trx.deleteFrom("jobs").where("id", "=", job.id).execute();
+      await trx
+        .updateTable("job_targets")
+        .set({ lease_owner: null, lease_until: 0 })
+        .where("target_id", "=", job.target_id)
+        .where("lease_owner", "=", owner)
+        .execute();
+    });
+  }
+
+  /** A platform failure: try the job again later, keeping its place at the head of its target. */
+  async retryLater(job: JobRow, owner: string, runAfter: number): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await trx.updateTable("jobs").set({ attempts: job.attempts + 1, run_after: runAfter }).where("id", "=", job.id).execute();
+      await trx
+        .updateTable("job_targets")
+        .set({ lease_owner: null, lease_until: 0 })
+        .where("target_id", "=", job.target_id)
+        .where("lease_owner", "=", owner)
+        .execute();
+    });
+  }
+
+  /** Whether a job of this trigger kind is already waiting for the target (timer coalescing). */
+  async hasPending(targetId: string, trigger: string): Promise<boolean> {
+    const row = await this.db
+      .selectFrom("jobs")
+      .select("id")
+      .where("target_id", "=", targetId)
+      .where("trigger", "=", trigger)
+      .limit(1)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  /**
+   * Frees every lease. Only for a server that knows it is alone on its database (SQLite):
+   * leases left by a crashed run of it are then stale for sure.
+   */
+  async releaseAll(): Promise<void> {
+    await this.db.updateTable("job_targets").set({ lease_owner: null, lease_until: 0 }).where("lease_until", ">", 0).execute();
+  }
+
+  /** Forgets every job of a deleted target. */
+  async dropTarget(targetId: string): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await trx.deleteFrom("jobs").where("target_id", "=", targetId).execute();
+      await trx.deleteFrom("job_targets").where("target_id", "=", targetId).execute();
+    });
+  }
+
+  /** The earliest time any job becomes runnable (for the runner's sleep), or undefined. */
+  async nextRunAfter(): Promise<number | undefined> {
+    const row = await this.db.selectFrom("jobs").select(({ fn }) => fn.min("run_after").as("m")).executeTakeFirst();
+    return row?.m == null ? undefined : Number(row.m);
+  }
+}

@@ -1,0 +1,41 @@
+/** Daily quota counters. Increments are `SET x = x + ?` so concurrent servers count exactly. */
+import { sql } from "kysely";
+import type { Db } from "../db.js";
+
+export interface DailyUsage {
+  invocations: number;
+  computeMs: number;
+}
+
+export class QuotasRepo {
+  constructor(private readonly db: Db) {}
+
+  async usage(userId: string, day: string): Promise<DailyUsage> {
+    const row = await this.db
+      .selectFrom("quota_usage")
+      .select(["invocations", "compute_ms"])
+      .where("user_id", "=", userId)
+      .where("day", "=", day)
+      .executeTakeFirst();
+    return { invocations: Number(row?.invocations ?? 0), computeMs: Number(row?.compute_ms ?? 0) };
+  }
+
+  /** Adds to today's counters, creating the row on first use. */
+  async add(userId: string, day: string, invocations: number, computeMs: number): Promise<void> {
+    await this.db
+      .insertInto("quota_usage")
+      .values({ user_id: userId, day, invocations, compute_ms: computeMs })
+      .onConflict((oc) =>
+        oc.columns(["user_id", "day"]).doUpdateSet({
+          invocations: sql<number>`quota_usage.invocations + ${invocations}`,
+          compute_ms: sql<number>`quota_usage.compute_ms + ${computeMs}`,
+        }),
+      )
+      .execute();
+  }
+
+  /** Old days are of no use once they are over; keeps the table small. */
+  async pruneBefore(day: string): Promise<void> {
+    await this.db.deleteFrom("quota_usage").where("day", "<", day).execute();
+  }
+}

@@ -1,0 +1,52 @@
+/** A source's `this.db` (one row per key, JSON text) and its dedupe memory. */
+import type { Db } from "../db.js";
+
+export class SourceStateRepo {
+  constructor(private readonly db: Db) {}
+
+  /** Every key of the source, value as JSON text. */
+  async snapshot(sourceId: string): Promise<Record<string, string>> {
+    const rows = await this.db.selectFrom("source_state").select(["key", "value"]).where("source_id", "=", sourceId).execute();
+    return Object.fromEntries(rows.map((r) => [r.key, r.value]));
+  }
+
+  /** Applies an invocation's changes: JSON text to set, null to delete. One transaction. */
+  async apply(sourceId: string, changes: Record<string, string | null>): Promise<void> {
+    const entries = Object.entries(changes);
+    if (entries.length === 0) return;
+    await this.db.transaction().execute(async (trx) => {
+      for (const [key, value] of entries) {
+        if (value === null) {
+          await trx.deleteFrom("source_state").where("source_id", "=", sourceId).where("key", "=", key).execute();
+        } else {
+          await trx
+            .insertInto("source_state")
+            .values({ source_id: sourceId, key, value })
+            .onConflict((oc) => oc.columns(["source_id", "key"]).doUpdateSet({ value }))
+            .execute();
+        }
+      }
+    });
+  }
+
+  async dedupeState(sourceId: string): Promise<string | undefined> {
+    const row = await this.db.selectFrom("source_dedupe").select("state").where("source_id", "=", sourceId).executeTakeFirst();
+    return row?.state;
+  }
+
+  async saveDedupeState(sourceId: string, state: string): Promise<void> {
+    await this.db
+      .insertInto("source_dedupe")
+      .values({ source_id: sourceId, state })
+      .onConflict((oc) => oc.column("source_id").doUpdateSet({ state }))
+      .execute();
+  }
+
+  /** Drops everything the source kept (on delete). */
+  async drop(sourceId: string): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await trx.deleteFrom("source_state").where("source_id", "=", sourceId).execute();
+      await trx.deleteFrom("source_dedupe").where("source_id", "=", sourceId).execute();
+    });
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * Tables owned by the core concern (users, keys, components, sources); created by 0001_core.
+ * Conventions (see db.ts): times are integers, booleans 0/1, JSON is TEXT.
+ * `created_ms` orders lists newest first; it is strictly increasing within one server process.
+ */
+
+export interface UsersTable {
+  id: string;
+  username: string;
+  email: string;
+  admin: number;
+  created_ms: number;
+  created_at: number;
+  updated_at: number;
+}
+
+/** API keys, stored only as SHA-256 hex digests. A user holds exactly one live key. */
+export interface ApiKeysTable {
+  key_hash: string;
+  user_id: string;
+  created_at: number;
+}
+
+/** Which user holds a component key. Keys are global: this table is what makes them so. */
+export interface ComponentKeysTable {
+  key: string;
+  user_id: string;
+  created_at: number;
+}
+
+export interface ComponentsTable {
+  id: string;
+  user_id: string;
+  key: string | null;
+  code: string;
+  code_hash: string;
+  name: string;
+  version: string;
+  description: string | null;
+  component_url: string | null;
+  /** JSON ComponentFiles: modules fetched beside a component_url, by relative path. */
+  files: string | null;
+  /** JSON PropDescriptor[]: `configurable_props`. */
+  props: string;
+  /** JSON of the rest of the description the runtime needs: {dedupe, hooks, hasRun}. */
+  meta: string;
+  published: number;
+  created_ms: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface SourcesTable {
+  id: string;
+  user_id: string;
+  component_id: string;
+  name: string;
+  name_slug: string;
+  /** JSON: validated, normalised configured_props. */
+  configured_props: string;
+  active: number;
+  created_ms: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface CoreTables {
+  users: UsersTable;
+  api_keys: ApiKeysTable;
+  component_keys: ComponentKeysTable;
+  components: ComponentsTable;
+  sources: SourcesTable;
+}

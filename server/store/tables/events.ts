@@ -1,0 +1,97 @@
+/**
+ * Tables owned by the events concern (events, subscriptions, delivery outbox, workflows).
+ * Created by migrations/0002_events.ts. Times are integers, booleans 0/1, JSON is TEXT.
+ */
+
+/** One retained event. Its order within an emitter is `sort_key` (fixed-width `<ms>-<seq>`). */
+export interface EventsTable {
+  emitter_id: string;
+  channel: string;
+  /** eventSortKey(id): string order equals event order. */
+  sort_key: string;
+  /** The public id `<ms>-<seq>`. */
+  id: string;
+  owner_id: string;
+  indexed_at_ms: number;
+  emit_id: string;
+  /** The event as JSON text. */
+  event_json: string;
+  /** Byte length of event_json (UTF-8), for truncation without re-encoding. */
+  size: number;
+  /** `$emit` options as JSON text: {id?, summary?, ts?}. */
+  meta_json: string;
+  /** How many subscription hops led to this event (cycle bound). */
+  hops: number;
+}
+
+/** The last id handed out per emitter, so ids keep increasing across restarts. */
+export interface EventEmittersTable {
+  emitter_id: string;
+  last_ms: number;
+  last_seq: number;
+}
+
+/** Retained events per emitter and channel (retention and total_count without a scan). */
+export interface EventChannelsTable {
+  emitter_id: string;
+  channel: string;
+  count: number;
+}
+
+export interface SubscriptionsTable {
+  id: string;
+  owner_id: string;
+  /** A workflow or source id, or the glob `p_*` / `dc_*` (the owner's own emitters only). */
+  emitter_id: string;
+  listener_id: string;
+  channel: string;
+  created_at: number;
+}
+
+export interface AutoSubscriptionsTable {
+  id: string;
+  owner_id: string;
+  listener_id: string;
+  channel: string;
+  created_at: number;
+}
+
+/**
+ * The delivery outbox: one row per appended event that a subscription may route, written in
+ * the append transaction, removed once its jobs are durably queued.
+ */
+export interface DeliveryOutboxTable {
+  emitter_id: string;
+  sort_key: string;
+  event_id: string;
+  channel: string;
+  owner_id: string;
+  hops: number;
+  /** The event as JSON text: kept here so retention cannot drop it before delivery. */
+  event_json: string;
+  created_at_ms: number;
+}
+
+export interface WorkflowsTable {
+  id: string;
+  owner_id: string;
+  name: string;
+  deployment_id: string;
+  /** JSON text: [{id, name, code}]. */
+  steps_json: string;
+  active: number;
+  /** Orders lists newest first (strictly increasing within one process). */
+  created_ms: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface EventTables {
+  events: EventsTable;
+  event_emitters: EventEmittersTable;
+  event_channels: EventChannelsTable;
+  subscriptions: SubscriptionsTable;
+  auto_subscriptions: AutoSubscriptionsTable;
+  delivery_outbox: DeliveryOutboxTable;
+  workflows: WorkflowsTable;
+}

@@ -1,0 +1,108 @@
+/**
+ * Runs a workflow for one invocation job (a delivered event or a request to its endpoint_url):
+ * the steps run in order in the runtime's sandbox; afterwards its emits are appended to its
+ * channels and a thrown error to its `$errors` channel, in one append, so they are delivered
+ * after the run. A platform failure (the sandbox itself failing, or the database refusing the
+ * workflow's lookup or its results) rejects with PlatformFailure, so the invocation queue retries
+ * the job: at least once, never lost.
+ */
+import { randomUUID } from "node:crypto";
+import type { WorkflowStep } from "../../shared/resources/index.js";
+import { errorEvent } from "../delivery/error-event.js";
+import type { EmitInput, EventStore, InvocationJob } from "../services.js";
+import { PlatformFailure } from "../runtime/invoke.js";
+import type { Db } from "../store/db.js";
+import { findWorkflow } from "../store/repos/workflows.js";
+
+export interface StepsResult {
+  returnValues: Record<string, unknown>;
+  emits: Array<{ data: unknown; channel: string }>;
+  error?: { cellId: string; code: string; message: string; stack: string };
+}
+
+/** The runtime's step runner (runtime/: evaluation happens only in the sandbox). */
+export type RunWorkflowSteps = (input: {
+  steps: WorkflowStep[];
+  triggerEvent: unknown;
+  context: Record<string, unknown>;
+  ownerId: string;
+  workflowId: string;
+}) => Promise<StepsResult>;
+
+export interface WorkflowRunnerOptions {
+  db: Db;
+  events: EventStore;
+  runSteps: RunWorkflowSteps;
+}
+
+function sourceType(job: InvocationJob): "SOURCE" | "WORKFLOW" | "HTTP" {
+  if (job.trigger === "http") return "HTTP";
+  return job.origin?.emitterId.startsWith("p_") ? "WORKFLOW" : "SOURCE";
+}
+
+/** Returns the handler the invocation queue calls for `p_` targets. */
+export function createWorkflowRunner(o: WorkflowRunnerOptions): (job: InvocationJob) => Promise<void> {
+  return async (job) => {
+    const wf = await platform("reading the workflow", () => findWorkflow(o.db, job.targetId));
+    // Deleted, someone else's (a stale job), or paused: nothing to run.
+    if (!wf || wf.owner_id !== job.ownerId || Number(wf.active) !== 1) return;
+    const steps = JSON.parse(wf.steps_json) as WorkflowStep[];
+    const contextId = job.origin?.eventId ?? randomUUID();
+    const now = new Date();
+    const context = {
+      id: contextId,
+      ts: now.toISOString(),
+      workflow_id: wf.id,
+      deployment_id: wf.deployment_id,
+      source_type: sourceType(job),
+      owner_id: wf.owner_id,
+      emitter_id: job.origin?.emitterId,
+    };
+    const result = await o.runSteps({
+      steps,
+      triggerEvent: job.event,
+      context,
+      ownerId: wf.owner_id,
+      workflowId: wf.id,
+    });
+    const hops = job.origin?.hops ?? 0;
+    const inputs: EmitInput[] = result.emits.map((e) => ({
+      emitterId: wf.id,
+      ownerId: wf.owner_id,
+      channel: e.channel === "default" ? "" : e.channel,
+      event: e.data,
+      hops,
+    }));
+    if (result.error) {
+      inputs.push({
+        emitterId: wf.id,
+        ownerId: wf.owner_id,
+        channel: "$errors",
+        hops,
+        event: errorEvent({
+          listenerId: wf.id,
+          deploymentId: wf.deployment_id,
+          ownerId: wf.owner_id,
+          originalEvent: job.event,
+          contextId,
+          sourceType: sourceType(job),
+          code: result.error.code,
+          message: result.error.message,
+          cellId: result.error.cellId,
+          stack: result.error.stack,
+          now: new Date(),
+        }),
+      });
+    }
+    if (inputs.length > 0) await platform("storing the workflow's events", () => o.events.append(inputs));
+  };
+}
+
+/** Runs a database step; its failure is the platform's, not the workflow's. */
+async function platform<T>(what: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw new PlatformFailure(`${what} failed: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}

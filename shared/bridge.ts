@@ -1,0 +1,337 @@
+/**
+ * The contract between the renderer and its host: what `window.headwater` offers.
+ *
+ * In Electron the preload script implements it over IPC; in web mode a small browser client
+ * (`electron/web/client/`) implements it over HTTP on loopback, and the web host injects it into
+ * the served index.html, so `window.headwater` is defined in both modes before the renderer's
+ * code runs. (Renderer tests can build one with `createWebBridge` from `electron/web/client`.) Either way the host (`electron/core`)
+ * holds the API key and does all network work; the renderer only ever learns whether a key is set
+ * and its last four characters.
+ *
+ * Rules:
+ * - One method per operation, no generic channel. Every call resolves (never rejects) to
+ *   `{ok: true, value}` or `{ok: false, error: {status, code, message}}`.
+ * - Arguments are positional, as in the shared client (`updateSource(id, body)`). The host
+ *   validates every argument with `bridgeArgs` below before doing anything.
+ * - Live streams: `watch(emitterId, channel)` resolves to a watch id; batches of event summaries
+ *   (oldest first within a batch) and connection states arrive through `onStreamBatch` /
+ *   `onStreamState`, tagged with that id. `unwatch(watchId)` closes it.
+ *
+ * Runs in Node and in the browser: no Node-only imports.
+ */
+import { z } from "zod";
+import {
+  AutoSubscriptionParams,
+  CreateComponentBody,
+  CreateSourceBody,
+  CreateWorkflowBody,
+  DeleteEventsQuery,
+  EventListQuery,
+  PageQuery,
+  SubscriptionParams,
+  UpdateSourceBody,
+  UpdateWorkflowBody,
+  type AutoSubscription,
+  type Component,
+  type EventSummary,
+  type Page,
+  type Source,
+  type Subscription,
+  type User,
+  type Workflow,
+} from "./resources/index.js";
+import { BRIDGE_METHOD_NAMES, PUSH_CHANNELS } from "./bridge-names.js";
+
+export { BRIDGE_METHOD_NAMES, PUSH_CHANNELS };
+
+// ---------------------------------------------------------------------------------------------
+// Results
+
+export interface BridgeError {
+  /** HTTP status of the API's answer; 0 when the server could not be reached; 400 for bad arguments. */
+  status: number;
+  /** The API's snake_case code (`unauthorized`, `not_found`, ...) or a host code (`invalid_argument`, `network_error`, `no_profile`). */
+  code: string;
+  /** Words a user understands. */
+  message: string;
+  details?: Array<{ path: string; message: string }>;
+}
+
+export type BridgeResult<T> = { ok: true; value: T } | { ok: false; error: BridgeError };
+type R<T> = Promise<BridgeResult<T>>;
+
+// ---------------------------------------------------------------------------------------------
+// Profiles and keys
+
+/** Whether a key is stored, and its last four characters (never more). */
+export interface KeyStatus {
+  isSet: boolean;
+  lastFour: string | null;
+}
+
+/**
+ * `local`: the bundled server, started by the host as a child process with its own data dir.
+ * `remote`: any server speaking the v1 API, ours or the hosted service.
+ */
+export type ProfileKind = "local" | "remote";
+
+/**
+ * Where a profile's connection stands. Remote profiles are `ready` as soon as they are saved;
+ * once the server answers a call or a stream with 401 they are `refused` (with a
+ * `statusMessage`) until a call succeeds again or the key is replaced. The local profile is
+ * `idle` until it is first selected, then `starting` while its server boots.
+ */
+export type ProfileStatus = "idle" | "starting" | "ready" | "failed" | "refused";
+
+export interface Profile {
+  id: string;
+  name: string;
+  kind: ProfileKind;
+  /** The API base, ending in `/v1`. Empty for a local profile whose server has not started yet. */
+  baseUrl: string;
+  key: KeyStatus;
+  status: ProfileStatus;
+  /** Why the profile failed or its key was refused (`failed`, `refused`), in words a user understands. */
+  statusMessage?: string;
+  /** True for the selected profile. */
+  current: boolean;
+}
+
+/**
+ * A user as the renderer sees it: the key is never included. Picked field by field, not
+ * `Omit<User, "api_key">`: `User` is a loose object type (it has an index signature), and Omit
+ * over it keeps only the index signature, widening every field to `unknown`.
+ */
+export type BridgeUser = Pick<
+  User,
+  | "id"
+  | "username"
+  | "email"
+  | "admin"
+  | "daily_compute_time_quota"
+  | "daily_compute_time_used"
+  | "daily_invocations_quota"
+  | "daily_invocations_used"
+>;
+
+/**
+ * Where the host keeps API keys (never the keys themselves), so the renderer can say what is true:
+ * `os-encrypted`: encrypted with the OS keychain (Electron safeStorage);
+ * `file`: a file readable only by the user (mode 0600), not encrypted (web mode);
+ * `memory`: not written anywhere, gone when the app quits.
+ */
+export type KeyStorage = "os-encrypted" | "file" | "memory";
+
+export interface HostInfo {
+  mode: "electron" | "web";
+  version: string;
+  keyStorage: KeyStorage;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Live streams
+
+/** Connection state of one watch. `unauthorized` and `closed` are final: no more retries. */
+export type StreamState = "connecting" | "open" | "reconnecting" | "closed" | "unauthorized";
+
+export interface StreamStateUpdate {
+  watchId: string;
+  state: StreamState;
+  /** Why (for reconnecting, closed, unauthorized), in words a user understands. */
+  message?: string;
+  /** HTTP status that ended the stream, when there was one (401, 403, 404). */
+  status?: number;
+  /** For `reconnecting`: how long until the next attempt. */
+  retryInMs?: number;
+}
+
+export interface StreamBatch {
+  watchId: string;
+  /** Oldest first. Back-filled events after a reconnect arrive the same way, never duplicated. */
+  events: EventSummary[];
+}
+
+/** Channels of an emitter: `""` (default), `$logs`, `$errors`. */
+export const STREAM_CHANNELS = ["", "$logs", "$errors"] as const;
+export type StreamChannel = (typeof STREAM_CHANNELS)[number];
+
+/** How often the host flushes a watch's events to the renderer. */
+export const STREAM_BATCH_INTERVAL_MS = 50;
+
+/** Rows the renderer's live feed keeps per watch; older rows are dropped (the bench relies on it). */
+export const LIVE_FEED_MAX_ROWS = 50_000;
+
+export type Unsubscribe = () => void;
+
+// ---------------------------------------------------------------------------------------------
+// Argument schemas: one tuple per method. The host parses every call with these.
+
+const Str = (max = 200) => z.string().min(1).max(max);
+const SourceId = z.string().regex(/^dc_[A-Za-z0-9]{1,64}$/, "not a source id (dc_...)");
+const WorkflowId = z.string().regex(/^p_[A-Za-z0-9]{1,64}$/, "not a workflow id (p_...)");
+const ComponentId = z.string().regex(/^sc_[A-Za-z0-9]{1,64}$/, "not a component id (sc_...)");
+const EmitterId = z.union([SourceId, WorkflowId]);
+const EventId = z.string().regex(/^\d{1,15}-\d{1,9}$/, "not an event id");
+const ProfileId = Str(64);
+const WatchId = Str(64);
+const Channel = z.enum(STREAM_CHANNELS);
+
+export const RemoteProfileInput = z.object({
+  name: z.string().trim().min(1, "a name is required").max(100),
+  baseUrl: z
+    .url({ protocol: /^https?$/, message: "the base URL must be an http(s) URL" })
+    .refine((u) => !/[?#]/.test(u), "the base URL has no query or fragment"),
+  apiKey: z.string().trim().min(1, "an API key is required").max(500),
+});
+export type RemoteProfileInput = z.input<typeof RemoteProfileInput>;
+
+export const bridgeArgs = {
+  // host
+  hostInfo: z.tuple([]),
+  // profiles and keys
+  listProfiles: z.tuple([]),
+  currentProfile: z.tuple([]),
+  addRemoteProfile: z.tuple([RemoteProfileInput]),
+  selectProfile: z.tuple([ProfileId]),
+  removeProfile: z.tuple([ProfileId]),
+  setProfileKey: z.tuple([ProfileId, z.string().trim().min(1).max(500)]),
+  keyStatus: z.tuple([ProfileId.optional()]),
+  // users
+  getMe: z.tuple([]),
+  rotateApiKey: z.tuple([]),
+  // components
+  listMyComponents: z.tuple([PageQuery.optional()]),
+  createComponent: z.tuple([CreateComponentBody]),
+  getComponent: z.tuple([Str(200)]),
+  getRegistryComponent: z.tuple([Str(200)]),
+  publishComponent: z.tuple([ComponentId]),
+  // sources
+  listMySources: z.tuple([PageQuery.optional()]),
+  createSource: z.tuple([CreateSourceBody]),
+  getSource: z.tuple([SourceId]),
+  updateSource: z.tuple([SourceId, UpdateSourceBody]),
+  deleteSource: z.tuple([SourceId]),
+  // events
+  listSourceEvents: z.tuple([SourceId, EventListQuery.optional()]),
+  getSourceEvent: z.tuple([SourceId, EventId, Channel.optional()]),
+  deleteSourceEvents: z.tuple([SourceId, DeleteEventsQuery.optional()]),
+  listWorkflowEvents: z.tuple([WorkflowId, EventListQuery.optional()]),
+  listWorkflowErrors: z.tuple([WorkflowId, EventListQuery.optional()]),
+  // subscriptions
+  listMySubscriptions: z.tuple([]),
+  createSubscription: z.tuple([SubscriptionParams]),
+  deleteSubscription: z.tuple([SubscriptionParams]),
+  createAutoSubscription: z.tuple([AutoSubscriptionParams]),
+  // workflows
+  listMyWorkflows: z.tuple([PageQuery.optional()]),
+  createWorkflow: z.tuple([CreateWorkflowBody]),
+  getWorkflow: z.tuple([WorkflowId]),
+  updateWorkflow: z.tuple([WorkflowId, UpdateWorkflowBody]),
+  deleteWorkflow: z.tuple([WorkflowId]),
+  // live streams
+  watch: z.tuple([EmitterId, Channel]),
+  unwatch: z.tuple([WatchId]),
+} as const;
+
+/** Every request/response method of the bridge (the stream listeners are not in this list). */
+export type BridgeMethod = keyof typeof bridgeArgs;
+export const BRIDGE_METHODS: readonly BridgeMethod[] = BRIDGE_METHOD_NAMES;
+// Compile-time check: the zod-free name list is exactly the schema keys.
+type NamesMatch = [BridgeMethod] extends [(typeof BRIDGE_METHOD_NAMES)[number]]
+  ? [(typeof BRIDGE_METHOD_NAMES)[number]] extends [BridgeMethod]
+    ? true
+    : false
+  : false;
+const _namesMatch: NamesMatch = true;
+void _namesMatch;
+export type BridgeArgs<M extends BridgeMethod> = z.input<(typeof bridgeArgs)[M]>;
+
+// ---------------------------------------------------------------------------------------------
+// The interface
+
+export interface HeadwaterBridge {
+  hostInfo(): R<HostInfo>;
+
+  listProfiles(): R<Profile[]>;
+  /** The selected profile, or null when none is (a fresh web host pointed nowhere). */
+  currentProfile(): R<Profile | null>;
+  /** Saves a remote profile (key into the vault) and selects it. */
+  addRemoteProfile(input: RemoteProfileInput): R<Profile>;
+  /** Switches profile: closes every watch of the old one (each reports `closed`). */
+  selectProfile(id: string): R<Profile>;
+  /** Removes a remote profile and its key. The local profile cannot be removed. */
+  removeProfile(id: string): R<void>;
+  /** Replaces a profile's key (e.g. after a 401). */
+  setProfileKey(id: string, apiKey: string): R<Profile>;
+  /** Key status of a profile (default: the current one). */
+  keyStatus(profileId?: string): R<KeyStatus>;
+  /** Profile list changes (added, removed, selected, local server started or failed). */
+  onProfilesChanged(cb: (profiles: Profile[]) => void): Unsubscribe;
+
+  getMe(): R<BridgeUser>;
+  /** Issues a new key, stores it in the vault; the renderer learns only its last four characters. */
+  rotateApiKey(): R<{ user: BridgeUser; key: KeyStatus }>;
+
+  listMyComponents(q?: PageQuery): R<Page<Component>>;
+  createComponent(body: BridgeArgs<"createComponent">[0]): R<Component>;
+  getComponent(keyOrId: string): R<Component>;
+  getRegistryComponent(key: string): R<Component>;
+  publishComponent(id: string): R<Component>;
+
+  listMySources(q?: PageQuery): R<Page<Source>>;
+  createSource(body: BridgeArgs<"createSource">[0]): R<Source>;
+  getSource(id: string): R<Source>;
+  updateSource(id: string, body: BridgeArgs<"updateSource">[1]): R<Source>;
+  deleteSource(id: string): R<void>;
+
+  listSourceEvents(id: string, q?: EventListQuery): R<Page<EventSummary>>;
+  /** One event with its full data (`expand=event`), for the detail pane. */
+  getSourceEvent(sourceId: string, eventId: string, channel?: StreamChannel): R<EventSummary>;
+  deleteSourceEvents(id: string, q?: DeleteEventsQuery): R<{ accepted: boolean }>;
+  listWorkflowEvents(id: string, q?: EventListQuery): R<Page<EventSummary>>;
+  listWorkflowErrors(id: string, q?: EventListQuery): R<Page<EventSummary>>;
+
+  listMySubscriptions(): R<Subscription[]>;
+  createSubscription(params: SubscriptionParams): R<Subscription>;
+  deleteSubscription(params: SubscriptionParams): R<void>;
+  createAutoSubscription(params: AutoSubscriptionParams): R<AutoSubscription>;
+
+  listMyWorkflows(q?: PageQuery): R<Page<Workflow>>;
+  createWorkflow(body: BridgeArgs<"createWorkflow">[0]): R<Workflow>;
+  getWorkflow(id: string): R<Workflow>;
+  updateWorkflow(id: string, body: BridgeArgs<"updateWorkflow">[1]): R<Workflow>;
+  deleteWorkflow(id: string): R<void>;
+
+  /**
+   * Starts a live feed of an emitter's channel (`""`, `$logs`, `$errors`). Sources stream over
+   * SSE; workflows (which have no SSE endpoint) are polled. Resolves to the watch id. The feed
+   * first delivers the channel's recent events (up to 100, read over REST once connected), then
+   * live ones; after a reconnect it back-fills what it missed. No id is delivered twice.
+   * Switching profile closes every watch (each reports `closed`).
+   */
+  watch(emitterId: string, channel: StreamChannel): R<string>;
+  unwatch(watchId: string): R<void>;
+  onStreamBatch(cb: (batch: StreamBatch) => void): Unsubscribe;
+  onStreamState(cb: (update: StreamStateUpdate) => void): Unsubscribe;
+}
+
+/** The methods the host answers, with the argument tuples of the interface above. */
+export type BridgeCallable = Pick<HeadwaterBridge, BridgeMethod>;
+
+// Compile-time check: every schema accepts exactly what the interface's method takes.
+type SameArgs<M extends BridgeMethod> = Parameters<HeadwaterBridge[M]> extends BridgeArgs<M>
+  ? BridgeArgs<M> extends Parameters<HeadwaterBridge[M]>
+    ? true
+    : false
+  : false;
+type AllSame = false extends { [M in BridgeMethod]: SameArgs<M> }[BridgeMethod] ? false : true;
+const _argsMatchInterface: AllSame = true;
+void _argsMatchInterface;
+
+declare global {
+  interface Window {
+    /** Present in Electron (preload); absent in web mode, where `electron/web/client` provides it. */
+    headwater?: HeadwaterBridge;
+  }
+}
+

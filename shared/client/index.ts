@@ -1,0 +1,202 @@
+/**
+ * The typed HTTP client of the v1 API: one method per endpoint, responses parsed with the shared
+ * schemas. Works in Node and in the browser; pass `fetch` to use another implementation.
+ */
+import { z } from "zod";
+import {
+  AutoSubscription,
+  Component,
+  EventSummary,
+  Page,
+  Source,
+  Subscription,
+  User,
+  Workflow,
+  type AutoSubscriptionParams,
+  type CreateSourceBody,
+  type CreateUserBody,
+  type CreateWorkflowBody,
+  type DeleteEventsQuery,
+  type EventListQuery,
+  type PageQuery,
+  type SubscriptionParams,
+  type UpdateSourceBody,
+  type UpdateWorkflowBody,
+} from "../resources/index.js";
+import { ApiError } from "./error.js";
+
+export { ApiError } from "./error.js";
+
+export interface ClientOptions {
+  /** The API base, ending in `/v1` (e.g. `http://127.0.0.1:7433/v1`). */
+  baseUrl: string;
+  apiKey: string;
+  fetch?: typeof globalThis.fetch;
+  /** Per-request time limit in milliseconds (default 30 s). */
+  timeoutMs?: number;
+}
+
+type Query = Record<string, string | number | boolean | undefined>;
+
+interface RequestOptions {
+  query?: Query;
+  body?: unknown;
+}
+
+const Data = <T extends z.ZodType>(item: T) => z.object({ data: item });
+const Accepted = z.object({ data: z.object({ accepted: z.boolean() }) });
+
+export type Client = ReturnType<typeof createClient>;
+
+export function createClient(options: ClientOptions) {
+  const baseUrl = options.baseUrl.replace(/\/+$/, "");
+  const doFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
+  const timeoutMs = options.timeoutMs ?? 30_000;
+
+  async function request<T extends z.ZodType>(
+    method: string,
+    path: string,
+    schema: T | null,
+    opts: RequestOptions = {},
+  ): Promise<z.infer<T>> {
+    const url = new URL(baseUrl + path);
+    for (const [k, v] of Object.entries(opts.query ?? {})) {
+      if (v !== undefined) url.searchParams.set(k, String(v));
+    }
+    const headers: Record<string, string> = { Authorization: `Bearer ${options.apiKey}` };
+    let body: string | undefined;
+    if (opts.body !== undefined) {
+      headers["Content-Type"] = "application/json";
+      body = JSON.stringify(opts.body);
+    }
+    let res: Response;
+    try {
+      res = await doFetch(url, { method, headers, body, signal: AbortSignal.timeout(timeoutMs) });
+    } catch (err) {
+      const reason = err instanceof Error ? err.message : String(err);
+      throw new ApiError(0, "network_error", `cannot reach ${url.origin}: ${reason}`);
+    }
+    const text = await res.text();
+    let json: unknown = undefined;
+    if (text.length > 0) {
+      try {
+        json = JSON.parse(text);
+      } catch {
+        json = text;
+      }
+    }
+    if (!res.ok) throw ApiError.fromBody(res.status, json);
+    if (schema === null) return undefined as z.infer<T>;
+    const parsed = schema.safeParse(json);
+    if (!parsed.success) {
+      throw new ApiError(
+        res.status,
+        "unexpected_response",
+        `unexpected response from ${method} ${path}: ${parsed.error.issues[0]?.message ?? "invalid"}`,
+      );
+    }
+    return parsed.data;
+  }
+
+  const enc = encodeURIComponent;
+  const page = (q?: PageQuery): Query => ({ limit: q?.limit, after: q?.after, before: q?.before });
+
+  const client = {
+    baseUrl,
+
+    // -- users ---------------------------------------------------------------------------------
+    getMe: async () => (await request("GET", "/users/me", Data(User))).data,
+    rotateApiKey: async () => (await request("POST", "/users/me/api_key", Data(User))).data,
+    listMySources: (q?: PageQuery) =>
+      request("GET", "/users/me/sources/", Page(Source), { query: page(q) }),
+    listMySubscriptions: async () =>
+      (await request("GET", "/users/me/subscriptions", Data(z.array(Subscription)))).data,
+    listMyComponents: (q?: PageQuery) =>
+      request("GET", "/users/me/components", Page(Component), { query: page(q) }),
+    listMyWorkflows: (q?: PageQuery) =>
+      request("GET", "/users/me/workflows", Page(Workflow), { query: page(q) }),
+    createUser: async (body: CreateUserBody) =>
+      (await request("POST", "/users", Data(User), { body })).data,
+    listUsers: (q?: PageQuery) => request("GET", "/users", Page(User), { query: page(q) }),
+
+    // -- components ------------------------------------------------------------------------------
+    createComponent: async (body: { component_code?: string; component_url?: string }) =>
+      (await request("POST", "/components", Data(Component), { body })).data,
+    getComponent: async (keyOrId: string) =>
+      (await request("GET", `/components/${enc(keyOrId)}`, Data(Component))).data,
+    getRegistryComponent: async (key: string) =>
+      (await request("GET", `/components/registry/${enc(key)}`, Data(Component))).data,
+    publishComponent: async (id: string) =>
+      (await request("POST", `/components/${enc(id)}/publish`, Data(Component))).data,
+
+    // -- sources ---------------------------------------------------------------------------------
+    createSource: async (body: CreateSourceBody) =>
+      (await request("POST", "/sources/", Data(Source), { body })).data,
+    getSource: async (id: string) =>
+      (await request("GET", `/sources/${enc(id)}`, Data(Source))).data,
+    updateSource: async (id: string, body: UpdateSourceBody) =>
+      (await request("PUT", `/sources/${enc(id)}`, Data(Source), { body })).data,
+    deleteSource: (id: string) => request("DELETE", `/sources/${enc(id)}`, null),
+
+    // -- events ----------------------------------------------------------------------------------
+    listSourceEvents: (id: string, q?: EventListQuery) =>
+      request("GET", `/sources/${enc(id)}/event_summaries`, Page(EventSummary), {
+        query: { ...q },
+      }),
+    deleteSourceEvents: async (id: string, q?: DeleteEventsQuery) =>
+      (await request("DELETE", `/sources/${enc(id)}/events`, Accepted, { query: { ...q } })).data,
+    listWorkflowEvents: (id: string, q?: EventListQuery) =>
+      request("GET", `/workflows/${enc(id)}/event_summaries`, Page(EventSummary), {
+        query: { ...q },
+      }),
+    listWorkflowErrors: (id: string, q?: EventListQuery) =>
+      request("GET", `/workflows/${enc(id)}/$errors/event_summaries`, Page(EventSummary), {
+        query: { ...q },
+      }),
+
+    // -- subscriptions ---------------------------------------------------------------------------
+    createSubscription: async (params: SubscriptionParams) =>
+      (await request("POST", "/subscriptions", Data(Subscription), { query: { ...params } })).data,
+    deleteSubscription: (params: SubscriptionParams) =>
+      request("DELETE", "/subscriptions", null, { query: { ...params } }),
+    createAutoSubscription: async (params: AutoSubscriptionParams) =>
+      (await request("POST", "/auto_subscriptions", Data(AutoSubscription), { query: { ...params } }))
+        .data,
+
+    // -- workflows (extension) -------------------------------------------------------------------
+    createWorkflow: async (body: CreateWorkflowBody) =>
+      (await request("POST", "/workflows", Data(Workflow), { body })).data,
+    getWorkflow: async (id: string) =>
+      (await request("GET", `/workflows/${enc(id)}`, Data(Workflow))).data,
+    updateWorkflow: async (id: string, body: UpdateWorkflowBody) =>
+      (await request("PUT", `/workflows/${enc(id)}`, Data(Workflow), { body })).data,
+    deleteWorkflow: (id: string) => request("DELETE", `/workflows/${enc(id)}`, null),
+
+    /** The SSE URL of a source's emits: at the host, without the `/v1` segment (spec §4). */
+    sourceStreamUrl: (id: string, kind: "emits" | "observations" = "emits") => {
+      const host = new URL(baseUrl).origin;
+      return kind === "emits" ? `${host}/sources/${enc(id)}/sse` : `${host}/sse/dc/${enc(id)}/observations`;
+    },
+
+    /** Low-level escape hatch for tests and tools: any method and path under the base URL. */
+    raw: (method: string, path: string, opts?: RequestOptions) => request(method, path, z.unknown(), opts),
+  };
+  return client;
+}
+
+/**
+ * Iterates every item of a paginated list, newest first, following `end_cursor` with `after`.
+ * Example: `for await (const s of pages((q) => client.listMySources(q))) ...`
+ */
+export async function* pages<T>(
+  fetchPage: (q: PageQuery) => Promise<{ page_info: { end_cursor: string | null; count: number }; data: T[] }>,
+  limit = 100,
+): AsyncGenerator<T> {
+  let after: string | undefined;
+  for (;;) {
+    const page = await fetchPage({ limit, after });
+    yield* page.data;
+    if (page.data.length < limit || !page.page_info.end_cursor) return;
+    after = page.page_info.end_cursor;
+  }
+}

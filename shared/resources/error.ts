@@ -1,0 +1,30 @@
+import { z } from "zod";
+
+/** Body of every error response (decisions.md, Errors). */
+export const ErrorBody = z.object({
+  error: z.string(),
+  code: z.string(),
+  details: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+});
+export type ErrorBody = z.infer<typeof ErrorBody>;
+
+/** The error codes the server uses; clients may meet others from the hosted service. */
+export const ERROR_CODES = {
+  badRequest: "bad_request",
+  invalidJson: "invalid_json",
+  validation: "validation_failed",
+  badCursor: "bad_cursor",
+  unauthorized: "unauthorized",
+  forbidden: "forbidden",
+  notFound: "not_found",
+  conflict: "conflict",
+  payloadTooLarge: "payload_too_large",
+  quotaExceeded: "quota_exceeded",
+  rateLimited: "rate_limited",
+  invalidComponent: "invalid_component",
+  componentTimeout: "component_timeout",
+  componentFetchFailed: "component_fetch_failed",
+  hookFailed: "hook_failed",
+  internal: "internal_error",
+} as const;
+export type ErrorCode = (typeof ERROR_CODES)[keyof typeof ERROR_CODES];

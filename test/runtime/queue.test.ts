@@ -1,0 +1,153 @@
+/**
+ * The durable queue and the timer claim on both databases, with two queue instances sharing
+ * one database as two servers would: each job runs exactly once, a target's jobs one at a time
+ * and in order, round robin between targets, platform failures retried.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PlatformFailure } from "../../server/runtime/invoke.js";
+import { DurableQueue, type QueuedJob } from "../../server/runtime/queue.js";
+import { timerEvent } from "../../server/runtime/triggers/timer.js";
+import { openDb, type OpenedDb } from "../../server/store/db.js";
+import { JobsRepo } from "../../server/store/repos/jobs.js";
+import { TimersRepo } from "../../server/store/repos/timers.js";
+import { testDatabases, type FreshDatabase } from "../support/databases.js";
+import { tempDataDir } from "./helpers.js";
+
+const until = async (cond: () => boolean, withinMs = 15_000) => {
+  const deadline = Date.now() + withinMs;
+  while (!cond()) {
+    if (Date.now() > deadline) throw new Error("condition not reached");
+    await new Promise((r) => setTimeout(r, 20));
+  }
+};
+
+describe.each(testDatabases())("invocation queue on $name", (database) => {
+  let fresh: FreshDatabase;
+  let store: OpenedDb;
+  let second: OpenedDb;
+
+  beforeAll(async () => {
+    fresh = await database.create();
+    const dataDir = tempDataDir();
+    store = await openDb({ databaseUrl: fresh.databaseUrl, dataDir });
+    // Two servers share PostgreSQL. SQLite is one server's embedded database: a second
+    // connection in the same thread would only deadlock its synchronous driver, so the two
+    // "instances" share the connection there (the claims are still separate CAS updates).
+    second = fresh.databaseUrl ? await openDb({ databaseUrl: fresh.databaseUrl, dataDir }) : store;
+  });
+  afterAll(async () => {
+    if (second !== store) await second?.close();
+    await store?.close();
+    await fresh?.drop();
+  });
+
+  const makeQueue = (db: OpenedDb, concurrency: number) =>
+    new DurableQueue(new JobsRepo(db.db), { concurrency, leaseMs: 30_000, pollMs: 20 });
+
+  it("runs each job once, one at a time per target and in order, across two instances", async () => {
+    const ran: Array<{ target: string; i: number }> = [];
+    const active = new Map<string, number>();
+    let overlap = false;
+    const handler = async (job: QueuedJob) => {
+      const n = (active.get(job.targetId) ?? 0) + 1;
+      active.set(job.targetId, n);
+      if (n > 1) overlap = true;
+      await new Promise((r) => setTimeout(r, 2));
+      ran.push({ target: job.targetId, i: (job.event as { i: number }).i });
+      active.set(job.targetId, n - 1);
+    };
+    const a = makeQueue(store, 3);
+    const b = makeQueue(second, 3);
+    a.registerHandler("dc_", handler);
+    b.registerHandler("dc_", handler);
+    const targets = ["dc_q1", "dc_q2", "dc_q3", "dc_q4"];
+    for (let i = 0; i < 10; i++) {
+      await a.enqueue(targets.map((t) => ({ targetId: t, ownerId: "u_1", trigger: "event" as const, event: { i } })));
+    }
+    await Promise.all([a.start(), b.start()]);
+    await until(() => ran.length >= 40);
+    await Promise.all([a.stop(), b.stop()]);
+    expect(ran).toHaveLength(40);
+    expect(overlap).toBe(false);
+    for (const t of targets) {
+      expect(ran.filter((r) => r.target === t).map((r) => r.i)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    }
+  });
+
+  it("takes turns between targets: a backlog does not hold back another target", async () => {
+    const order: string[] = [];
+    const q = makeQueue(store, 1);
+    q.registerHandler("dc_", async (job) => {
+      order.push(job.targetId);
+    });
+    await q.enqueue(Array.from({ length: 6 }, () => ({ targetId: "dc_busy", ownerId: "u_1", trigger: "http" as const, event: {} })));
+    await q.enqueue([{ targetId: "dc_quiet", ownerId: "u_2", trigger: "http", event: {} }]);
+    await q.start();
+    await until(() => order.length >= 7);
+    await q.stop();
+    expect(order.indexOf("dc_quiet")).toBeLessThanOrEqual(1);
+  });
+
+  it("retries a job after a platform failure, and gives other jobs of its target their turn after it", async () => {
+    const seen: string[] = [];
+    let failures = 0;
+    const q = makeQueue(store, 2);
+    q.registerHandler("dc_", async (job) => {
+      const { n } = job.event as { n: string };
+      if (n === "first" && failures === 0) {
+        failures += 1;
+        throw new PlatformFailure("worker died");
+      }
+      seen.push(`${n}#${job.attempts}`);
+    });
+    await q.enqueue([
+      { targetId: "dc_retry", ownerId: "u_1", trigger: "http", event: { n: "first" } },
+      { targetId: "dc_retry", ownerId: "u_1", trigger: "http", event: { n: "second" } },
+    ]);
+    await q.start();
+    await until(() => seen.length >= 2);
+    await q.stop();
+    expect(seen).toEqual(["first#1", "second#0"]);
+  });
+
+  it("runs a job awaited by an HTTP request (custom response) on the instance that took the request", async () => {
+    const ranOn: string[] = [];
+    const a = makeQueue(store, 2);
+    const b = makeQueue(second, 2);
+    a.registerHandler("dc_", async () => {
+      ranOn.push("a");
+    });
+    b.registerHandler("dc_", async () => {
+      ranOn.push("b");
+    });
+    await b.start();
+    await a.enqueueWithIds([{ targetId: "dc_affine", ownerId: "u_1", trigger: "http", event: {}, respondTo: "r1" }]);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(ranOn).toEqual([]);
+    await a.start();
+    await until(() => ranOn.length >= 1);
+    await Promise.all([a.stop(), b.stop()]);
+    expect(ranOn).toEqual(["a"]);
+  });
+
+  it("lets exactly one of several instances fire a timer tick", async () => {
+    const repos = [new TimersRepo(store.db), new TimersRepo(second.db)];
+    const due = Date.now() - 1000;
+    await repos[0]!.arm({ source_id: "dc_timer", owner_id: "u_1", interval_seconds: 60, cron: null, next_run_at: due });
+    const row = (await repos[0]!.get("dc_timer"))!;
+    const job = { targetId: "dc_timer", ownerId: "u_1", trigger: "timer", payload: JSON.stringify({ event: timerEvent(row) }) };
+    const wins = await Promise.all([...repos, ...repos].map((r) => r.claimTick(row, due + 60_000, job)));
+    expect(wins.filter(Boolean)).toHaveLength(1);
+    expect((await repos[1]!.get("dc_timer"))!.next_run_at).toBe(due + 60_000);
+    const fired: unknown[] = [];
+    const q = makeQueue(store, 1);
+    q.registerHandler("dc_", async (j) => {
+      fired.push(j.event);
+    });
+    await q.start();
+    await until(() => fired.length >= 1);
+    await new Promise((r) => setTimeout(r, 100));
+    await q.stop();
+    expect(fired).toEqual([{ timestamp: Math.floor(due / 1000), interval_seconds: 60 }]);
+  });
+});

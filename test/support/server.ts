@@ -1,0 +1,202 @@
+/**
+ * Test servers. `startServer()` runs the real server in this process on port 0 with a fresh
+ * data dir (and a fresh PostgreSQL database when asked) and a random bootstrap admin key.
+ * `spawnServer()` runs `server/main.ts` as a child process, for restart and kill -9 tests.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import crypto from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { createClient, type Client } from "../../shared/client/index.js";
+import type { User } from "../../shared/resources/index.js";
+import { createServer, type Server } from "../../server/app.js";
+import { loadConfig } from "../../server/config.js";
+import { testDatabases, type FreshDatabase, type TestDatabase } from "./databases.js";
+
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+
+export interface StartOptions {
+  /** Which database (default: SQLite). */
+  db?: TestDatabase;
+  /** Extra HEADWATER_* variables. */
+  env?: Record<string, string>;
+}
+
+export interface TestUser {
+  user: User;
+  key: string;
+  client: Client;
+}
+
+export interface TestServer {
+  /** `http://127.0.0.1:<port>/v1` */
+  baseUrl: string;
+  /** `http://127.0.0.1:<port>` */
+  origin: string;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  adminKey: string;
+  admin: Client;
+  server: Server;
+  /** A new (non-admin) user made by the admin, with a client holding its key. */
+  newUser(name?: string): Promise<TestUser>;
+  /** A client for any key. */
+  client(apiKey: string): Client;
+  /** Stops the server and starts it again on the same data dir, database and port. */
+  restart(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export const randomKey = () => `test_${crypto.randomBytes(24).toString("hex")}`;
+
+export function tempDataDir(): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), "hw-test-"));
+}
+
+export async function startServer(opts: StartOptions = {}): Promise<TestServer> {
+  const db: TestDatabase = opts.db ?? testDatabases()[0]!;
+  const fresh: FreshDatabase = await db.create();
+  const dataDir = tempDataDir();
+  const adminKey = randomKey();
+  const env = (port: number): NodeJS.ProcessEnv => ({
+    HEADWATER_HOST: "127.0.0.1",
+    HEADWATER_PORT: String(port),
+    HEADWATER_DATA_DIR: dataDir,
+    HEADWATER_API_KEY: adminKey,
+    HEADWATER_LOG_LEVEL: "error",
+    ...(fresh.databaseUrl ? { HEADWATER_DATABASE_URL: fresh.databaseUrl } : {}),
+    ...opts.env,
+  });
+
+  let server = await createServer(loadConfig(env(0)));
+  const port = Number(new URL(server.url).port);
+  const origin = server.url;
+  const baseUrl = `${origin}/v1`;
+  const client = (apiKey: string) => createClient({ baseUrl, apiKey });
+  let userCount = 0;
+  let stopped = false;
+
+  const handle: TestServer = {
+    baseUrl,
+    origin,
+    dataDir,
+    databaseUrl: fresh.databaseUrl,
+    adminKey,
+    admin: client(adminKey),
+    server,
+    client,
+    newUser: async (name) => {
+      const username = name ?? `user${++userCount}_${crypto.randomBytes(3).toString("hex")}`;
+      const user = await handle.admin.createUser({ username, email: `${username}@example.test` });
+      if (!user.api_key) throw new Error("POST /users returned no api_key");
+      return { user, key: user.api_key, client: client(user.api_key) };
+    },
+    restart: async () => {
+      await server.close();
+      // Let this process's pooled client sockets see the close before they are reused;
+      // restarting runs mostly synchronous work (SQLite) that would otherwise race it.
+      await new Promise((r) => setTimeout(r, 50));
+      server = await createServer(loadConfig(env(port)));
+      handle.server = server;
+    },
+    stop: async () => {
+      if (stopped) return;
+      stopped = true;
+      await server.close();
+      await fresh.drop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+  return handle;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+export interface SpawnOptions {
+  dataDir: string;
+  databaseUrl?: string | undefined;
+  apiKey?: string;
+  env?: Record<string, string>;
+  /** How long to wait for `listening on` (default 30 s). */
+  timeoutMs?: number;
+}
+
+export interface SpawnedServer {
+  origin: string;
+  baseUrl: string;
+  child: ChildProcess;
+  /** Everything the process printed so far. */
+  output(): string;
+  /**
+   * SIGTERM (default) or SIGKILL, then wait for the exit; resolves with the exit code (null when
+   * killed by a signal). A process still running after `timeoutMs` (default 20 s) is killed and
+   * the promise rejects, so a shutdown that hangs fails its test instead of timing it out.
+   */
+  stop(signal?: NodeJS.Signals, timeoutMs?: number): Promise<number | null>;
+}
+
+/** Runs `tsx server/main.ts` on port 0 and resolves once it prints `listening on <url>`. */
+export function spawnServer(opts: SpawnOptions): Promise<SpawnedServer> {
+  const child = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], {
+    cwd: REPO_ROOT,
+    env: {
+      ...process.env,
+      HEADWATER_HOST: "127.0.0.1",
+      HEADWATER_PORT: "0",
+      HEADWATER_DATA_DIR: opts.dataDir,
+      HEADWATER_LOG_LEVEL: "warn",
+      ...(opts.apiKey ? { HEADWATER_API_KEY: opts.apiKey } : {}),
+      ...(opts.databaseUrl ? { HEADWATER_DATABASE_URL: opts.databaseUrl } : {}),
+      ...opts.env,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`server did not start within ${opts.timeoutMs ?? 30_000} ms:\n${out}`));
+    }, opts.timeoutMs ?? 30_000);
+    const onData = (chunk: Buffer) => {
+      out += chunk.toString();
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        const origin = m[1]!;
+        resolve({
+          origin,
+          baseUrl: `${origin}/v1`,
+          child,
+          output: () => out,
+          stop: async (signal = "SIGTERM", timeoutMs = 20_000) => {
+            if (child.exitCode !== null || child.signalCode !== null) return exited;
+            child.kill(signal);
+            let timer: NodeJS.Timeout | undefined;
+            const hung = new Promise<never>((_, rejectStop) => {
+              timer = setTimeout(() => {
+                child.kill("SIGKILL");
+                rejectStop(
+                  new Error(`server did not exit within ${timeoutMs} ms of ${signal}:\n${out.slice(-2000)}`),
+                );
+              }, timeoutMs);
+            });
+            try {
+              return await Promise.race([exited, hung]);
+            } finally {
+              clearTimeout(timer);
+            }
+          },
+        });
+      }
+    };
+    child.stdout!.on("data", onData);
+    child.stderr!.on("data", (c: Buffer) => (out += c.toString()));
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited (${code}) before listening:\n${out}`));
+    });
+  });
+}
