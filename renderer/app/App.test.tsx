@@ -97,6 +97,37 @@ describe("switching connection", () => {
   });
 });
 
+describe("switching to a connection whose key is refused", () => {
+  it("replaces the old connection's account with the refusal", async () => {
+    const bridge = new FakeBridge();
+    window.location.hash = "#/account";
+    renderWith(bridge, (client) => <App client={client} />);
+    expect(await screen.findByRole("heading", { name: "ada", level: 2 })).toBeTruthy();
+
+    // The host adds the remote connection, makes it current, and pushes the list; its server
+    // refuses the key.
+    const message = "The API key was refused by https://s/v1: bad key.";
+    bridge.fail("getMe", { status: 401, code: "unauthorized", message });
+    bridge.pushProfiles([
+      { ...bridge.profiles[0]!, current: false },
+      {
+        id: "r1",
+        name: "Staging",
+        kind: "remote",
+        baseUrl: "https://s/v1",
+        key: { isSet: true, lastFour: "wxyz" },
+        status: "ready",
+        current: true,
+      },
+    ]);
+
+    const alert = await screen.findByRole("alert", {}, { timeout: 3_000 });
+    expect(alert.textContent).toContain("Could not load the account");
+    expect(alert.textContent).toContain(message);
+    expect(screen.queryByRole("heading", { name: "ada", level: 2 })).toBeNull();
+  });
+});
+
 function setBridge(bridge: FakeBridge) {
   window.location.hash = "";
   return renderWith(bridge, (client) => <App client={client} />);

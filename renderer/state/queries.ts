@@ -2,7 +2,7 @@
  * Server state over the bridge, with react-query: one hook per read, mutations that update or
  * invalidate exactly the lists they change. Query keys start with the resource kind.
  */
-import { useMutation, useQuery, useQueryClient, type QueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery, useQueryClient, type Query, type QueryClient } from "@tanstack/react-query";
 import type { PageQuery, Source } from "../../shared/resources/index.js";
 import type { Page } from "../../shared/resources/index.js";
 import { call } from "./bridge.js";
@@ -21,10 +21,17 @@ export const keys = {
   workflow: (id: string) => ["workflow", id] as const,
 };
 
-/** Server data of one connection must never show under another: drop everything on a switch. */
-export function resetForProfileSwitch(qc: QueryClient): void {
-  qc.removeQueries({ predicate: (q) => q.queryKey[0] !== "profiles" && q.queryKey[0] !== "host" });
-  void qc.invalidateQueries();
+const isServerData = (q: Query) => q.queryKey[0] !== "profiles" && q.queryKey[0] !== "host";
+
+/**
+ * Server data of one connection must never show under another. On a switch, answers still in
+ * flight from the old connection are cancelled (they must not land), and every query goes back to
+ * "no data"; the views on screen refetch from the new connection. Queries are reset, not removed:
+ * a mounted view keeps observing its query, so it sees the new answer (or error) when it comes.
+ */
+export async function resetForProfileSwitch(qc: QueryClient): Promise<void> {
+  await qc.cancelQueries({ predicate: isServerData });
+  await qc.resetQueries({ predicate: isServerData });
 }
 
 // -- host and profiles --------------------------------------------------------------------------

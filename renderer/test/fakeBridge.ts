@@ -126,6 +126,11 @@ export class FakeBridge implements HeadwaterBridge {
   pushState(update: StreamStateUpdate): void {
     for (const l of this.stateListeners) l(update);
   }
+  /** Sets the profile list and pushes it, as the host does when a profile's state changes. */
+  pushProfiles(profiles: Profile[]): void {
+    this.profiles = profiles;
+    for (const l of this.profileListeners) l(profiles);
+  }
   /** The watch id of the newest watch of an emitter. */
   watchOf(emitterId: string): string | undefined {
     return [...this.watches].reverse().find(([, w]) => w.emitterId === emitterId)?.[0];
