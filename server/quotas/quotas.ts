@@ -36,7 +36,11 @@ export class Quotas {
 
   /** Whether the user may run one more invocation today. */
   async check(userId: string): Promise<QuotaCheck> {
-    const used = await this.usedToday(userId);
+    return this.verdict(await this.usedToday(userId));
+  }
+
+  /** Whether one more invocation fits after `used` (a batch counts its own runs as it goes). */
+  verdict(used: QuotaUsageToday): QuotaCheck {
     if (used.invocations >= this.limits.dailyInvocations) {
       return { ok: false, message: `daily invocations quota of ${this.limits.dailyInvocations} is used up (resets at 00:00 UTC)` };
     }
@@ -46,8 +50,8 @@ export class Quotas {
     return { ok: true };
   }
 
-  /** Counts one invocation that ran for `computeMs`. */
-  async record(userId: string, computeMs: number): Promise<void> {
-    await this.repo.add(userId, utcDay(this.now()), 1, Math.max(0, Math.round(computeMs)));
+  /** Counts `invocations` (default one) that ran for `computeMs` in all. */
+  async record(userId: string, computeMs: number, invocations = 1): Promise<void> {
+    await this.repo.add(userId, utcDay(this.now()), invocations, Math.max(0, Math.round(computeMs)));
   }
 }

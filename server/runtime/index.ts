@@ -23,11 +23,11 @@ import { cachingCatalog, httpProp, type RuntimeCatalog } from "./catalog.js";
 import { createDescriber, packageCacheFor } from "./describe.js";
 import { Invoker } from "./invoke.js";
 import { RuntimeLifecycle } from "./lifecycle.js";
-import { DurableQueue, type JobHandler } from "./queue.js";
+import { DurableQueue, type BatchHandler, type JobHandler } from "./queue.js";
 import { networkPolicyFor } from "./sandbox/policy.js";
 import { SandboxPool } from "./sandbox/pool.js";
 import { removeStaleTmpDirs } from "./sandbox/process.js";
-import { handleSourceJob } from "./source-jobs.js";
+import { handleSourceJobs } from "./source-jobs.js";
 import { endpointUrlFor, httpTriggerRoutes, Responders, type HttpTargetResolver } from "./triggers/http.js";
 import { TimerScheduler } from "./triggers/timer.js";
 import { createWorkflowStepRunner, type RunWorkflowSteps } from "./workflow-steps.js";
@@ -54,7 +54,10 @@ export interface RuntimeDeps {
 export interface Runtime {
   describer: ComponentDescriber;
   lifecycle: SourceLifecycle;
-  queue: InvocationQueue & { registerHandler(prefix: string, handler: JobHandler): void };
+  queue: InvocationQueue & {
+    registerHandler(prefix: string, handler: JobHandler): void;
+    registerBatchHandler(prefix: string, handler: BatchHandler, maxBatch?: number): void;
+  };
   quotas: Quotas;
   runWorkflowSteps: RunWorkflowSteps;
   /** `ALL /e/:id[/*]`: register at the root (no prefix, no auth). */
@@ -99,7 +102,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
   const timers = new TimerScheduler(new TimersRepo(db), { onFired: () => queue.kick(), log, pollMs: deps.timerPollMs });
   const responders = new Responders(deps.responseRelay);
   deps.responseRelay?.onReceive((key, response) => responders.deliver(key, response));
-  queue.registerHandler("dc_", (job) => handleSourceJob(job, { catalog, invoker, responders }));
+  queue.registerBatchHandler("dc_", (jobs) => handleSourceJobs(jobs, { catalog, invoker, responders }));
 
   const resolvers = new Map<string, HttpTargetResolver>();
   resolvers.set("dc_", async (id) => {

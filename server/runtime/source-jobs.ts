@@ -1,31 +1,46 @@
 /**
- * The queue's handler for source jobs (`dc_`): loads the source and its component, skips an
- * inactive or deleted source (it is not triggered at all), and runs the invocation. An HTTP
- * request waiting for a custom response is answered by the first `respond`, or released (504)
- * when the job ends without one.
+ * The queue's handler for source jobs (`dc_`): loads the source and its component once for the
+ * batch, skips an inactive or deleted source (it is not triggered at all), and runs the jobs in
+ * order. An HTTP request waiting for a custom response is answered by the first `respond` of its
+ * run, or released (504) when that run ends without one.
  */
 import type { RuntimeCatalog } from "./catalog.js";
 import type { Invoker } from "./invoke.js";
-import type { QueuedJob } from "./queue.js";
+import type { BatchOutcome, QueuedJob } from "./queue.js";
 import type { Responders } from "./triggers/http.js";
 
-export async function handleSourceJob(job: QueuedJob, deps: { catalog: RuntimeCatalog; invoker: Invoker; responders: Responders }): Promise<void> {
+export async function handleSourceJobs(
+  jobs: QueuedJob[],
+  deps: { catalog: RuntimeCatalog; invoker: Invoker; responders: Responders },
+): Promise<BatchOutcome> {
+  const finish = (ended: QueuedJob[]) => {
+    for (const job of ended) deps.responders.finish(job.respondTo);
+  };
   try {
-    const source = await deps.catalog.source(job.targetId);
-    if (!source || !source.active) return;
-    const component = await deps.catalog.component(source.componentId);
-    if (!component) return;
-    await deps.invoker.invoke({
+    const source = await deps.catalog.source(jobs[0]!.targetId);
+    const component = source?.active ? await deps.catalog.component(source.componentId) : undefined;
+    if (!source || !component) {
+      finish(jobs);
+      return { ran: jobs.length };
+    }
+    const batch = await deps.invoker.runBatch(
       source,
       component,
-      action: "run",
-      trigger: job.trigger,
-      event: job.event,
-      onRespond: (r) => deps.responders.respond(job.respondTo, r),
-      // The dispatcher already counted the delivery into origin.hops (delivery/hops.ts).
-      hops: job.origin?.hops ?? 0,
-    });
-  } finally {
-    deps.responders.finish(job.respondTo);
+      jobs.map((job) => ({
+        trigger: job.trigger,
+        event: job.event,
+        onRespond: (r) => deps.responders.respond(job.respondTo, r),
+        // The dispatcher already counted the delivery into origin.hops (delivery/hops.ts).
+        hops: job.origin?.hops ?? 0,
+      })),
+    );
+    // The runs that ended, and the one that failed (its request gets no response); the jobs
+    // after it run later and keep their requests waiting.
+    finish(jobs.slice(0, batch.failure ? batch.ran + 1 : batch.ran));
+    return batch.failure ? { ran: batch.ran, failure: batch.failure } : { ran: batch.ran };
+  } catch (err) {
+    // The queue ends the first job for an error of its own.
+    finish(jobs.slice(0, 1));
+    throw err;
   }
 }
