@@ -145,7 +145,10 @@ export async function createServer(config: Config): Promise<Server> {
       publicUrl: getPublicUrl,
       log,
     });
-    sources.onDeleted((source) => events.subscriptions.participantDeleted(source.id));
+    sources.onDeleted((source) => {
+      runtime.forgetSource(source.id);
+      return events.subscriptions.participantDeleted(source.id);
+    });
     sources.onCreated((userId, id) => events.subscriptions.participantCreated(userId, id));
 
     // -- routes: one plugin per concern --------------------------------------------------------

@@ -28,7 +28,8 @@ import { networkPolicyFor } from "./sandbox/policy.js";
 import { SandboxPool } from "./sandbox/pool.js";
 import { removeStaleTmpDirs } from "./sandbox/process.js";
 import { handleSourceJobs } from "./source-jobs.js";
-import { endpointUrlFor, httpTriggerRoutes, Responders, type HttpTargetResolver } from "./triggers/http.js";
+import { endpointUrlFor, httpTriggerRoutes, Responders, type HttpTarget, type HttpTargetResolver } from "./triggers/http.js";
+import { TargetCache } from "./triggers/target-cache.js";
 import { TimerScheduler } from "./triggers/timer.js";
 import { createWorkflowStepRunner, type RunWorkflowSteps } from "./workflow-steps.js";
 
@@ -54,6 +55,8 @@ export interface RuntimeDeps {
 export interface Runtime {
   describer: ComponentDescriber;
   lifecycle: SourceLifecycle;
+  /** A source was deleted: its endpoint must answer 404 at once (endpoint targets are cached). */
+  forgetSource(sourceId: string): void;
   queue: InvocationQueue & {
     registerHandler(prefix: string, handler: JobHandler): void;
     registerBatchHandler(prefix: string, handler: BatchHandler, maxBatch?: number): void;
@@ -105,18 +108,22 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
   queue.registerBatchHandler("dc_", (jobs) => handleSourceJobs(jobs, { catalog, invoker, responders }));
 
   const resolvers = new Map<string, HttpTargetResolver>();
-  resolvers.set("dc_", async (id) => {
-    const source = await catalog.source(id);
-    if (!source) return undefined;
-    const component = await catalog.component(source.componentId);
-    const http = component && httpProp(component);
-    if (!http) return undefined;
-    return { ownerId: source.userId, active: source.active, customResponse: http.customResponse === true };
-  });
+  const sourceTargets = new TargetCache<HttpTarget | undefined>();
+  resolvers.set("dc_", (id) =>
+    sourceTargets.get(id, async () => {
+      const source = await catalog.source(id);
+      if (!source) return undefined;
+      const component = await catalog.component(source.componentId);
+      const http = component && httpProp(component);
+      if (!http) return undefined;
+      return { ownerId: source.userId, active: source.active, customResponse: http.customResponse === true };
+    }),
+  );
 
   return {
     describer: createDescriber(config, { packages }),
-    lifecycle: new RuntimeLifecycle({ catalog, invoker, timers, state, jobs }),
+    lifecycle: new RuntimeLifecycle({ catalog, invoker, timers, state, jobs, onChanged: (id) => sourceTargets.forget(id) }),
+    forgetSource: (id: string) => sourceTargets.forget(id),
     queue,
     quotas,
     runWorkflowSteps: createWorkflowStepRunner({ pool, bundles, quotas, timeoutMs }),

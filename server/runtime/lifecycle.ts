@@ -21,6 +21,8 @@ export interface LifecycleDeps {
   timers: TimerScheduler;
   state: SourceStateRepo;
   jobs: JobsRepo;
+  /** Called when a source changed or goes (caches of it are out of date). */
+  onChanged?: (sourceId: string) => void;
 }
 
 function ignoreHookError(err: unknown): void {
@@ -47,6 +49,8 @@ export class RuntimeLifecycle implements SourceLifecycle {
   }
 
   async updated(before: RunnableSource, after: RunnableSource): Promise<void> {
+    // The new row is written already (and rolled back if this fails, which calls here again).
+    this.deps.onChanged?.(after.id);
     const [prev, next] = await Promise.all([this.component(before), this.component(after)]);
     const timer = this.timerOf(next, after);
     if (before.active) {

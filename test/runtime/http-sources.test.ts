@@ -74,6 +74,31 @@ describe.each(testDatabases())("HTTP sources on $name", (db) => {
     ]);
   });
 
+  it("runs a burst of requests in order: each run sees the db the last one left, dedupe and errors hold", async () => {
+    const src = await alice.client.createSource({ component_code: fixture("burst-counter.mjs") });
+    const url = endpointOf(src);
+    // 40 requests at once (they queue up and run in batches); keys k0..k29, so ten repeat one.
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => hit(url, { body: { i, key: `k${i % 30}`, fail: i === 5 } })),
+    );
+    expect(answers.map((a) => a.status)).toEqual(Array(40).fill(200));
+    await hit(url, { body: { i: 99, key: "last" } });
+    const events = await waitForEvents(alice.client, src.id, "", 31);
+    // The 41st run counted 41: no run missed another's db.set, in a batch or between batches.
+    expect(events.at(-1)!.event).toEqual({ n: 41, i: 99 });
+    const kept = events.slice(0, -1).map((e) => e.event as { n: number; i: number });
+    expect(kept).toHaveLength(30);
+    // Stored in run order, and unique dedupe kept one event per key.
+    expect(kept.map((e) => e.n)).toEqual([...kept.map((e) => e.n)].sort((a, b) => a - b));
+    expect(new Set(kept.map((e) => e.i % 30)).size).toBe(30);
+    const errors = await waitForEvents(alice.client, src.id, "$errors", 1);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]!.event).toMatchObject({
+      error: { code: "COMPONENT_ERROR", message: "request 5 failed on purpose" },
+      original_event: { body: { i: 5 } },
+    });
+  });
+
   it("runs hooks in the documented order, and a throwing hook fails the request with its message", async () => {
     const src = await alice.client.createSource({ component_code: fixture("hooks.mjs") });
     await alice.client.updateSource(src.id, { component_id: src.component_id, active: false });
@@ -110,17 +135,24 @@ describe.each(testDatabases())("HTTP sources on $name", (db) => {
     expect((await hit(`${s.baseUrl}/sources/${src.id}`, { headers: { authorization: `Bearer ${alice.key}` } })).status).toBe(404);
   });
 
-  it("does not trigger an inactive source, and re-enabling resumes it", async () => {
+  it("does not trigger an inactive source, and re-enabling resumes it; a deleted one is 404 at once", async () => {
     const src = await alice.client.createSource({ component_code: fixture("batcher.js"), configured_props: { size: 1 } });
     const url = endpointOf(src);
+    // Its endpoint answered just before each change (the endpoint's target is remembered briefly).
+    expect((await hit(url, { body: { i: 0 } })).status).toBe(200);
+    await waitForEvents(alice.client, src.id, "", 1);
     await alice.client.updateSource(src.id, { component_id: src.component_id, active: false });
     const refused = await hit(url, { body: { i: 1 } });
     expect(refused.status).toBe(404);
     expect(refused.json.code).toBe("inactive");
     await alice.client.updateSource(src.id, { component_id: src.component_id, active: true });
     expect((await hit(url, { body: { i: 2 } })).status).toBe(200);
-    const events = await waitForEvents(alice.client, src.id, "", 1);
-    expect(events.map((e) => e.event)).toEqual([[{ i: 2 }]]);
+    const events = await waitForEvents(alice.client, src.id, "", 2);
+    expect(events.map((e) => e.event)).toEqual([[{ i: 0 }], [{ i: 2 }]]);
+    await alice.client.deleteSource(src.id);
+    const gone = await hit(url, { body: { i: 3 } });
+    expect(gone.status).toBe(404);
+    expect(gone.json.code).toBe("not_found");
   });
 
   it("runs a listener source on events delivered by a subscription (trigger-agnostic run)", async () => {

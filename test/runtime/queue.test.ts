@@ -110,6 +110,34 @@ describe.each(testDatabases())("invocation queue on $name", (database) => {
     expect(seen).toEqual(["first#1", "second#0"]);
   });
 
+  it("hands a batch handler consecutive jobs; a platform failure keeps the runs before it and retries that job", async () => {
+    const batches: string[][] = [];
+    let failed = false;
+    const q = makeQueue(store, 1);
+    q.registerBatchHandler(
+      "dc_",
+      async (jobs) => {
+        const names = jobs.map((j) => `${(j.event as { n: number }).n}#${j.attempts}`);
+        batches.push(names);
+        const at = jobs.findIndex((j) => (j.event as { n: number }).n === 3);
+        if (at >= 0 && !failed) {
+          failed = true;
+          return { ran: at, failure: new PlatformFailure("worker died") };
+        }
+        return { ran: jobs.length };
+      },
+      4,
+    );
+    await q.enqueue(Array.from({ length: 6 }, (_, n) => ({ targetId: "dc_batch", ownerId: "u_1", trigger: "http" as const, event: { n } })));
+    await q.start();
+    await until(() => batches.flat().filter((b) => b.startsWith("5#")).length > 0);
+    await q.stop();
+    // 0..2 ran once; 3 failed, came back first (attempt 1) and the rest followed it, in order.
+    expect(batches[0]).toEqual(["0#0", "1#0", "2#0", "3#0"]);
+    expect(batches.slice(1).flat()).toEqual(["3#1", "4#0", "5#0"]);
+    expect(batches.every((b) => b.length <= 4)).toBe(true);
+  });
+
   it("runs a job awaited by an HTTP request (custom response) on the instance that took the request", async () => {
     const ranOn: string[] = [];
     const a = makeQueue(store, 2);

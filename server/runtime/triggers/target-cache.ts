@@ -1,0 +1,31 @@
+/**
+ * HTTP endpoint targets, remembered for a moment. Every request to `/e/:id` needs its target
+ * (owner, active, custom response); under an endpoint's load that was a source and a component
+ * read per request. The runtime forgets a source here as soon as it changes on this instance;
+ * a change made through another instance (PostgreSQL) shows here within `ttlMs`. The job handler
+ * reads the source again before running, so a request accepted meanwhile never runs an inactive
+ * or deleted source.
+ */
+export class TargetCache<T> {
+  private readonly entries = new Map<string, { value: T; until: number }>();
+
+  constructor(
+    private readonly ttlMs = 1000,
+    private readonly max = 10_000,
+  ) {}
+
+  async get(id: string, load: (id: string) => Promise<T>): Promise<T> {
+    const now = Date.now();
+    const hit = this.entries.get(id);
+    if (hit && hit.until > now) return hit.value;
+    const value = await load(id);
+    this.entries.delete(id);
+    this.entries.set(id, { value, until: now + this.ttlMs });
+    if (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value!);
+    return value;
+  }
+
+  forget(id: string): void {
+    this.entries.delete(id);
+  }
+}
