@@ -180,12 +180,14 @@ export default defineBench("events", async () => {
   const client = createClient({ baseUrl: hw.baseUrl, apiKey });
   const ingestSource = await client.createSource({ component_code: relaySource(uniqueKey("bench")), name: "ingest" });
   const ingestUrl = `${hw.origin}/e/${ingestSource.id}`;
-  // Warm-up (as the bare server gets one): the same load on another source, until it is stored,
+  // Warm-up (as the bare server gets one): the same load twice on another source, until stored,
   // so the measured run meets compiled code and an empty queue.
   const warmSource = await client.createSource({ component_code: relaySource(uniqueKey("warm")), name: "warm-up" });
-  await load(`${hw.origin}/e/${warmSource.id}`, 2000, 32);
-  while ((await client.listSourceEvents(warmSource.id, { limit: 1 })).page_info.total_count < 2000) {
-    await new Promise((r) => setTimeout(r, 50));
+  for (let round = 1; round <= 2; round++) {
+    await load(`${hw.origin}/e/${warmSource.id}`, 2000, 32);
+    while ((await client.listSourceEvents(warmSource.id, { limit: 1 })).page_info.total_count < 2000 * round) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
   }
 
   // -- in-process server for the read and fan-out cases ---------------------------------------

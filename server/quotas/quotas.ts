@@ -18,7 +18,13 @@ export function utcDay(nowMs = Date.now()): string {
   return new Date(nowMs).toISOString().slice(0, 10);
 }
 
+/** How long `admits` trusts a usage it read, and for how many users at most. */
+const RECENT_MS = 1000;
+const RECENT_MAX = 10_000;
+
 export class Quotas {
+  private readonly recent = new Map<string, { used: QuotaUsageToday; day: string; until: number }>();
+
   constructor(
     private readonly repo: QuotasRepo,
     private readonly limits: Config["quotas"],
@@ -32,6 +38,24 @@ export class Quotas {
 
   get dailyLimits(): Config["quotas"] {
     return this.limits;
+  }
+
+  /**
+   * Whether a request may be taken for the user (the HTTP endpoint's 429): today's usage as read
+   * at most a second ago, plus what this instance counted since. Saves a read per request under
+   * an endpoint's load; a run itself is checked against the stored usage.
+   */
+  async admits(userId: string): Promise<QuotaCheck> {
+    const now = this.now();
+    const day = utcDay(now);
+    let hit = this.recent.get(userId);
+    if (!hit || hit.until <= now || hit.day !== day) {
+      hit = { used: await this.usedToday(userId), day, until: now + RECENT_MS };
+      this.recent.delete(userId);
+      this.recent.set(userId, hit);
+      if (this.recent.size > RECENT_MAX) this.recent.delete(this.recent.keys().next().value!);
+    }
+    return this.verdict(hit.used);
   }
 
   /** Whether the user may run one more invocation today. */
@@ -52,6 +76,13 @@ export class Quotas {
 
   /** Counts `invocations` (default one) that ran for `computeMs` in all. */
   async record(userId: string, computeMs: number, invocations = 1): Promise<void> {
-    await this.repo.add(userId, utcDay(this.now()), invocations, Math.max(0, Math.round(computeMs)));
+    const day = utcDay(this.now());
+    const ms = Math.max(0, Math.round(computeMs));
+    await this.repo.add(userId, day, invocations, ms);
+    const hit = this.recent.get(userId);
+    if (hit?.day === day) {
+      hit.used.invocations += invocations;
+      hit.used.computeMs += ms;
+    }
   }
 }

@@ -134,7 +134,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       responseTimeoutMs: timeoutMs + 30_000,
       bodyLimit: config.bodyLimitBytes,
       overQuota: async (targetId, ownerId, event) => {
-        const check = await quotas.check(ownerId);
+        const check = await quotas.admits(ownerId);
         if (check.ok) return undefined;
         const now = new Date();
         // Each kind of target records its refusals in the shape of its own $errors channel.

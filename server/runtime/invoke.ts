@@ -3,17 +3,18 @@
  * sandbox request (emits, logs and the HTTP response streamed back), db changes out, dedupe,
  * then every event (emits, `$logs`, `$errors`) appended to the EventStore in one call.
  *
- * Runs come in batches: the queued jobs of one source, run one after the other in order. Each
- * run sees the `this.db` the previous one left and is counted against the quota as it goes;
- * what they produce is stored together after the last one (one quota update, one db write, one
- * append), which is what lets a busy source keep up with its endpoint.
+ * Runs come in batches: the queued jobs of one source, sent to a worker in one request and run
+ * one after the other in order (worker-calls.ts). Each run sees the `this.db` the previous one
+ * left; what they produce is stored together after the last one (one quota update, one db write,
+ * one append), which is what lets a busy source keep up with its endpoint. The quota is checked
+ * before each request: a batch takes at most the invocations left today, and compute time is
+ * counted when it ends (so a batch may overrun the compute quota by its own length).
  *
  * A runaway (TIMEOUT, OUT_OF_MEMORY) or a thrown error is the component's fault: recorded on
  * `$errors`, that run is over and the batch goes on. A worker that died for another reason is a
  * platform fault: the runs before it are stored, and the batch reports the failure so that the
  * queue retries that job.
  */
-import { randomUUID } from "node:crypto";
 import type { EmitInput, EventStore, RunnableSource } from "../services.js";
 import type { Quotas } from "../quotas/quotas.js";
 import type { SourceStateRepo } from "../store/repos/source-state.js";
@@ -24,7 +25,10 @@ import { applyDedupe, type DedupeState } from "./dedupe.js";
 import type { QuotaUsageToday } from "../quotas/quotas.js";
 import { PackageError } from "./npm/cache.js";
 import type { SandboxPool } from "./sandbox/pool.js";
-import type { WorkerError, WorkerStream } from "./sandbox/process.js";
+import type { WorkerError } from "./sandbox/process.js";
+import { requestHook, requestRuns, type Emitted, type HttpResponse, type Ready, type RunOutput, type Stop } from "./worker-calls.js";
+
+export type { HttpResponse } from "./worker-calls.js";
 
 export class PlatformFailure extends Error {
   constructor(message: string) {
@@ -33,17 +37,7 @@ export class PlatformFailure extends Error {
   }
 }
 
-/** Per invocation, as in sandbox/context.cjs and worker.cjs. */
-const MAX_EMITS = 10_000;
-const MAX_LOG_LINES = 1000;
-
 export type Action = "run" | "deploy" | "activate" | "deactivate";
-
-export interface HttpResponse {
-  status: number;
-  headers: Record<string, unknown>;
-  body: unknown;
-}
 
 export interface InvocationRequest {
   source: RunnableSource;
@@ -93,15 +87,10 @@ export interface InvokerDeps {
   endpointUrl: (sourceId: string) => string;
 }
 
-interface Emitted {
-  data: unknown;
-  meta: { id?: string | number; name?: string; summary?: string; ts?: number };
-}
-
 export class Invoker {
   constructor(private readonly deps: InvokerDeps) {}
 
-  /** A hook (deploy, activate, deactivate): not counted; a failure changes nothing. */
+  /** A hook (deploy, activate, deactivate): not counted; a failure changes nothing. A run goes through runBatch. */
   async invoke(req: InvocationRequest): Promise<InvocationResult> {
     if (req.action === "run") {
       const batch = await this.runBatch(req.source, req.component, [req]);
@@ -118,14 +107,15 @@ export class Invoker {
       throw e;
     }
     const db = await this.deps.state.snapshot(req.source.id);
-    const run = await this.callWorker(req, ready, db, Math.min(this.deps.timeoutMs, 60_000));
-    if (run.outcome.kind === "crash") throw new PlatformFailure(run.outcome.detail);
-    const error = run.errors[0] && errorOf(run.errors[0]);
+    const timeoutMs = Math.min(this.deps.timeoutMs, 60_000);
+    const { run, stop } = await this.worker((d) => requestHook(d, req.source, ready, db, req.action, timeoutMs));
+    if (stop?.kind === "crash") throw new PlatformFailure(stop.detail);
+    const error = this.errorsOf(req, run, stop, timeoutMs)[0];
     // A failing hook fails the API request, which then changes nothing: nothing is recorded.
-    if (error) return { ok: false, error, emitted: 0, computeMs: run.computeMs };
+    if (error) return { ok: false, error: errorOf(error), emitted: 0, computeMs: run.computeMs };
     if (run.dbChanges) await this.deps.state.apply(req.source.id, run.dbChanges);
     const { kept, state } = await this.dedupe(req.component, req.source.id, undefined, run.emits);
-    const inputs = [...this.emitInputs(req.source, kept, 0), ...run.logs];
+    const inputs = [...this.emitInputs(req.source, kept, 0), ...this.logInputs(req.source, run)];
     if (inputs.length) await this.deps.events.append(inputs);
     if (state) await this.deps.state.saveDedupeState(req.source.id, JSON.stringify(state));
     return { ok: true, emitted: kept.length, computeMs: run.computeMs };
@@ -142,7 +132,7 @@ export class Invoker {
       results.push({ ok: false, error: { code, message }, emitted: 0, computeMs: 0 });
     };
 
-    let ready: Awaited<ReturnType<BundleCache["ready"]>> | undefined;
+    let ready: Ready | undefined;
     let loadError: string | undefined;
     try {
       ready = await this.deps.bundles.ready(component.code, component.files);
@@ -155,30 +145,10 @@ export class Invoker {
     let dedupe: DedupeState | undefined;
     let failure: PlatformFailure | undefined;
 
-    for (const item of items) {
-      const quota = this.deps.quotas.verdict({ invocations: used.invocations + counted.invocations, computeMs: used.computeMs + counted.computeMs });
-      if (!quota.ok) {
-        refuse(item, "QUOTA_EXCEEDED", quota.message);
-        continue;
-      }
-      if (!ready) {
-        refuse(item, "LOAD_ERROR", loadError!);
-        continue;
-      }
-      const req: InvocationRequest = { source, component, action: "run", ...item };
-      let run;
-      try {
-        run = await this.callWorker(req, ready, db, this.deps.timeoutMs);
-      } catch (e) {
-        failure = e instanceof PlatformFailure ? e : new PlatformFailure(String(e));
-        break;
-      }
+    /** Stores one run's output in the batch (db changes, dedupe, events, its result). */
+    const take = async (item: RunItem, run: RunOutput, stop?: Stop) => {
       counted.invocations += 1;
       counted.computeMs += run.computeMs;
-      if (run.outcome.kind === "crash") {
-        failure = new PlatformFailure(run.outcome.detail);
-        break;
-      }
       // db.set takes effect as it is called (as on the hosted service), even if run throws later;
       // the next run of the batch sees it.
       for (const [key, value] of Object.entries(run.dbChanges ?? {})) {
@@ -186,11 +156,46 @@ export class Invoker {
         if (value === null) delete db[key];
         else db[key] = value;
       }
+      const req = { source, component, action: "run" as const, ...item };
       const deduped = await this.dedupe(component, source.id, dedupe, run.emits);
       dedupe = deduped.state ?? dedupe;
-      inputs.push(...this.emitInputs(source, deduped.kept, item.hops ?? 0), ...run.logs, ...run.errors);
-      const error = run.errors[0] && errorOf(run.errors[0]);
+      const errors = this.errorsOf(req, run, stop, this.deps.timeoutMs);
+      inputs.push(...this.emitInputs(source, deduped.kept, item.hops ?? 0), ...this.logInputs(source, run), ...errors);
+      const error = errors[0] && errorOf(errors[0]);
       results.push({ ok: !error, ...(error ? { error } : {}), emitted: deduped.kept.length, computeMs: run.computeMs });
+    };
+
+    let next = 0;
+    while (next < items.length) {
+      const item = items[next]!;
+      const quota = this.deps.quotas.verdict({ invocations: used.invocations + counted.invocations, computeMs: used.computeMs + counted.computeMs });
+      if (!quota.ok || !ready) {
+        if (!quota.ok) refuse(item, "QUOTA_EXCEEDED", quota.message);
+        else refuse(item, "LOAD_ERROR", loadError!);
+        next += 1;
+        continue;
+      }
+      const left = this.deps.quotas.dailyLimits.dailyInvocations - used.invocations - counted.invocations;
+      const chunk = items.slice(next, next + Math.max(1, left));
+      const out = await this.worker((d) => requestRuns(d, source, ready, db, chunk, this.deps.timeoutMs)).catch((e: unknown) => e as PlatformFailure);
+      if (out instanceof PlatformFailure) {
+        failure = out;
+        break;
+      }
+      for (const [i, run] of out.done.entries()) await take(chunk[i]!, run);
+      next += out.done.length;
+      const stop = out.stop ?? (out.done.length < chunk.length ? { kind: "crash" as const, detail: "the sandbox worker ended the batch early", run: undefined } : undefined);
+      if (!stop) continue;
+      if (stop.kind === "crash") {
+        // That run may have done part of its work: it counts, and the queue retries its job.
+        counted.invocations += 1;
+        counted.computeMs += stop.run?.computeMs ?? 0;
+        failure = new PlatformFailure(stop.detail);
+        break;
+      }
+      // Stopped for its own doing (TIMEOUT, OUT_OF_MEMORY): recorded, and the batch goes on.
+      await take(items[next]!, stop.run!, stop);
+      next += 1;
     }
 
     if (counted.invocations) await this.deps.quotas.record(source.userId, counted.computeMs, counted.invocations);
@@ -201,63 +206,24 @@ export class Invoker {
     return { ran: results.length, ...(failure ? { failure } : {}), results };
   }
 
-  /** One request to a sandbox worker of the source's owner, and what it streamed back. */
-  private async callWorker(req: InvocationRequest, ready: Awaited<ReturnType<BundleCache["ready"]>>, db: Record<string, string>, timeoutMs: number) {
-    const { source } = req;
-    const emits: Emitted[] = [];
-    const logs: EmitInput[] = [];
-    // The worker enforces these limits; the host holds them too, whatever a worker sends.
-    const onStream = (m: WorkerStream) => {
-      if (m.t === "emit") {
-        if (emits.length < MAX_EMITS) emits.push({ data: m.data, meta: (m.meta ?? {}) as Emitted["meta"] });
-      } else if (m.t === "log") {
-        if (logs.length <= MAX_LOG_LINES) logs.push(this.logEvent(source, String(m.level), String(m.message).slice(0, 65_536)));
-      } else if (m.t === "respond") {
-        req.onRespond?.(m.response as HttpResponse);
-      }
-    };
-    let lease;
+  /** A worker request; no worker to be had is a platform failure (the queue retries). */
+  private async worker<T>(call: (deps: { pool: SandboxPool; endpointUrl: (id: string) => string }) => Promise<T>): Promise<T> {
     try {
-      lease = await this.deps.pool.acquire(source.userId);
+      return await call({ pool: this.deps.pool, endpointUrl: this.deps.endpointUrl });
     } catch (e) {
       throw new PlatformFailure(`no sandbox worker: ${(e as Error).message}`);
     }
-    let outcome;
-    const t0 = Date.now();
-    try {
-      const sendBundle = !lease.proc.loaded.has(ready.key);
-      outcome = await lease.proc.request(
-        {
-          t: "invoke",
-          id: randomUUID(),
-          bundleKey: ready.key,
-          bundle: sendBundle ? ready.bundle : undefined,
-          packageDirs: ready.packageDirs,
-          action: req.action,
-          trigger: req.trigger,
-          props: source.configuredProps,
-          event: req.event ?? null,
-          db,
-          endpoint: this.deps.endpointUrl(source.id),
-        },
-        timeoutMs,
-        onStream,
-      );
-      if (outcome.kind === "done" && !outcome.message.error) lease.proc.loaded.add(ready.key);
-    } finally {
-      lease.release();
-    }
-    const computeMs = Date.now() - t0;
-    const errors: EmitInput[] = [];
-    if (outcome.kind === "timeout") {
-      errors.push(this.errorEvent(req, "TIMEOUT", `the invocation ran longer than ${timeoutMs} ms and was stopped`));
-    } else if (outcome.kind === "oom") {
-      errors.push(this.errorEvent(req, "OUT_OF_MEMORY", "the invocation ran out of memory and was stopped"));
-    } else if (outcome.kind === "done" && outcome.message.error) {
-      errors.push(this.componentError(req, outcome.message.error));
-    }
-    const dbChanges = outcome.kind === "done" ? outcome.message.dbChanges : undefined;
-    return { outcome, computeMs, emits, logs, errors, dbChanges };
+  }
+
+  /** The `$errors` events of a run: what it threw, or why it was stopped. */
+  private errorsOf(req: InvocationRequest, run: RunOutput, stop: Stop | undefined, timeoutMs: number): EmitInput[] {
+    if (stop?.kind === "timeout") return [this.errorEvent(req, "TIMEOUT", `the invocation ran longer than ${timeoutMs} ms and was stopped`)];
+    if (stop?.kind === "oom") return [this.errorEvent(req, "OUT_OF_MEMORY", "the invocation ran out of memory and was stopped")];
+    return run.error ? [this.componentError(req, run.error)] : [];
+  }
+
+  private logInputs(source: RunnableSource, run: RunOutput): EmitInput[] {
+    return run.logs.map((l) => this.logEvent(source, l.level, l.message, l.ts));
   }
 
   private emitInputs(source: RunnableSource, kept: Emitted[], hops: number): EmitInput[] {
@@ -288,8 +254,8 @@ export class Invoker {
     return { kept, state: next };
   }
 
-  private logEvent(source: RunnableSource, level: string, message: string): EmitInput {
-    return { emitterId: source.id, ownerId: source.userId, channel: "$logs", event: { level, message, ts: Date.now() } };
+  private logEvent(source: RunnableSource, level: string, message: string, ts: number): EmitInput {
+    return { emitterId: source.id, ownerId: source.userId, channel: "$logs", event: { level, message, ts } };
   }
 
   private componentError(req: InvocationRequest, err: WorkerError): EmitInput {

@@ -59,6 +59,18 @@ describe("isolation", () => {
     await stillWorks();
   });
 
+  it("in a burst, stops the looping run and keeps the runs before and after it", async () => {
+    // Queued back to back, they run as a batch in one worker request; the loop is stopped there.
+    for (const what of ["ok", "loop", "ok"]) expect((await hit(url, { body: { what } })).status).toBe(200);
+    errors += 1;
+    emits += 2;
+    const failed = await waitForEvents(alice.client, sourceId, "$errors", errors, 30_000);
+    expect(failed[errors - 1]!.event).toMatchObject({ error: { code: "TIMEOUT" }, original_event: { body: { what: "loop" } } });
+    const ran = await waitForEvents(alice.client, sourceId, "", emits, 30_000);
+    expect(ran.slice(-2).map((e) => e.event)).toEqual([{ ok: true }, { ok: true }]);
+    await stillWorks();
+  });
+
   it("stops a heap memory bomb and a Buffer bomb: OUT_OF_MEMORY", async () => {
     expect((await attack("memory")).error.code).toBe("OUT_OF_MEMORY");
     await stillWorks();

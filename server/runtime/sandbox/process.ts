@@ -69,10 +69,14 @@ export interface WorkerDone {
   error?: WorkerError;
 }
 
-/** A message streamed by the worker during a request (emit, log, respond). */
+/**
+ * A message streamed by the worker during a request: emit, log, respond; in a batch these carry
+ * the run's `item` index, and `itemDone` ends each run (`dbChanges`, `error?`).
+ */
 export interface WorkerStream {
-  t: "emit" | "log" | "respond";
+  t: "emit" | "log" | "respond" | "itemDone";
   id: string;
+  item?: number;
   [k: string]: unknown;
 }
 
@@ -119,6 +123,7 @@ export class SandboxProcess {
         resolve: (o: Outcome) => void;
         onStream: (m: WorkerStream) => void;
         timer: NodeJS.Timeout;
+        timeoutMs: number;
       }
     | undefined;
   private watchdog: NodeJS.Timeout | undefined;
@@ -189,7 +194,8 @@ export class SandboxProcess {
 
   /**
    * Sends one request and resolves with its outcome. On timeout the process is killed (it may
-   * be stuck in a loop); the caller must then discard it.
+   * be stuck in a loop); the caller must then discard it. In a batch the time limit is per run:
+   * each `itemDone` starts it again.
    */
   request(
     message: { id: string; t: string; [k: string]: unknown },
@@ -200,7 +206,7 @@ export class SandboxProcess {
     if (this.pending) throw new Error("sandbox worker is busy");
     return new Promise<Outcome>((resolve) => {
       const timer = setTimeout(() => this.kill("timeout"), timeoutMs);
-      this.pending = { id: message.id, resolve, onStream, timer };
+      this.pending = { id: message.id, resolve, onStream, timer, timeoutMs };
       this.startWatchdog();
       this.child.send(message, (err) => {
         if (err) this.finish({ kind: "crash", detail: `could not reach the sandbox worker: ${err.message}` });
@@ -216,8 +222,12 @@ export class SandboxProcess {
   private onMessage(m: WorkerDone | WorkerStream): void {
     const p = this.pending;
     if (!p || m.id !== p.id) return;
-    if (m.t === "done") this.finish({ kind: "done", message: m as WorkerDone });
-    else p.onStream(m as WorkerStream);
+    if (m.t === "done") return this.finish({ kind: "done", message: m as WorkerDone });
+    if (m.t === "itemDone") {
+      clearTimeout(p.timer);
+      p.timer = setTimeout(() => this.kill("timeout"), p.timeoutMs);
+    }
+    p.onStream(m as WorkerStream);
   }
 
   private onExit(code: number | null, signal: NodeJS.Signals | null): void {

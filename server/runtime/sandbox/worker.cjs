@@ -10,6 +10,10 @@
  *   describe  {bundle, packageDirs}                      -> done {result: ComponentDescription}
  *   invoke    {bundleKey, bundle?, packageDirs, action, props, event, db, endpoint, trigger}
  *             streams emit / log / respond messages     -> done {dbChanges, error?}
+ *   runs      {bundleKey, bundle?, packageDirs, props, db, endpoint, items: [{trigger, event}]}
+ *             runs `run` once per item, in order, each seeing the db the previous one left;
+ *             streams emit / log / respond with `item`, then itemDone {item, dbChanges, error?}
+ *             per item                                   -> done {}
  *   steps     {steps, packageDirs, triggerEvent, context} -> done {result: {returnValues, emits, error?}}
  *
  * Written as plain CommonJS with JSDoc types because a TypeScript loader would have to be read
@@ -50,8 +54,9 @@ function send(msg) {
   if (realSend) realSend.call(ipc, msg);
 }
 
-/** The request being served, for console output, and how many lines it logged. */
+/** The request being served (and the run of a batch), for console output, and its log lines. */
 let current = /** @type {string | null} */ (null);
+let currentItem = /** @type {number | undefined} */ (undefined);
 let logged = 0;
 const MAX_LOG_LINES = 1000;
 
@@ -62,6 +67,7 @@ for (const level of /** @type {const} */ (["log", "info", "warn", "error", "debu
       send({
         t: "log",
         id: current,
+        item: currentItem,
         level: "warn",
         message: `more than ${MAX_LOG_LINES} log lines: the rest of this run's output is dropped`,
       });
@@ -71,6 +77,7 @@ for (const level of /** @type {const} */ (["log", "info", "warn", "error", "debu
     send({
       t: "log",
       id: current,
+      item: currentItem,
       level: level === "trace" ? "debug" : level,
       message: message.slice(0, 64 * 1024),
     });
@@ -146,8 +153,8 @@ function serialiseError(e) {
 /** Loaded component modules by bundle key (the code hash): warm invocations skip evaluation. */
 const components = new Map();
 
-/** @param {any} msg */
-async function handleInvoke(msg) {
+/** @param {any} msg @param {number} [item] the run's index in a batch */
+async function handleInvoke(msg, item) {
   let component = components.get(msg.bundleKey);
   if (!component) {
     if (!msg.bundle) throw new Error("internal: bundle not loaded in this worker");
@@ -158,8 +165,8 @@ async function handleInvoke(msg) {
   }
   const id = msg.id;
   const { ctx, dbChanges } = buildContext(component, msg, {
-    emit: (data, meta) => send({ t: "emit", id, data, meta: safeMeta(meta) }),
-    respond: (response) => send({ t: "respond", id, response }),
+    emit: (data, meta) => send({ t: "emit", id, item, data, meta: safeMeta(meta) }),
+    respond: (response) => send({ t: "respond", id, item, response }),
   });
   try {
     if (msg.action === "run") {
@@ -172,6 +179,32 @@ async function handleInvoke(msg) {
     return { dbChanges: dbChanges() };
   } catch (e) {
     return { dbChanges: dbChanges(), error: serialiseError(e) };
+  }
+}
+
+/**
+ * A source's queued runs in one request: no round trip to the host between them. `this.db`
+ * carries from one run to the next here, as the host would have stored it.
+ * @param {any} msg
+ */
+async function handleRuns(msg) {
+  /** @type {Record<string, string>} */
+  const db = { ...(msg.db || {}) };
+  for (let i = 0; i < msg.items.length; i++) {
+    currentItem = i;
+    logged = 0;
+    const item = msg.items[i];
+    let out;
+    try {
+      out = await handleInvoke({ ...msg, action: "run", trigger: item.trigger, event: item.event, db }, i);
+    } catch (e) {
+      out = { dbChanges: {}, error: serialiseError(e) };
+    }
+    for (const [key, value] of Object.entries(out.dbChanges)) {
+      if (value === null) delete db[key];
+      else db[key] = value;
+    }
+    send({ t: "itemDone", id: msg.id, item: i, ...out });
   }
 }
 
@@ -203,6 +236,9 @@ process.on("message", async (/** @type {any} */ msg) => {
     } else if (msg.t === "invoke") {
       const out = await handleInvoke(msg);
       send({ t: "done", id: msg.id, ...out });
+    } else if (msg.t === "runs") {
+      await handleRuns(msg);
+      send({ t: "done", id: msg.id });
     } else if (msg.t === "steps") {
       const result = await runSteps(msg);
       send({ t: "done", id: msg.id, result });
@@ -211,6 +247,7 @@ process.on("message", async (/** @type {any} */ msg) => {
     send({ t: "done", id: msg.id, error: serialiseError(e) });
   } finally {
     current = null;
+    currentItem = undefined;
   }
 });
 
