@@ -7,6 +7,15 @@ import path from "node:path";
 import { z } from "zod";
 import { DEFAULT_EVENT_RETENTION } from "../shared/resources/index.js";
 
+/**
+ * Two sandbox processes per core, 2 to 8. More processes than that only take turns on the cores:
+ * measured on 2 cores at 1,000 events/s, 8 processes doubled each run's round trip against 4.
+ * Sources that mostly wait on the network may want more (set the variable).
+ */
+export function defaultMaxProcesses(): number {
+  return Math.min(8, Math.max(2, 2 * os.availableParallelism()));
+}
+
 const Int = (min: number, max = Number.MAX_SAFE_INTEGER) =>
   z
     .string()
@@ -32,7 +41,7 @@ const Env = z.object({
   HEADWATER_DAILY_COMPUTE_MS_QUOTA: Int(0).default(24 * 60 * 60 * 1000),
   HEADWATER_INVOCATION_TIMEOUT_MS: Int(100).default(300_000),
   HEADWATER_SANDBOX_MEMORY_MB: Int(32).default(256),
-  HEADWATER_SANDBOX_MAX_PROCESSES: Int(1).default(8),
+  HEADWATER_SANDBOX_MAX_PROCESSES: Int(1).optional(),
   HEADWATER_SANDBOX_ALLOW_PRIVATE_NETWORK: Bool.default(false),
   HEADWATER_NPM_INSTALL: Bool.default(true),
   HEADWATER_NPM_REGISTRY: z.url().optional(),
@@ -88,7 +97,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sandbox: {
       invocationTimeoutMs: e.HEADWATER_INVOCATION_TIMEOUT_MS,
       memoryMb: e.HEADWATER_SANDBOX_MEMORY_MB,
-      maxProcesses: e.HEADWATER_SANDBOX_MAX_PROCESSES,
+      maxProcesses: e.HEADWATER_SANDBOX_MAX_PROCESSES ?? defaultMaxProcesses(),
       allowPrivateNetwork: e.HEADWATER_SANDBOX_ALLOW_PRIVATE_NETWORK,
     },
     npm: { allowInstall: e.HEADWATER_NPM_INSTALL, registry: e.HEADWATER_NPM_REGISTRY },

@@ -95,7 +95,10 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
   const timeoutMs = config.sandbox.invocationTimeoutMs;
   const invoker = new Invoker({ pool, bundles, events: deps.events, state, quotas, timeoutMs, endpointUrl });
   const queue = new DurableQueue(jobs, {
-    concurrency: config.sandbox.maxProcesses,
+    // Targets held at once. More than the sandbox processes: a target waiting for a process keeps
+    // its lease and its place (the pool serves waiters in order) instead of being looked for
+    // again and again; what runs at once is still bounded by the pool.
+    concurrency: Math.max(32, config.sandbox.maxProcesses * 4),
     // Renewed every third of it while a job runs; what a crashed instance held frees up after it.
     leaseMs: 30_000,
     releaseLeasesAtStart: deps.dialect === "sqlite",

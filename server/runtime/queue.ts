@@ -62,8 +62,10 @@ export interface QueueOptions {
 export const MAX_ATTEMPTS = 5;
 /** Jobs of one target run under one lease, while no other target waits, before it takes turns again. */
 export const TURN_JOBS = 128;
+/** How long a runner keeps an idle target's lease, waiting for its next job. */
+export const LINGER_MS = 50;
 /** Jobs a batch handler gets at once by default. */
-export const DEFAULT_BATCH = 32;
+export const DEFAULT_BATCH = 100;
 /** How long a job waiting for a custom response is reserved for the instance that took the request. */
 export const AFFINITY_MS = 10_000;
 
@@ -78,6 +80,8 @@ export class DurableQueue implements InvocationQueue {
   private readonly lastServed = new Map<string, number>();
   private timer: NodeJS.Timeout | undefined;
   private pumping = false;
+  /** Targets whose runner waits a moment for more jobs (see linger), and how to wake it. */
+  private readonly lingering = new Map<string, () => void>();
   /** Whether ready targets were left waiting for a free slot at the last look: turns get short. */
   private backlogged = false;
   private again = false;
@@ -134,6 +138,7 @@ export class DurableQueue implements InvocationQueue {
     // A target running here reads its next jobs when its batch ends (and looks again when its run
     // ends): a look for work would find nothing new to start. Under an endpoint's load this is
     // most enqueues.
+    for (const j of jobs) this.lingering.get(j.targetId)?.();
     if (!jobs.every((j) => this.running.has(j.targetId))) this.kick();
     return ids;
   }
@@ -150,6 +155,7 @@ export class DurableQueue implements InvocationQueue {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
+    for (const wake of [...this.lingering.values()]) wake();
     await Promise.allSettled([...this.running.values()]);
   }
 
@@ -236,6 +242,19 @@ export class DurableQueue implements InvocationQueue {
     while (this.lastServed.size > 10_000) this.lastServed.delete(this.lastServed.keys().next().value!);
   }
 
+  /** Resolves after LINGER_MS, or as soon as a job for the target is enqueued here (or on stop). */
+  private linger(target: string): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.lingering.delete(target);
+        resolve();
+      };
+      const timer = setTimeout(done, LINGER_MS);
+      this.lingering.set(target, done);
+    });
+  }
+
   /** Runs the target's jobs, batch after batch, while it holds the target's lease. */
   private async run(target: string, first: JobRow[]): Promise<void> {
     const renew = setInterval(
@@ -269,9 +288,20 @@ export class DurableQueue implements InvocationQueue {
           ended.push(failed.id);
         }
         // Go on with the next jobs under the same lease until the target has had its turn: one
-        // batch when other targets wait for a slot, up to TURN_JOBS when none does.
-        const goOn = !this.stopped && served < (this.backlogged ? maxBatch : TURN_JOBS);
-        const next = await this.repo.finish(target, ended, this.instanceId, goOn ? maxBatch : 0);
+        // batch (whatever its size) when other targets wait for a slot, up to TURN_JOBS when none does.
+        const goOn = !this.stopped && !this.backlogged && served < TURN_JOBS;
+        let next = await this.repo.finish(target, ended, this.instanceId, goOn ? maxBatch : 0, { keepLease: goOn });
+        if (goOn && next.length === 0) {
+          // Nothing queued now. A steady stream brings the next job within moments: wait for it
+          // a little under the lease rather than give the lease back and look for work again
+          // (a ready-targets query, a claim and a read per event).
+          await this.linger(target);
+          next = this.stopped ? [] : await this.repo.heads(target, maxBatch);
+          if (next.length === 0) {
+            await this.repo.release(target, this.instanceId);
+            break;
+          }
+        }
         batch = this.runnable(next);
         if (next.length > 0 && batch.length === 0) await this.repo.release(target, this.instanceId);
       }

@@ -138,6 +138,28 @@ describe.each(testDatabases())("invocation queue on $name", (database) => {
     expect(batches.every((b) => b.length <= 4)).toBe(true);
   });
 
+  it("a job enqueued on another instance while this one holds the target runs once, in order", async () => {
+    const ran: Array<{ on: string; n: number }> = [];
+    const a = makeQueue(store, 2);
+    const b = makeQueue(second, 2);
+    a.registerHandler("dc_", async (job) => {
+      ran.push({ on: "a", n: (job.event as { n: number }).n });
+    });
+    b.registerHandler("dc_", async (job) => {
+      ran.push({ on: "b", n: (job.event as { n: number }).n });
+    });
+    await a.start();
+    await b.start();
+    await a.enqueue([{ targetId: "dc_linger", ownerId: "u_1", trigger: "http", event: { n: 1 } }]);
+    await until(() => ran.length === 1);
+    // A still holds the target's lease for a moment, waiting for more work of its own.
+    await b.enqueue([{ targetId: "dc_linger", ownerId: "u_1", trigger: "http", event: { n: 2 } }]);
+    await until(() => ran.length === 2);
+    await new Promise((r) => setTimeout(r, 300));
+    await Promise.all([a.stop(), b.stop()]);
+    expect(ran.map((r) => r.n)).toEqual([1, 2]);
+  });
+
   it("runs a job awaited by an HTTP request (custom response) on the instance that took the request", async () => {
     const ranOn: string[] = [];
     const a = makeQueue(store, 2);

@@ -193,15 +193,15 @@ export class JobsRepo {
   /**
    * These jobs of the target have run (or were given up): they go. In the same transaction, the
    * target's next `next` jobs are read for the lease holder to go on with; when none is left (or
-   * `next` is 0) the lease is released there too.
+   * `next` is 0) the lease is released there too, unless `keepLease` (the holder waits a moment).
    */
-  async finish(targetId: string, ids: string[], owner: string, next: number): Promise<JobRow[]> {
+  async finish(targetId: string, ids: string[], owner: string, next: number, opts: { keepLease?: boolean } = {}): Promise<JobRow[]> {
     return this.db.transaction().execute(async (trx) => {
       for (let i = 0; i < ids.length; i += INSERT_CHUNK) {
         await trx.deleteFrom("jobs").where("id", "in", ids.slice(i, i + INSERT_CHUNK)).execute();
       }
       const rows = next > 0 ? await trx.selectFrom("jobs").selectAll().where("target_id", "=", targetId).orderBy("id").limit(next).execute() : [];
-      if (rows.length === 0) {
+      if (rows.length === 0 && !opts.keepLease) {
         await trx
           .updateTable("job_targets")
           .set({ lease_owner: null, lease_until: 0 })
