@@ -203,7 +203,9 @@ export function createEventStore(options: EventStoreOptions): ManagedEventStore 
 
   function kick(): void {
     if (running) return;
-    running = drain().finally(() => {
+    // Start after this turn of the event loop: SQLite answers synchronously, so appends made in
+    // the same turn (several sources' runs ending together) would otherwise commit one by one.
+    running = new Promise<void>((r) => setImmediate(r)).then(drain).finally(() => {
       running = undefined;
       if (queue.length > 0) kick();
     });
