@@ -30,6 +30,7 @@ import { removeStaleTmpDirs } from "./sandbox/process.js";
 import { handleSourceJobs } from "./source-jobs.js";
 import { endpointUrlFor, httpTriggerRoutes, Responders, type HttpTarget, type HttpTargetResolver } from "./triggers/http.js";
 import { TargetCache } from "./triggers/target-cache.js";
+import { WriteGroup } from "../store/write-group.js";
 import { TimerScheduler } from "./triggers/timer.js";
 import { createWorkflowStepRunner, type RunWorkflowSteps } from "./workflow-steps.js";
 
@@ -87,9 +88,11 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     tmpRoot: path.join(config.dataDir, "sandbox"),
     network: networkPolicyFor(config),
   });
-  const state = new SourceStateRepo(db);
-  const jobs = new JobsRepo(db);
-  const quotasRepo = new QuotasRepo(db);
+  // Job completions, quota counts and `this.db` writes of the same loop turn share a commit.
+  const writes = new WriteGroup(db, deps.dialect === "sqlite");
+  const state = new SourceStateRepo(db, writes);
+  const jobs = new JobsRepo(db, writes);
+  const quotasRepo = new QuotasRepo(db, writes);
   const quotas = new Quotas(quotasRepo, config.quotas);
   const endpointUrl = (id: string) => endpointUrlFor(deps.publicUrl(), id);
   const timeoutMs = config.sandbox.invocationTimeoutMs;

@@ -5,6 +5,7 @@
  */
 import type { Kysely, Selectable, Transaction } from "kysely";
 import type { Db } from "../db.js";
+import { WriteGroup } from "../write-group.js";
 import type { Database } from "../schema.js";
 import type { JobsTable } from "../tables/runtime.js";
 
@@ -74,7 +75,11 @@ export class JobsRepo {
   private waiting: EnqueueWaiter[] = [];
   private committing = false;
 
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    /** Groups job completions with other small writes of the same turn (SQLite). */
+    private readonly writes: WriteGroup = new WriteGroup(db, false),
+  ) {}
 
   /**
    * Durable once this resolves. Enqueues that arrive while a commit is running are grouped into
@@ -196,7 +201,7 @@ export class JobsRepo {
    * `next` is 0) the lease is released there too, unless `keepLease` (the holder waits a moment).
    */
   async finish(targetId: string, ids: string[], owner: string, next: number, opts: { keepLease?: boolean } = {}): Promise<JobRow[]> {
-    return this.db.transaction().execute(async (trx) => {
+    return this.writes.run(async (trx) => {
       for (let i = 0; i < ids.length; i += INSERT_CHUNK) {
         await trx.deleteFrom("jobs").where("id", "in", ids.slice(i, i + INSERT_CHUNK)).execute();
       }

@@ -1,6 +1,7 @@
 /** Daily quota counters. Increments are `SET x = x + ?` so concurrent servers count exactly. */
 import { sql } from "kysely";
 import type { Db } from "../db.js";
+import { WriteGroup } from "../write-group.js";
 
 export interface DailyUsage {
   invocations: number;
@@ -8,7 +9,11 @@ export interface DailyUsage {
 }
 
 export class QuotasRepo {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    /** Groups counter updates with other small writes of the same turn (SQLite). */
+    private readonly writes: WriteGroup = new WriteGroup(db, false),
+  ) {}
 
   async usage(userId: string, day: string): Promise<DailyUsage> {
     const row = await this.db
@@ -22,16 +27,18 @@ export class QuotasRepo {
 
   /** Adds to today's counters, creating the row on first use. */
   async add(userId: string, day: string, invocations: number, computeMs: number): Promise<void> {
-    await this.db
-      .insertInto("quota_usage")
-      .values({ user_id: userId, day, invocations, compute_ms: computeMs })
-      .onConflict((oc) =>
-        oc.columns(["user_id", "day"]).doUpdateSet({
-          invocations: sql<number>`quota_usage.invocations + ${invocations}`,
-          compute_ms: sql<number>`quota_usage.compute_ms + ${computeMs}`,
-        }),
-      )
-      .execute();
+    await this.writes.run((trx) =>
+      trx
+        .insertInto("quota_usage")
+        .values({ user_id: userId, day, invocations, compute_ms: computeMs })
+        .onConflict((oc) =>
+          oc.columns(["user_id", "day"]).doUpdateSet({
+            invocations: sql<number>`quota_usage.invocations + ${invocations}`,
+            compute_ms: sql<number>`quota_usage.compute_ms + ${computeMs}`,
+          }),
+        )
+        .execute(),
+    );
   }
 
   /** Old days are of no use once they are over; keeps the table small. */

@@ -1,8 +1,13 @@
 /** A source's `this.db` (one row per key, JSON text) and its dedupe memory. */
 import type { Db } from "../db.js";
+import { WriteGroup } from "../write-group.js";
 
 export class SourceStateRepo {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    /** Groups `this.db` and dedupe writes with other small writes of the same turn (SQLite). */
+    private readonly writes: WriteGroup = new WriteGroup(db, false),
+  ) {}
 
   /** Every key of the source, value as JSON text. */
   async snapshot(sourceId: string): Promise<Record<string, string>> {
@@ -14,7 +19,7 @@ export class SourceStateRepo {
   async apply(sourceId: string, changes: Record<string, string | null>): Promise<void> {
     const entries = Object.entries(changes);
     if (entries.length === 0) return;
-    await this.db.transaction().execute(async (trx) => {
+    await this.writes.run(async (trx) => {
       for (const [key, value] of entries) {
         if (value === null) {
           await trx.deleteFrom("source_state").where("source_id", "=", sourceId).where("key", "=", key).execute();
@@ -35,11 +40,13 @@ export class SourceStateRepo {
   }
 
   async saveDedupeState(sourceId: string, state: string): Promise<void> {
-    await this.db
-      .insertInto("source_dedupe")
-      .values({ source_id: sourceId, state })
-      .onConflict((oc) => oc.column("source_id").doUpdateSet({ state }))
-      .execute();
+    await this.writes.run((trx) =>
+      trx
+        .insertInto("source_dedupe")
+        .values({ source_id: sourceId, state })
+        .onConflict((oc) => oc.column("source_id").doUpdateSet({ state }))
+        .execute(),
+    );
   }
 
   /** Drops everything the source kept (on delete). */
