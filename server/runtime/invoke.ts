@@ -198,9 +198,13 @@ export class Invoker {
       next += 1;
     }
 
-    if (counted.invocations) await this.deps.quotas.record(source.userId, counted.computeMs, counted.invocations);
-    if (Object.keys(dbChanges).length) await this.deps.state.apply(source.id, dbChanges);
-    if (inputs.length) await this.deps.events.append(inputs);
+    // Together: each of these commits after the current loop turn (grouped with other sources'
+    // writes), and one after the other they would each wait for a turn of their own.
+    await Promise.all([
+      counted.invocations ? this.deps.quotas.record(source.userId, counted.computeMs, counted.invocations) : undefined,
+      Object.keys(dbChanges).length ? this.deps.state.apply(source.id, dbChanges) : undefined,
+      inputs.length ? this.deps.events.append(inputs) : undefined,
+    ]);
     // After the append: a crash in between may repeat an event, never lose one.
     if (dedupe) await this.deps.state.saveDedupeState(source.id, JSON.stringify(dedupe));
     return { ran: results.length, ...(failure ? { failure } : {}), results };
