@@ -270,10 +270,11 @@ export class DurableQueue implements InvocationQueue {
     let batch = first;
     try {
       while (batch.length > 0) {
-        for (const row of batch) this.local.delete(row.id);
         const outcome = registered ? await this.runBatch(registered, batch) : this.dropped(batch);
         served += batch.length;
         const ended = batch.slice(0, outcome.ran).map((r) => r.id);
+        // Jobs that ran (or failed) are no longer reserved here; the rest keep their reservation.
+        for (const row of batch.slice(0, outcome.ran + 1)) this.local.delete(row.id);
         if (outcome.failure !== undefined) {
           const failed = batch[outcome.ran]!;
           const err = outcome.failure;

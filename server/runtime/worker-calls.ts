@@ -77,8 +77,8 @@ function collect(run: RunOutput, m: WorkerStream, onRespond?: (r: HttpResponse) 
 }
 
 /**
- * Runs `items` of the source in one request. Throws PlatformFailure-worthy errors only when no
- * worker could be had (`noWorker`); a worker dying mid-way is a `stop` of kind crash.
+ * Runs `items` of the source in one request. Throws only when no worker could be had; a worker
+ * that dies mid-way is a `stop` of kind crash, after the runs that finished.
  */
 export async function requestRuns(
   deps: WorkerCallDeps,
