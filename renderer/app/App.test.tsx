@@ -2,7 +2,7 @@
 import { screen, waitFor, within } from "@testing-library/react";
 import { userEvent } from "@testing-library/user-event";
 import { describe, expect, it } from "vitest";
-import { FakeBridge, makeSource } from "../test/fakeBridge.js";
+import { FakeBridge, makeSource, remoteProfile } from "../test/fakeBridge.js";
 import { renderWith } from "../test/render.js";
 import { App } from "./App.js";
 
@@ -36,17 +36,7 @@ describe("the shell", () => {
 
   it("shows a refused key as an error in the sidebar, not a green dot", async () => {
     const bridge = new FakeBridge();
-    bridge.profiles = [
-      {
-        id: "r1",
-        name: "Staging",
-        kind: "remote",
-        baseUrl: "https://s/v1",
-        key: { isSet: true, lastFour: "wxyz" },
-        status: "ready",
-        current: true,
-      },
-    ];
+    bridge.profiles = [remoteProfile()];
     const { client } = setBridge(bridge);
     const nav = await screen.findByRole("navigation", { name: "Main" });
     await waitFor(() => expect(nav.querySelector(".status-dot")?.getAttribute("data-status")).toBe("ready"));
@@ -78,15 +68,7 @@ describe("switching connection", () => {
   it("drops the selected item of the old connection and opens the new one's first source", async () => {
     const bridge = new FakeBridge();
     bridge.sources = [makeSource(1, { name: "old ticker" })];
-    bridge.profiles.push({
-      id: "r1",
-      name: "Staging",
-      kind: "remote",
-      baseUrl: "https://s/v1",
-      key: { isSet: true, lastFour: "wxyz" },
-      status: "ready",
-      current: false,
-    });
+    bridge.profiles.push(remoteProfile({ current: false }));
     setBridge(bridge);
     await waitFor(() => expect(window.location.hash).toBe("#/sources/dc_src1"));
     bridge.sources = [makeSource(7, { name: "staging ticker" })];
@@ -108,18 +90,7 @@ describe("switching to a connection whose key is refused", () => {
     // refuses the key.
     const message = "The API key was refused by https://s/v1: bad key.";
     bridge.fail("getMe", { status: 401, code: "unauthorized", message });
-    bridge.pushProfiles([
-      { ...bridge.profiles[0]!, current: false },
-      {
-        id: "r1",
-        name: "Staging",
-        kind: "remote",
-        baseUrl: "https://s/v1",
-        key: { isSet: true, lastFour: "wxyz" },
-        status: "ready",
-        current: true,
-      },
-    ]);
+    bridge.pushProfiles([{ ...bridge.profiles[0]!, current: false }, remoteProfile()]);
 
     const alert = await screen.findByRole("alert", {}, { timeout: 3_000 });
     expect(alert.textContent).toContain("Could not load the account");

@@ -40,6 +40,20 @@ export function makeSource(n: number, over: Partial<Source> = {}): Source {
   };
 }
 
+/** A remote connection "Staging" (r1), current and ready unless overridden. */
+export function remoteProfile(over: Partial<Profile> = {}): Profile {
+  return {
+    id: "r1",
+    name: "Staging",
+    kind: "remote",
+    baseUrl: "https://s/v1",
+    key: { isSet: true, lastFour: "wxyz" },
+    status: "ready",
+    current: true,
+    ...over,
+  };
+}
+
 export function makeEvent(emitterId: string, ms: number, seq = 0, channel = ""): EventSummary {
   return {
     id: `${ms}-${seq}`,

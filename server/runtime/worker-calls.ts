@@ -8,7 +8,7 @@ import { randomUUID } from "node:crypto";
 import type { RunnableSource } from "../services.js";
 import type { BundleCache } from "./bundles.js";
 import type { SandboxPool } from "./sandbox/pool.js";
-import type { WorkerError, WorkerStream } from "./sandbox/process.js";
+import type { SandboxProcess, WorkerError, WorkerStream } from "./sandbox/process.js";
 
 /** Per run, as in sandbox/context.cjs and worker.cjs. */
 const MAX_EMITS = 10_000;
@@ -65,12 +65,33 @@ export interface WorkerCallDeps {
 
 const emptyRun = (): RunOutput => ({ emits: [], logs: [], computeMs: 0 });
 
+/** What every request about a source carries: its code (sent once per worker), props, db, endpoint. */
+function sourceInput(
+  deps: WorkerCallDeps,
+  proc: SandboxProcess,
+  source: RunnableSource,
+  ready: Ready,
+  db: Record<string, string>,
+) {
+  return {
+    id: randomUUID(),
+    bundleKey: ready.key,
+    bundle: proc.loaded.has(ready.key) ? undefined : ready.bundle,
+    packageDirs: ready.packageDirs,
+    props: source.configuredProps,
+    db,
+    endpoint: deps.endpointUrl(source.id),
+  };
+}
+
 /** Adds a streamed emit, log or respond to its run. */
 function collect(run: RunOutput, m: WorkerStream, onRespond?: (r: HttpResponse) => void): void {
   if (m.t === "emit") {
-    if (run.emits.length < MAX_EMITS) run.emits.push({ data: m.data, meta: (m.meta ?? {}) as Emitted["meta"] });
+    if (run.emits.length < MAX_EMITS)
+      run.emits.push({ data: m.data, meta: (m.meta ?? {}) as Emitted["meta"] });
   } else if (m.t === "log") {
-    if (run.logs.length <= MAX_LOG_LINES) run.logs.push({ level: String(m.level), message: String(m.message).slice(0, 65_536), ts: Date.now() });
+    if (run.logs.length <= MAX_LOG_LINES)
+      run.logs.push({ level: String(m.level), message: String(m.message).slice(0, 65_536), ts: Date.now() });
   } else if (m.t === "respond") {
     onRespond?.(m.response as HttpResponse);
   }
@@ -93,17 +114,10 @@ export async function requestRuns(
   let current = emptyRun();
   let mark = Date.now();
   try {
-    const sendBundle = !lease.proc.loaded.has(ready.key);
     const outcome = await lease.proc.request(
       {
         t: "runs",
-        id: randomUUID(),
-        bundleKey: ready.key,
-        bundle: sendBundle ? ready.bundle : undefined,
-        packageDirs: ready.packageDirs,
-        props: source.configuredProps,
-        db,
-        endpoint: deps.endpointUrl(source.id),
+        ...sourceInput(deps, lease.proc, source, ready, db),
         items: items.map((i) => ({ trigger: i.trigger, event: i.event ?? null })),
       },
       timeoutMs,
@@ -146,27 +160,23 @@ export async function requestHook(
   const run = emptyRun();
   const t0 = Date.now();
   try {
-    const sendBundle = !lease.proc.loaded.has(ready.key);
     const outcome = await lease.proc.request(
       {
         t: "invoke",
-        id: randomUUID(),
-        bundleKey: ready.key,
-        bundle: sendBundle ? ready.bundle : undefined,
-        packageDirs: ready.packageDirs,
+        ...sourceInput(deps, lease.proc, source, ready, db),
         action,
         trigger: "hook",
-        props: source.configuredProps,
         event: null,
-        db,
-        endpoint: deps.endpointUrl(source.id),
       },
       timeoutMs,
       (m) => collect(run, m),
     );
     run.computeMs = Date.now() - t0;
     if (outcome.kind !== "done") {
-      return { run, stop: { kind: outcome.kind, detail: outcome.kind === "crash" ? outcome.detail : outcome.kind, run } };
+      return {
+        run,
+        stop: { kind: outcome.kind, detail: outcome.kind === "crash" ? outcome.detail : outcome.kind, run },
+      };
     }
     if (!outcome.message.error) lease.proc.loaded.add(ready.key);
     run.dbChanges = outcome.message.dbChanges;

@@ -35,7 +35,16 @@ describe("grouped writes on SQLite", () => {
         throw new Error("this unit fails");
       }),
       quotas.add("u_1", "2026-11-22", 3, 40),
-      writes.run(async (trx) => (await trx.selectFrom("source_state").select("value").where("source_id", "=", "dc_a").executeTakeFirst())?.value),
+      writes.run(
+        async (trx) =>
+          (
+            await trx
+              .selectFrom("source_state")
+              .select("value")
+              .where("source_id", "=", "dc_a")
+              .executeTakeFirst()
+          )?.value,
+      ),
     ]);
     expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled", "fulfilled"]);
     expect((results[1] as PromiseRejectedResult).reason).toMatchObject({ message: "this unit fails" });

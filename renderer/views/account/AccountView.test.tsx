@@ -2,7 +2,7 @@
 import { screen, waitFor, within } from "@testing-library/react";
 import { userEvent } from "@testing-library/user-event";
 import { describe, expect, it } from "vitest";
-import { FakeBridge } from "../../test/fakeBridge.js";
+import { FakeBridge, remoteProfile } from "../../test/fakeBridge.js";
 import { renderWith } from "../../test/render.js";
 import { AccountView } from "./AccountView.js";
 
@@ -54,15 +54,7 @@ describe("account", () => {
 
   it("switches connection in one click", async () => {
     const bridge = new FakeBridge();
-    bridge.profiles.push({
-      id: "r1",
-      name: "Staging",
-      kind: "remote",
-      baseUrl: "https://s/v1",
-      key: { isSet: true, lastFour: "wxyz" },
-      status: "ready",
-      current: false,
-    });
+    bridge.profiles.push(remoteProfile({ current: false }));
     renderWith(bridge, <AccountView />);
     await userEvent.click(await screen.findByRole("button", { name: "Use Staging" }));
     expect(bridge.callsOf("selectProfile")).toEqual([["r1"]]);
@@ -79,15 +71,7 @@ describe("account", () => {
   });
   it("offers Replace key for a remote connection only: Local's key is managed by the app", async () => {
     const bridge = new FakeBridge();
-    bridge.profiles.push({
-      id: "r1",
-      name: "Staging",
-      kind: "remote",
-      baseUrl: "https://s/v1",
-      key: { isSet: true, lastFour: "wxyz" },
-      status: "ready",
-      current: false,
-    });
+    bridge.profiles.push(remoteProfile({ current: false }));
     renderWith(bridge, <AccountView />);
     await userEvent.click(await screen.findByRole("button", { name: "Replace key of Staging" }));
     expect(screen.queryByRole("button", { name: "Replace key of Local" })).toBeNull();
@@ -100,16 +84,7 @@ describe("account", () => {
     const bridge = new FakeBridge();
     bridge.profiles = [
       { ...bridge.profiles[0]!, current: false },
-      {
-        id: "r1",
-        name: "Staging",
-        kind: "remote",
-        baseUrl: "https://s/v1",
-        key: { isSet: true, lastFour: "wxyz" },
-        status: "refused",
-        statusMessage: "The API key was refused by https://s.",
-        current: true,
-      },
+      remoteProfile({ status: "refused", statusMessage: "The API key was refused by https://s." }),
     ];
     bridge.fail("getMe", {
       status: 401,
