@@ -26,7 +26,7 @@ import type { QuotaUsageToday } from "../quotas/quotas.js";
 import { PackageError } from "./npm/cache.js";
 import type { SandboxPool } from "./sandbox/pool.js";
 import type { WorkerError } from "./sandbox/process.js";
-import { requestHook, requestRuns, type Emitted, type HttpResponse, type Ready, type RunOutput, type Stop } from "./worker-calls.js";
+import { requestHook, requestRuns, type Emitted, type Ready, type RunOutput, type RunRequestItem, type Stop } from "./worker-calls.js";
 
 export type { HttpResponse } from "./worker-calls.js";
 
@@ -39,29 +39,19 @@ export class PlatformFailure extends Error {
 
 export type Action = "run" | "deploy" | "activate" | "deactivate";
 
-export interface InvocationRequest {
+/** One run of a batch: what triggered it (`onRespond` gets the run's first `this.http.respond`). */
+export interface RunItem extends RunRequestItem {
+  /** Delivery hops of the triggering event (cycle bound). */
+  hops?: number;
+}
+
+export interface InvocationRequest extends RunItem {
   source: RunnableSource;
   component: RuntimeComponent;
   action: Action;
-  trigger: string;
-  event: unknown;
-  /** Called with the first `this.http.respond`. */
-  onRespond?: (response: HttpResponse) => void;
-  /** Delivery hops of the triggering event (cycle bound). */
-  hops?: number;
 }
 
 export type ErrorCode = "TIMEOUT" | "OUT_OF_MEMORY" | "QUOTA_EXCEEDED" | "COMPONENT_ERROR" | "LOAD_ERROR";
-
-/** One run of a batch: what triggered it. */
-export interface RunItem {
-  trigger: string;
-  event: unknown;
-  /** Called with the first `this.http.respond` of this run. */
-  onRespond?: (response: HttpResponse) => void;
-  /** Delivery hops of the triggering event (cycle bound). */
-  hops?: number;
-}
 
 /** How far a batch got: the first `ran` items ran; if `failure` is set, the next one hit it. */
 export interface BatchResult {

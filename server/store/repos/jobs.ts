@@ -231,18 +231,6 @@ export class JobsRepo {
     });
   }
 
-  /** Whether a job of this trigger kind is already waiting for the target (timer coalescing). */
-  async hasPending(targetId: string, trigger: string): Promise<boolean> {
-    const row = await this.db
-      .selectFrom("jobs")
-      .select("id")
-      .where("target_id", "=", targetId)
-      .where("trigger", "=", trigger)
-      .limit(1)
-      .executeTakeFirst();
-    return row !== undefined;
-  }
-
   /**
    * Frees every lease. Only for a server that knows it is alone on its database (SQLite):
    * leases left by a crashed run of it are then stale for sure.
