@@ -4,6 +4,7 @@
  * transaction (ids + rows + retention + outbox commit together).
  */
 import { sql, type Kysely } from "kysely";
+import { prepared } from "../prepared.js";
 import type { Database } from "../schema.js";
 import type { EventsTable } from "../tables/events.js";
 
@@ -12,6 +13,61 @@ export type EventRow = EventsTable;
 
 /** Rows per multi-row INSERT (11 columns each; well under SQLite's bound-variable limit). */
 const INSERT_CHUNK = 400;
+
+// The statements of every append (hot path: built once; see prepared.ts).
+const reserveIds = prepared((db, $: { emitter: string; nowMs: number; count: number; lastSeq: number }) =>
+  db
+    .insertInto("event_emitters")
+    .values({ emitter_id: $.emitter, last_ms: $.nowMs, last_seq: $.lastSeq })
+    .onConflict((oc) =>
+      oc.column("emitter_id").doUpdateSet((eb) => {
+        const newer = eb("excluded.last_ms", ">", eb.ref("event_emitters.last_ms"));
+        return {
+          last_seq: eb
+            .case()
+            .when(newer)
+            .then(eb.ref("excluded.last_seq"))
+            .else(eb("event_emitters.last_seq", "+", $.count))
+            .end(),
+          last_ms: eb.case().when(newer).then(eb.ref("excluded.last_ms")).else(eb.ref("event_emitters.last_ms")).end(),
+        };
+      }),
+    )
+    .returning(["last_ms", "last_seq"]),
+);
+const countAdded = prepared((db, $: { emitter: string; channel: string; added: number }) =>
+  db
+    .insertInto("event_channels")
+    .values({ emitter_id: $.emitter, channel: $.channel, count: $.added })
+    .onConflict((oc) =>
+      oc.columns(["emitter_id", "channel"]).doUpdateSet((eb) => ({ count: eb("event_channels.count", "+", $.added) })),
+    )
+    .returning("count"),
+);
+const retentionCutoff = prepared((db, $: { emitter: string; channel: string; offset: number }) =>
+  db
+    .selectFrom("events")
+    .select("sort_key")
+    .where("emitter_id", "=", $.emitter)
+    .where("channel", "=", $.channel)
+    .orderBy("sort_key", "asc")
+    .limit(1)
+    .offset($.offset),
+);
+const deleteUpTo = prepared((db, $: { emitter: string; channel: string; sortKey: string }) =>
+  db
+    .deleteFrom("events")
+    .where("emitter_id", "=", $.emitter)
+    .where("channel", "=", $.channel)
+    .where("sort_key", "<=", $.sortKey),
+);
+const adjustCount = prepared((db, $: { emitter: string; channel: string; delta: number }) =>
+  db
+    .updateTable("event_channels")
+    .set((eb) => ({ count: eb("count", "+", $.delta) }))
+    .where("emitter_id", "=", $.emitter)
+    .where("channel", "=", $.channel),
+);
 
 /**
  * Reserves `count` consecutive ids for an emitter at `nowMs` in one atomic upsert (it also
@@ -24,25 +80,7 @@ export async function reserveEventIds(
   count: number,
   nowMs: number,
 ): Promise<{ ms: number; firstSeq: number }> {
-  const row = await db
-    .insertInto("event_emitters")
-    .values({ emitter_id: emitterId, last_ms: nowMs, last_seq: count - 1 })
-    .onConflict((oc) =>
-      oc.column("emitter_id").doUpdateSet((eb) => {
-        const newer = eb("excluded.last_ms", ">", eb.ref("event_emitters.last_ms"));
-        return {
-          last_seq: eb
-            .case()
-            .when(newer)
-            .then(eb.ref("excluded.last_seq"))
-            .else(eb("event_emitters.last_seq", "+", count))
-            .end(),
-          last_ms: eb.case().when(newer).then(eb.ref("excluded.last_ms")).else(eb.ref("event_emitters.last_ms")).end(),
-        };
-      }),
-    )
-    .returning(["last_ms", "last_seq"])
-    .executeTakeFirstOrThrow();
+  const row = (await reserveIds.first(db, { emitter: emitterId, nowMs, count, lastSeq: count - 1 }))!;
   return { ms: Number(row.last_ms), firstSeq: Number(row.last_seq) - count + 1 };
 }
 
@@ -63,45 +101,14 @@ export async function applyRetention(
   added: number,
   retention: number,
 ): Promise<number> {
-  const { count } = await db
-    .insertInto("event_channels")
-    .values({ emitter_id: emitterId, channel, count: added })
-    .onConflict((oc) =>
-      oc.columns(["emitter_id", "channel"]).doUpdateSet((eb) => ({ count: eb("event_channels.count", "+", added) })),
-    )
-    .returning("count")
-    .executeTakeFirstOrThrow();
+  const { count } = (await countAdded.first(db, { emitter: emitterId, channel, added }))!;
   const excess = Number(count) - retention;
   if (excess <= 0) return 0;
-  const cutoff = await db
-    .selectFrom("events")
-    .select("sort_key")
-    .where("emitter_id", "=", emitterId)
-    .where("channel", "=", channel)
-    .orderBy("sort_key", "asc")
-    .limit(1)
-    .offset(excess - 1)
-    .executeTakeFirst();
+  const cutoff = await retentionCutoff.first(db, { emitter: emitterId, channel, offset: excess - 1 });
   if (!cutoff) return 0;
-  const res = await db
-    .deleteFrom("events")
-    .where("emitter_id", "=", emitterId)
-    .where("channel", "=", channel)
-    .where("sort_key", "<=", cutoff.sort_key)
-    .executeTakeFirst();
-  const dropped = Number(res.numDeletedRows);
-  await adjustCount(db, emitterId, channel, -dropped);
+  const dropped = await deleteUpTo.affected(db, { emitter: emitterId, channel, sortKey: cutoff.sort_key });
+  if (dropped > 0) await adjustCount.execute(db, { emitter: emitterId, channel, delta: -dropped });
   return dropped;
-}
-
-async function adjustCount(db: Exec, emitterId: string, channel: string, delta: number): Promise<void> {
-  if (delta === 0) return;
-  await db
-    .updateTable("event_channels")
-    .set((eb) => ({ count: eb("count", "+", delta) }))
-    .where("emitter_id", "=", emitterId)
-    .where("channel", "=", channel)
-    .execute();
 }
 
 export async function countEvents(db: Exec, emitterId: string, channel: string): Promise<number> {
@@ -212,7 +219,7 @@ export async function deleteEventRange(
     if (fromKey !== undefined) q = q.where("sort_key", ">=", fromKey);
     if (toKey !== undefined) q = q.where("sort_key", "<=", toKey);
     const deleted = Number((await q.executeTakeFirst()).numDeletedRows);
-    await adjustCount(trx, emitterId, channel, -deleted);
+    if (deleted > 0) await adjustCount.execute(trx, { emitter: emitterId, channel, delta: -deleted });
     return deleted;
   });
 }

@@ -1,12 +1,29 @@
 /** Daily quota counters. Increments are `SET x = x + ?` so concurrent servers count exactly. */
 import { sql } from "kysely";
 import type { Db } from "../db.js";
+import { prepared } from "../prepared.js";
 import { WriteGroup } from "../write-group.js";
 
 export interface DailyUsage {
   invocations: number;
   computeMs: number;
 }
+
+// Read and counted for every batch of runs (hot path: built once).
+const usageOf = prepared((db, $: { user: string; day: string }) =>
+  db.selectFrom("quota_usage").select(["invocations", "compute_ms"]).where("user_id", "=", $.user).where("day", "=", $.day),
+);
+const addUsage = prepared((db, $: { user: string; day: string; invocations: number; computeMs: number }) =>
+  db
+    .insertInto("quota_usage")
+    .values({ user_id: $.user, day: $.day, invocations: $.invocations, compute_ms: $.computeMs })
+    .onConflict((oc) =>
+      oc.columns(["user_id", "day"]).doUpdateSet({
+        invocations: sql<number>`quota_usage.invocations + ${$.invocations}`,
+        compute_ms: sql<number>`quota_usage.compute_ms + ${$.computeMs}`,
+      }),
+    ),
+);
 
 export class QuotasRepo {
   constructor(
@@ -16,29 +33,13 @@ export class QuotasRepo {
   ) {}
 
   async usage(userId: string, day: string): Promise<DailyUsage> {
-    const row = await this.db
-      .selectFrom("quota_usage")
-      .select(["invocations", "compute_ms"])
-      .where("user_id", "=", userId)
-      .where("day", "=", day)
-      .executeTakeFirst();
+    const row = await usageOf.first(this.db, { user: userId, day });
     return { invocations: Number(row?.invocations ?? 0), computeMs: Number(row?.compute_ms ?? 0) };
   }
 
   /** Adds to today's counters, creating the row on first use. */
   async add(userId: string, day: string, invocations: number, computeMs: number): Promise<void> {
-    await this.writes.run((trx) =>
-      trx
-        .insertInto("quota_usage")
-        .values({ user_id: userId, day, invocations, compute_ms: computeMs })
-        .onConflict((oc) =>
-          oc.columns(["user_id", "day"]).doUpdateSet({
-            invocations: sql<number>`quota_usage.invocations + ${invocations}`,
-            compute_ms: sql<number>`quota_usage.compute_ms + ${computeMs}`,
-          }),
-        )
-        .execute(),
-    );
+    await this.writes.run((trx) => addUsage.execute(trx, { user: userId, day, invocations, computeMs }));
   }
 
   /** Old days are of no use once they are over; keeps the table small. */

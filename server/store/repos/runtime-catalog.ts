@@ -6,16 +6,21 @@ import type { PropDescriptor } from "../../../shared/resources/index.js";
 import type { RuntimeCatalog, RuntimeComponent } from "../../runtime/catalog.js";
 import type { ComponentFiles, RunnableSource } from "../../services.js";
 import type { Db } from "../db.js";
+import { prepared } from "../prepared.js";
+
+// Read for every batch of a source's runs (hot path: built once).
+const sourceById = prepared((db, $: { id: string }) =>
+  db.selectFrom("sources").select(["id", "user_id", "component_id", "active", "configured_props"]).where("id", "=", $.id),
+);
+const componentById = prepared((db, $: { id: string }) =>
+  db.selectFrom("components").select(["id", "code", "files", "props", "meta"]).where("id", "=", $.id),
+);
 
 export class RuntimeCatalogRepo implements RuntimeCatalog {
   constructor(private readonly db: Db) {}
 
   async source(sourceId: string): Promise<RunnableSource | undefined> {
-    const row = await this.db
-      .selectFrom("sources")
-      .select(["id", "user_id", "component_id", "active", "configured_props"])
-      .where("id", "=", sourceId)
-      .executeTakeFirst();
+    const row = await sourceById.first(this.db, { id: sourceId });
     if (!row) return undefined;
     return {
       id: row.id,
@@ -27,11 +32,7 @@ export class RuntimeCatalogRepo implements RuntimeCatalog {
   }
 
   async component(componentId: string): Promise<RuntimeComponent | undefined> {
-    const row = await this.db
-      .selectFrom("components")
-      .select(["id", "code", "files", "props", "meta"])
-      .where("id", "=", componentId)
-      .executeTakeFirst();
+    const row = await componentById.first(this.db, { id: componentId });
     if (!row) return undefined;
     const meta = parse<{ hooks?: RuntimeComponent["hooks"]; dedupe?: RuntimeComponent["dedupe"]; hasRun?: boolean }>(row.meta, {});
     return {

@@ -1,6 +1,21 @@
 /** A source's `this.db` (one row per key, JSON text) and its dedupe memory. */
 import type { Db } from "../db.js";
+import { prepared } from "../prepared.js";
 import { WriteGroup } from "../write-group.js";
+
+// Read and written for every batch of a source's runs (hot path: built once).
+const stateOf = prepared((db, $: { source: string }) =>
+  db.selectFrom("source_state").select(["key", "value"]).where("source_id", "=", $.source),
+);
+const setKey = prepared((db, $: { source: string; key: string; value: string }) =>
+  db
+    .insertInto("source_state")
+    .values({ source_id: $.source, key: $.key, value: $.value })
+    .onConflict((oc) => oc.columns(["source_id", "key"]).doUpdateSet({ value: $.value })),
+);
+const deleteKey = prepared((db, $: { source: string; key: string }) =>
+  db.deleteFrom("source_state").where("source_id", "=", $.source).where("key", "=", $.key),
+);
 
 export class SourceStateRepo {
   constructor(
@@ -11,7 +26,7 @@ export class SourceStateRepo {
 
   /** Every key of the source, value as JSON text. */
   async snapshot(sourceId: string): Promise<Record<string, string>> {
-    const rows = await this.db.selectFrom("source_state").select(["key", "value"]).where("source_id", "=", sourceId).execute();
+    const rows = await stateOf.rows(this.db, { source: sourceId });
     return Object.fromEntries(rows.map((r) => [r.key, r.value]));
   }
 
@@ -21,15 +36,8 @@ export class SourceStateRepo {
     if (entries.length === 0) return;
     await this.writes.run(async (trx) => {
       for (const [key, value] of entries) {
-        if (value === null) {
-          await trx.deleteFrom("source_state").where("source_id", "=", sourceId).where("key", "=", key).execute();
-        } else {
-          await trx
-            .insertInto("source_state")
-            .values({ source_id: sourceId, key, value })
-            .onConflict((oc) => oc.columns(["source_id", "key"]).doUpdateSet({ value }))
-            .execute();
-        }
+        if (value === null) await deleteKey.execute(trx, { source: sourceId, key });
+        else await setKey.execute(trx, { source: sourceId, key, value });
       }
     });
   }
