@@ -105,6 +105,7 @@ export async function createServer(config: Config): Promise<Server> {
     const runtime = createRuntime({
       config,
       db: store.db,
+      writes: store.writes,
       dialect: store.dialect,
       responseRelay,
       instanceId,

@@ -53,12 +53,13 @@ export interface EventServices {
 }
 
 export async function createEventServices(o: EventServicesOptions): Promise<EventServices> {
-  const { db, dialect, pgPool } = o.store;
+  const { db, dialect, pgPool, writes } = o.store;
   const bus: EventBus =
     dialect === "postgres" && pgPool ? await PgEventBus.start({ pool: pgPool, db, log: o.log }) : new LocalEventBus();
   let dispatcher: DeliveryDispatcher | undefined;
   const store = createEventStore({
     db,
+    writes,
     bus,
     retention: o.config.eventRetention,
     onOutbox: () => dispatcher?.wake(),

@@ -45,6 +45,8 @@ export interface RuntimeDeps {
   log?: (msg: string, err?: unknown) => void;
   /** Timer poll period (tests shorten it). */
   timerPollMs?: number;
+  /** The database's write transactions (store/write-group.ts); default: ungrouped ones of its own. */
+  writes?: WriteGroup;
   /** SQLite means this server is alone on its database, so stale leases can be freed at start. */
   dialect?: "sqlite" | "postgres";
   /** Carries custom HTTP responses between instances sharing a PostgreSQL database. */
@@ -88,8 +90,8 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     tmpRoot: path.join(config.dataDir, "sandbox"),
     network: networkPolicyFor(config),
   });
-  // Job completions, quota counts and `this.db` writes of the same loop turn share a commit.
-  const writes = new WriteGroup(db, deps.dialect === "sqlite");
+  // Jobs, completions, quota counts and `this.db` writes share the turn's commit with appends.
+  const writes = deps.writes ?? new WriteGroup(db, false);
   const state = new SourceStateRepo(db, writes);
   const jobs = new JobsRepo(db, writes);
   const quotasRepo = new QuotasRepo(db, writes);

@@ -268,6 +268,12 @@ export class DurableQueue implements InvocationQueue {
     const maxBatch = registered?.maxBatch ?? 1;
     let served = 0;
     let batch = first;
+    /** Deletions of ended jobs still committing (they must land before the lease is given back). */
+    let finishing: Promise<unknown> = Promise.resolve();
+    const settle = async () => {
+      await finishing;
+      await this.repo.release(target, this.instanceId);
+    };
     try {
       while (batch.length > 0) {
         const outcome = registered ? await this.runBatch(registered, batch) : this.dropped(batch);
@@ -281,6 +287,7 @@ export class DurableQueue implements InvocationQueue {
           if (err instanceof PlatformFailure && failed.attempts + 1 < MAX_ATTEMPTS) {
             const backoff = Math.min(60_000, 1000 * 2 ** failed.attempts);
             this.options.log?.(`invocation queue: ${target} failed (${err.message}); retry in ${backoff} ms`);
+            await finishing;
             if (ended.length) await this.repo.finish(target, ended, this.instanceId, 1);
             await this.repo.retryLater(failed, this.instanceId, Date.now() + backoff);
             return;
@@ -291,23 +298,41 @@ export class DurableQueue implements InvocationQueue {
         // Go on with the next jobs under the same lease until the target has had its turn: one
         // batch (whatever its size) when other targets wait for a slot, up to TURN_JOBS when none does.
         const goOn = !this.stopped && !this.backlogged && served < TURN_JOBS;
-        let next = await this.repo.finish(target, ended, this.instanceId, goOn ? maxBatch : 0, { keepLease: goOn });
-        if (goOn && next.length === 0) {
+        if (!goOn) {
+          // The last batch of this turn: its jobs go and the lease is given back in one transaction.
+          await finishing;
+          await this.repo.finish(target, ended, this.instanceId, 0);
+          break;
+        }
+        // Going on: the ended jobs are deleted with the next turn's writes while the next batch
+        // already runs (it reads past them), which saves the batch a turn of the event loop. Their
+        // events are stored already; a crash before the deletion commits runs them again (at
+        // least once, as across any crash).
+        const last = ended.at(-1);
+        if (ended.length > 0) {
+          const deleting = this.repo.finish(target, ended, this.instanceId, 0, { keepLease: true });
+          finishing = Promise.all([finishing, deleting]).catch((err: unknown) =>
+            this.options.log?.(`invocation queue: could not finish jobs of ${target}`, err),
+          );
+        }
+        let next = await this.repo.heads(target, maxBatch, last);
+        if (next.length === 0) {
           // Nothing queued now. A steady stream brings the next job within moments: wait for it
           // a little under the lease rather than give the lease back and look for work again
           // (a ready-targets query, a claim and a read per event).
           await this.linger(target);
-          next = this.stopped ? [] : await this.repo.heads(target, maxBatch);
+          next = this.stopped ? [] : await this.repo.heads(target, maxBatch, last);
           if (next.length === 0) {
-            await this.repo.release(target, this.instanceId);
+            await settle();
             break;
           }
         }
         batch = this.runnable(next);
-        if (next.length > 0 && batch.length === 0) await this.repo.release(target, this.instanceId);
+        if (batch.length === 0) await settle();
       }
     } finally {
       clearInterval(renew);
+      await finishing;
     }
   }
 

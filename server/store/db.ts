@@ -15,6 +15,7 @@ import pg from "pg";
 import type { Database } from "./schema.js";
 import { migrations } from "./migrations/index.js";
 import { withStatementCache } from "./statement-cache.js";
+import { WriteGroup } from "./write-group.js";
 
 export type Db = Kysely<Database>;
 export type DialectName = "sqlite" | "postgres";
@@ -32,6 +33,8 @@ export interface OpenedDb {
   dialect: DialectName;
   /** The pg pool, for LISTEN/NOTIFY and advisory locks; undefined on SQLite. */
   pgPool: pg.Pool | undefined;
+  /** Write transactions of the hot paths, one per event-loop turn on SQLite (write-group.ts). */
+  writes: WriteGroup;
   close(): Promise<void>;
 }
 
@@ -43,7 +46,7 @@ export async function openDb(options: OpenDbOptions): Promise<OpenedDb> {
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10 });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     await migrate(db);
-    return { db, dialect: "postgres", pgPool: pool, close: () => db.destroy() };
+    return { db, dialect: "postgres", pgPool: pool, writes: new WriteGroup(db, false), close: () => db.destroy() };
   }
   fs.mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
   const file = path.join(options.dataDir, "headwater.db");
@@ -59,7 +62,7 @@ export async function openDb(options: OpenDbOptions): Promise<OpenedDb> {
   sqlite.pragma("busy_timeout = 5000");
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   await migrate(db);
-  return { db, dialect: "sqlite", pgPool: undefined, close: () => db.destroy() };
+  return { db, dialect: "sqlite", pgPool: undefined, writes: new WriteGroup(db, true), close: () => db.destroy() };
 }
 
 /** Applies every pending migration, in name order. Migrations are written once for both dialects. */

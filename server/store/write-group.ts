@@ -1,12 +1,18 @@
 /**
- * Small write transactions, grouped. better-sqlite3 answers synchronously, so writes made by
- * several callers in the same turn of the event loop (batches of several sources ending together:
- * a job completion, a quota count, a `this.db` change each) would commit one by one. Here they
- * share one transaction, started after the current turn. A unit that fails rolls the group back;
- * each unit then runs again alone, so one caller's error is never another's.
+ * The database's write transactions, started after the current turn of the event loop.
  *
- * Only for the embedded database: on PostgreSQL, units of unrelated callers in one transaction
- * would hold each other's row locks across instances (and could deadlock), so each runs alone.
+ * On the embedded database every writer shares one transaction per turn: HTTP requests' jobs,
+ * appended events, job completions, quota counts, `this.db` changes. better-sqlite3 answers
+ * synchronously, so without this each would commit alone, and a commit (with its WAL write) is
+ * the dearest statement of all; with it, a busy server commits about once per turn. A unit that
+ * fails rolls the group back; each unit then runs again alone, so one caller's error is never
+ * another's.
+ *
+ * On PostgreSQL each unit has its own transaction (units of unrelated callers in one would hold
+ * each other's row locks across instances, and could deadlock), run concurrently from the pool.
+ *
+ * A unit may run twice (in the group, then alone): it must take its input before the first run
+ * and reuse it (see the event store and the job queue, which take their waiting callers lazily).
  */
 import type { Transaction } from "kysely";
 import type { Db } from "./db.js";
@@ -22,27 +28,33 @@ interface Waiting {
 
 export class WriteGroup {
   private waiting: Waiting[] = [];
-  private busy = false;
+  private scheduled = false;
 
   constructor(
     private readonly db: Db,
-    private readonly grouping: boolean,
+    /** One transaction for the units of a turn (SQLite); false: one each. */
+    readonly grouping: boolean,
   ) {}
 
+  /** Runs `unit` in a transaction after this turn; resolves with its result once committed. */
   run<T>(unit: WriteUnit<T>): Promise<T> {
-    if (!this.grouping) return this.db.transaction().execute(unit);
     return new Promise<T>((resolve, reject) => {
       this.waiting.push({ unit, resolve: resolve as (v: unknown) => void, reject });
-      if (this.busy) return;
-      this.busy = true;
+      if (this.scheduled) return;
+      this.scheduled = true;
       setImmediate(() => void this.flush());
     });
   }
 
   private async flush(): Promise<void> {
     try {
+      // Units submitted while a group commits (its callers' continuations) join the next group.
       while (this.waiting.length > 0) {
         const group = this.waiting.splice(0);
+        if (!this.grouping) {
+          for (const w of group) this.db.transaction().execute(w.unit).then(w.resolve, w.reject);
+          continue;
+        }
         let results: unknown[] | undefined;
         try {
           results = await this.db.transaction().execute(async (trx) => {
@@ -57,7 +69,7 @@ export class WriteGroup {
         else for (const w of group) await this.db.transaction().execute(w.unit).then(w.resolve, w.reject);
       }
     } finally {
-      this.busy = false;
+      this.scheduled = false;
     }
   }
 }
