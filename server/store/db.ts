@@ -14,6 +14,7 @@ import { Kysely, Migrator, PostgresDialect, SqliteDialect, type Migration } from
 import pg from "pg";
 import type { Database } from "./schema.js";
 import { migrations } from "./migrations/index.js";
+import { startCheckpointer } from "./checkpointer.js";
 import { withStatementCache } from "./statement-cache.js";
 import { WriteGroup } from "./write-group.js";
 
@@ -62,7 +63,17 @@ export async function openDb(options: OpenDbOptions): Promise<OpenedDb> {
   sqlite.pragma("busy_timeout = 5000");
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   await migrate(db);
-  return { db, dialect: "sqlite", pgPool: undefined, writes: new WriteGroup(db, true), close: () => db.destroy() };
+  const checkpoints = startCheckpointer(sqlite, file);
+  return {
+    db,
+    dialect: "sqlite",
+    pgPool: undefined,
+    writes: new WriteGroup(db, true),
+    close: async () => {
+      await checkpoints.stop();
+      await db.destroy();
+    },
+  };
 }
 
 /** Applies every pending migration, in name order. Migrations are written once for both dialects. */
