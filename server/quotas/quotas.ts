@@ -13,9 +13,16 @@ export interface QuotaUsageToday {
 
 export type QuotaCheck = { ok: true } | { ok: false; message: string };
 
+const DAY_MS = 86_400_000;
+/** The last day computed (several lookups per invocation; formatting a date each time showed up in profiles). */
+let lastDay = { start: 0, day: "1970-01-01" };
+
 /** The UTC day a time falls on, `YYYY-MM-DD`. */
 export function utcDay(nowMs = Date.now()): string {
-  return new Date(nowMs).toISOString().slice(0, 10);
+  if (nowMs >= lastDay.start && nowMs < lastDay.start + DAY_MS) return lastDay.day;
+  const start = nowMs - (((nowMs % DAY_MS) + DAY_MS) % DAY_MS);
+  lastDay = { start, day: new Date(start).toISOString().slice(0, 10) };
+  return lastDay.day;
 }
 
 /** How long `admits` trusts a usage it read, and for how many users at most. */

@@ -13,7 +13,7 @@ import { CompiledQuery, type Compilable, type Kysely, type QueryResult } from "k
 import type { Database } from "./schema.js";
 
 type Exec = Kysely<Database>;
-type Args = Record<string, unknown>;
+type Args = object;
 
 /** Marks an argument's place among the compiled parameters. */
 const MARK = "\u0000headwater-arg:";
@@ -32,7 +32,8 @@ export class PreparedQuery<A extends Args, R> {
 
   async execute(db: Exec, args: A): Promise<QueryResult<R>> {
     const shape = this.shapeFor(db);
-    const parameters = shape.slots.map((s) => ("arg" in s ? args[s.arg] : s.value));
+    const values = args as Record<string, unknown>;
+    const parameters = shape.slots.map((s) => ("arg" in s ? values[s.arg] : s.value));
     return db.executeQuery(CompiledQuery.raw(shape.sql, parameters) as CompiledQuery<R>);
   }
 

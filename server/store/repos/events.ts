@@ -35,6 +35,22 @@ const reserveIds = prepared((db, $: { emitter: string; nowMs: number; count: num
     )
     .returning(["last_ms", "last_seq"]),
 );
+/** The usual append under load is a single event: its insert is built once too. */
+const insertOne = prepared((db, $: EventRow) =>
+  db.insertInto("events").values({
+    emitter_id: $.emitter_id,
+    channel: $.channel,
+    sort_key: $.sort_key,
+    id: $.id,
+    owner_id: $.owner_id,
+    indexed_at_ms: $.indexed_at_ms,
+    emit_id: $.emit_id,
+    event_json: $.event_json,
+    size: $.size,
+    meta_json: $.meta_json,
+    hops: $.hops,
+  }),
+);
 const countAdded = prepared((db, $: { emitter: string; channel: string; added: number }) =>
   db
     .insertInto("event_channels")
@@ -85,6 +101,7 @@ export async function reserveEventIds(
 }
 
 export async function insertEvents(db: Exec, rows: EventRow[]): Promise<void> {
+  if (rows.length === 1) return void (await insertOne.execute(db, rows[0]!));
   for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
     await db.insertInto("events").values(rows.slice(i, i + INSERT_CHUNK)).execute();
   }

@@ -49,8 +49,11 @@ export async function insertJobs(trx: Kysely<Database> | Transaction<Database>, 
     run_after: job.runAfter ?? now,
     created_ms: now,
   }));
-  for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
-    await trx.insertInto("jobs").values(rows.slice(i, i + INSERT_CHUNK)).execute();
+  if (rows.length === 1) await insertOne.execute(trx, rows[0]!);
+  else {
+    for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
+      await trx.insertInto("jobs").values(rows.slice(i, i + INSERT_CHUNK)).execute();
+    }
   }
   const targets = [...new Set(jobs.map((j) => j.targetId))];
   if (targets.length === 1) {
@@ -100,6 +103,19 @@ const claimLease = prepared((db, $: { target: string; owner: string; now: number
     .set({ lease_owner: $.owner, lease_until: $.until })
     .where("target_id", "=", $.target)
     .where("lease_until", "<=", $.now),
+);
+/** One job (an HTTP request alone in its turn): built once too. */
+const insertOne = prepared((db, $: JobRow) =>
+  db.insertInto("jobs").values({
+    id: $.id,
+    target_id: $.target_id,
+    owner_id: $.owner_id,
+    trigger: $.trigger,
+    payload: $.payload,
+    attempts: $.attempts,
+    run_after: $.run_after,
+    created_ms: $.created_ms,
+  }),
 );
 const addTarget = prepared((db, $: { target: string }) =>
   db

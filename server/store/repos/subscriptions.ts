@@ -3,6 +3,7 @@
  * `dc_*`) only ever matches the owner's own emitters because matching starts from the owner.
  */
 import type { Kysely } from "kysely";
+import { prepared } from "../prepared.js";
 import type { Database } from "../schema.js";
 import type { AutoSubscriptionsTable, SubscriptionsTable } from "../tables/events.js";
 
@@ -85,12 +86,26 @@ export async function matchingListeners(
   return rows.map((r) => r.listener_id);
 }
 
+/** subscribedChannels for one emitter (what most appends name): built once. */
+const channelsOfOne = prepared((db, $: { owner: string; emitter: string; glob: string }) =>
+  db
+    .selectFrom("subscriptions")
+    .select(["emitter_id", "channel"])
+    .distinct()
+    .where("owner_id", "=", $.owner)
+    .where("emitter_id", "in", [$.emitter, $.glob]),
+);
+
 /** Which (emitter, channel) pairs of one owner have at least one subscription. */
 export async function subscribedChannels(
   db: Exec,
   ownerId: string,
   emitterIds: string[],
 ): Promise<Array<{ emitter_id: string; channel: string }>> {
+  if (emitterIds.length === 1) {
+    const emitter = emitterIds[0]!;
+    return channelsOfOne.rows(db, { owner: ownerId, emitter, glob: globFor(emitter) ?? emitter });
+  }
   const patterns = [...new Set(emitterIds.flatMap(emitterPatterns))];
   return db
     .selectFrom("subscriptions")
