@@ -35,6 +35,8 @@ function postJson(url: string, body: string): Promise<number> {
       res.on("end", () => resolve(res.statusCode ?? 0));
     });
     req.on("error", reject);
+    // An unanswered request fails the bench with a reason instead of hanging it.
+    req.setTimeout(30_000, () => req.destroy(new Error(`no answer from ${url} within 30 s`)));
     req.end(body);
   });
 }
@@ -169,6 +171,20 @@ async function report(taps: WorkerTaps, sentAt: number[], expected: number, what
   );
 }
 
+/**
+ * Polls a source's stored-event count until it reaches `count`; fails after `withinMs` saying how
+ * far it got (a stuck or lost event must stop the bench with a reason, not hang it).
+ */
+async function untilStored(client: ReturnType<typeof createClient>, sourceId: string, count: number, withinMs = 60_000): Promise<number> {
+  const deadline = performance.now() + withinMs;
+  for (;;) {
+    const total = (await client.listSourceEvents(sourceId, { limit: 1 })).page_info.total_count;
+    if (total >= count) return total;
+    if (performance.now() > deadline) throw new Error(`${sourceId} has ${total} of ${count} events after ${withinMs / 1000} s`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 const pct = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
 
 export default defineBench("events", async () => {
@@ -187,9 +203,7 @@ export default defineBench("events", async () => {
   // a CPU profile: the fourth burst is acknowledged about twice as fast as the second).
   for (let round = 1; round <= 4; round++) {
     await load(`${hw.origin}/e/${warmSource.id}`, 2000, 32);
-    while ((await client.listSourceEvents(warmSource.id, { limit: 1 })).page_info.total_count < 2000 * round) {
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await untilStored(client, warmSource.id, 2000 * round);
   }
 
   // -- in-process server for the read and fan-out cases ---------------------------------------
@@ -244,10 +258,7 @@ export default defineBench("events", async () => {
         warmup: 0,
         run: async () => {
           const t0 = performance.now();
-          let total: number;
-          while ((total = (await client.listSourceEvents(ingestSource.id, { limit: 1 })).page_info.total_count) < 2000) {
-            await new Promise((r) => setTimeout(r, 50));
-          }
+          const total = await untilStored(client, ingestSource.id, 2000);
           console.log(`  · backlog drained ${(performance.now() - t0).toFixed(0)} ms after the last acknowledgement (${total} events)`);
         },
       },
@@ -316,9 +327,7 @@ export default defineBench("events", async () => {
           // Steady state, as the scenario says: two unmeasured seconds at the same rate first (the
           // sandbox pool grows to its size, code is compiled and loaded). Taps count only `i`.
           await paced(1000, 2, (w) => postJson(`${hw.origin}/e/${sources[w % sources.length]}`, JSON.stringify({ w })));
-          for (const id of sources) {
-            while ((await client.listSourceEvents(id, { limit: 1 })).page_info.total_count < 200) await new Promise((r) => setTimeout(r, 20));
-          }
+          for (const id of sources) await untilStored(client, id, 200);
           const taps = await workerTaps(sources.flatMap((id) => Array.from({ length: 10 }, () => `${hw.origin}/sources/${id}/sse`)), apiKey);
           const sentAt = await paced(1000, 5, (i) => postJson(`${hw.origin}/e/${sources[i % sources.length]}`, JSON.stringify({ i })));
           await report(taps, sentAt, sentAt.length * 10, "HTTP endpoint of a child server, through the runtime");
