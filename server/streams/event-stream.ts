@@ -14,8 +14,13 @@
  * a resume would; if not, it is a slow client and the connection is closed (the client resumes
  * with Last-Event-ID). A slow reader so costs at most about `maxBufferedBytes` and never delays
  * the bus or other streams, while a fast client survives a burst.
+ *
+ * Writes go straight to the socket, already framed as HTTP chunks: one socket write per batch of
+ * events instead of four (size, CRLF, data, CRLF through the ServerResponse). With 100 streams at
+ * 1,000 events a second these writes are the largest single cost of the server.
  */
 import type { ServerResponse } from "node:http";
+import type { Socket } from "node:net";
 import type { Db } from "../store/db.js";
 import { eventsAfter, type EventRow } from "../store/repos/events.js";
 import type { EventBus } from "../events/bus.js";
@@ -51,9 +56,31 @@ export function formatMessage(row: EventRow): string {
   return text;
 }
 
+/**
+ * Writes SSE text to a response whose headers were sent, straight to its socket. A chunked
+ * response (HTTP/1.1) gets each write as one chunk, so that `res.end()` still ends it properly.
+ */
+function socketWriter(res: ServerResponse): { socket: Socket; write(text: string): void } | undefined {
+  const socket = res.socket;
+  if (!socket || !res.headersSent) return undefined;
+  const chunked = (res as unknown as { chunkedEncoding?: boolean }).chunkedEncoding === true;
+  return {
+    socket,
+    write: (text) => {
+      socket.write(chunked ? `${Buffer.byteLength(text).toString(16)}\r\n${text}\r\n` : text);
+    },
+  };
+}
+
 /** Streams to `res` (headers already written) until either side closes. */
 export function runEventStream(res: ServerResponse, o: StreamOptions): void {
   const maxBuffered = o.maxBufferedBytes ?? 1024 * 1024;
+  const out = socketWriter(res);
+  if (!out) {
+    res.destroy();
+    o.onClose?.();
+    return;
+  }
   const channels = new Set(o.channels);
   let lastSent = o.afterSortKey;
   /** True while reading from the database instead of writing live events. */
@@ -78,7 +105,7 @@ export function runEventStream(res: ServerResponse, o: StreamOptions): void {
     // Whatever arrives meanwhile is read back from the database once the client drains.
     stallTimer = setTimeout(close, o.stallGraceMs ?? 5000);
     stallTimer.unref();
-    res.once("drain", () => {
+    out.socket.once("drain", () => {
       if (closed) return;
       clearTimeout(stallTimer);
       stallTimer = undefined;
@@ -86,14 +113,19 @@ export function runEventStream(res: ServerResponse, o: StreamOptions): void {
     });
   };
 
-  /** Writes one message; false when the stream is closed or just stalled. */
-  const send = (row: EventRow): boolean => {
+  /** Writes the rows not sent yet in one write; false when the stream is closed or just stalled. */
+  const send = (rows: EventRow[]): boolean => {
     if (closed || stallTimer) return false;
-    if (!channels.has(row.channel)) return true;
-    if (lastSent !== undefined && row.sort_key <= lastSent) return true; // already sent
-    res.write(formatMessage(row));
-    lastSent = row.sort_key;
-    if (res.writableLength > maxBuffered) {
+    let text = "";
+    for (const row of rows) {
+      if (!channels.has(row.channel)) continue;
+      if (lastSent !== undefined && row.sort_key <= lastSent) continue; // already sent
+      text += formatMessage(row);
+      lastSent = row.sort_key;
+    }
+    if (text === "") return true;
+    out.write(text);
+    if (out.socket.writableLength > maxBuffered) {
       stall();
       return false;
     }
@@ -106,13 +138,7 @@ export function runEventStream(res: ServerResponse, o: StreamOptions): void {
       arrived = true;
       return;
     }
-    // One socket write for the whole batch.
-    res.cork();
-    try {
-      for (const e of events) if (!send(e)) return;
-    } finally {
-      res.uncork();
-    }
+    send(events);
   });
 
   /** Writes what the database holds after `lastSent` until nothing new arrived meanwhile. */
@@ -123,7 +149,7 @@ export function runEventStream(res: ServerResponse, o: StreamOptions): void {
         arrived = false;
         for (;;) {
           const rows = await eventsAfter(o.db, o.emitterId, o.channels, lastSent, BACKLOG_PAGE);
-          for (const r of rows) if (!send(r)) return;
+          if (!send(rows)) return;
           if (closed || rows.length < BACKLOG_PAGE) break;
         }
       } while (arrived && !closed);
@@ -134,7 +160,7 @@ export function runEventStream(res: ServerResponse, o: StreamOptions): void {
   };
 
   const heartbeat = setInterval(() => {
-    if (!stallTimer) res.write(HANDSHAKE);
+    if (!stallTimer && !closed) out.write(HANDSHAKE);
   }, o.heartbeatMs ?? 15_000);
   heartbeat.unref();
   res.on("close", close);
