@@ -1,3 +1,5 @@
+// @ts-check
+/* eslint-disable @typescript-eslint/no-require-imports -- a plain CommonJS worker thread: it runs without the TypeScript loader */
 /**
  * The embedded database's WAL checkpoints, in a worker thread (see checkpointer.ts): copies
  * committed pages from the WAL into the database file (and syncs it) on a connection of its own,
