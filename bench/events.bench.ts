@@ -172,6 +172,36 @@ async function report(taps: WorkerTaps, sentAt: number[], expected: number, what
 }
 
 /**
+ * CPU time (ms) a process has used so far, from /proc (Linux); undefined elsewhere. The machine's
+ * speed drifts (the same build and load took 29 % of a core for the bench's readers in one
+ * phase and 40 % in another), so the SSE case prints how busy each side was.
+ */
+function cpuMs(pid: number | undefined): number | undefined {
+  if (!pid) return undefined;
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, in 1/100 s
+  } catch {
+    return undefined;
+  }
+}
+
+/** "server 85 %, bench 30 % of a core" over a window that started at `from`. */
+function busy(from: { at: number; server?: number; bench: number }, serverPid: number | undefined): string {
+  const wall = performance.now() - from.at;
+  const server = cpuMs(serverPid);
+  const bench = process.cpuUsage();
+  const benchMs = (bench.user + bench.system) / 1000 - from.bench;
+  const pct = (ms: number) => `${Math.round((100 * ms) / wall)} %`;
+  return `CPU: server ${server === undefined || from.server === undefined ? "?" : pct(server - from.server)}, bench ${pct(benchMs)} of a core`;
+}
+
+function startBusy(serverPid: number | undefined) {
+  const u = process.cpuUsage();
+  return { at: performance.now(), server: cpuMs(serverPid), bench: (u.user + u.system) / 1000 };
+}
+
+/**
  * Polls a source's stored-event count until it reaches `count`; fails after `withinMs` saying how
  * far it got (a stuck or lost event must stop the bench with a reason, not hang it).
  */
@@ -329,8 +359,11 @@ export default defineBench("events", async () => {
           await paced(1000, 2, (w) => postJson(`${hw.origin}/e/${sources[w % sources.length]}`, JSON.stringify({ w })));
           for (const id of sources) await untilStored(client, id, 200);
           const taps = await workerTaps(sources.flatMap((id) => Array.from({ length: 10 }, () => `${hw.origin}/sources/${id}/sse`)), apiKey);
+          const window = startBusy(hw.child.pid);
           const sentAt = await paced(1000, 5, (i) => postJson(`${hw.origin}/e/${sources[i % sources.length]}`, JSON.stringify({ i })));
+          const load = busy(window, hw.child.pid);
           await report(taps, sentAt, sentAt.length * 10, "HTTP endpoint of a child server, through the runtime");
+          console.log(`  · while sending: ${load} (the server's sandbox workers not counted)`);
           await taps.close();
         },
       },
