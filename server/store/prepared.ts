@@ -5,9 +5,10 @@
  * together about a sixth of the server's time at 1,000 endpoint events a second.
  *
  * A prepared query is written as usual, taking its varying values from its second parameter
- * (`$.id`: the type there declares the arguments). It is compiled at its first use on each dialect; later calls only bind their values into the compiled SQL and
- * run it through the same Kysely executor (same connection, same transaction). Only queries of a
- * fixed shape fit: a list whose length varies (`in (...)`, multi-row inserts) changes the SQL.
+ * (`$.id`: the type there declares the arguments). It is compiled at its first use on each
+ * dialect; later calls only bind their values into the compiled SQL and run it through the same
+ * Kysely executor (same connection, same transaction). Only queries of a fixed shape fit: a list
+ * whose length varies (`in (...)`, multi-row inserts) changes the SQL.
  */
 import { CompiledQuery, type Compilable, type Kysely, type QueryResult } from "kysely";
 import type { Database } from "./schema.js";
