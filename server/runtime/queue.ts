@@ -288,7 +288,8 @@ export class DurableQueue implements InvocationQueue {
             const backoff = Math.min(60_000, 1000 * 2 ** failed.attempts);
             this.options.log?.(`invocation queue: ${target} failed (${err.message}); retry in ${backoff} ms`);
             await finishing;
-            if (ended.length) await this.repo.finish(target, ended, this.instanceId, 1);
+            // The lease is kept until retryLater gives it back with the failed job's new time.
+            if (ended.length) await this.repo.finish(target, ended, this.instanceId, { keepLease: true });
             await this.repo.retryLater(failed, this.instanceId, Date.now() + backoff);
             return;
           }
@@ -301,7 +302,7 @@ export class DurableQueue implements InvocationQueue {
         if (!goOn) {
           // The last batch of this turn: its jobs go and the lease is given back in one transaction.
           await finishing;
-          await this.repo.finish(target, ended, this.instanceId, 0);
+          await this.repo.finish(target, ended, this.instanceId);
           break;
         }
         // Going on: the ended jobs are deleted with the next turn's writes while the next batch
@@ -310,7 +311,7 @@ export class DurableQueue implements InvocationQueue {
         // least once, as across any crash).
         const last = ended.at(-1);
         if (ended.length > 0) {
-          const deleting = this.repo.finish(target, ended, this.instanceId, 0, { keepLease: true });
+          const deleting = this.repo.finish(target, ended, this.instanceId, { keepLease: true });
           finishing = Promise.all([finishing, deleting]).catch((err: unknown) =>
             this.options.log?.(`invocation queue: could not finish jobs of ${target}`, err),
           );

@@ -257,18 +257,15 @@ export class JobsRepo {
   }
 
   /**
-   * These jobs of the target have run (or were given up): they go. In the same transaction, the
-   * target's next `next` jobs are read for the lease holder to go on with; when none is left (or
-   * `next` is 0) the lease is released there too, unless `keepLease` (the holder waits a moment).
+   * These jobs of the target have run (or were given up): they go, and in the same transaction
+   * the lease is given back, unless `keepLease` (the holder goes on with the target).
    */
-  async finish(targetId: string, ids: string[], owner: string, next: number, opts: { keepLease?: boolean } = {}): Promise<JobRow[]> {
-    return this.writes.run(async (trx) => {
+  async finish(targetId: string, ids: string[], owner: string, opts: { keepLease?: boolean } = {}): Promise<void> {
+    await this.writes.run(async (trx) => {
       for (let i = 0; i < ids.length; i += INSERT_CHUNK) {
         await trx.deleteFrom("jobs").where("id", "in", ids.slice(i, i + INSERT_CHUNK)).execute();
       }
-      const rows = next > 0 ? await headsOf(next, true).rows(trx, { target: targetId, after: "" }) : [];
-      if (rows.length === 0 && !opts.keepLease) await releaseLease.execute(trx, { target: targetId, owner });
-      return rows;
+      if (!opts.keepLease) await releaseLease.execute(trx, { target: targetId, owner });
     });
   }
 
