@@ -3,8 +3,10 @@
  * (and the server) keeps working afterwards.
  */
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SANDBOX_NICE } from "../../server/runtime/sandbox/process.js";
 import { testDatabases } from "../support/databases.js";
 import { startServer, type TestServer, type TestUser } from "../support/server.js";
 import { fixture, hit, waitForEvents } from "./helpers.js";
@@ -143,6 +145,14 @@ describe("isolation", () => {
     emits += 1;
     const list = await waitForEvents(alice.client, sourceId, "", emits);
     expect(list[emits - 1]!.event).toEqual({ canSend: false });
+  });
+
+  it("runs components at a lower CPU priority than the server", async () => {
+    await hit(url, { body: { what: "priority" } });
+    emits += 1;
+    const list = await waitForEvents(alice.client, sourceId, "", emits);
+    // Where renicing is refused (some containers) workers keep the server's priority; not here.
+    expect(list[emits - 1]!.event).toEqual({ priority: Math.min(19, os.getPriority() + SANDBOX_NICE) });
   });
 
   it("shows the component an empty environment", async () => {

@@ -13,6 +13,12 @@
  * - The host kills the process (SIGKILL) when a request overruns its time limit: TIMEOUT.
  *   A killed or crashed worker is simply discarded; the pool starts a fresh one.
  * - Processes are keyed by owner in the pool, so two users never share one.
+ * - Workers run at a lower CPU priority than the server (nice SANDBOX_NICE): when components
+ *   and the server compete for the cores, the API, the queue and the streams come first. It is
+ *   also what keeps the server's latency low under load: a worker woken by a request would
+ *   otherwise often take the core from the server in the middle of its send.
+ * - Each request starts with an empty temp dir: the worker empties it after every run (it owns
+ *   the dir; a component that broke this would only see its own owner's files).
  * - Outbound network, which the permission model does not cover on Node 20, is policed inside
  *   the worker before component code loads (net-guard.cjs): no unix sockets, no loopback or
  *   private addresses unless allowed, never the database's port.
@@ -20,11 +26,14 @@
 import { fork, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const SANDBOX_DIR = fs.realpathSync(path.dirname(fileURLToPath(import.meta.url)));
 const WORKER = path.join(SANDBOX_DIR, "worker.cjs");
+/** The workers' niceness (0 is the server's; 19 the lowest priority). */
+export const SANDBOX_NICE = 10;
 /** util-linux's setpriv (Linux), to tie the worker's life to the server's; optional. */
 const SETPRIV =
   process.platform === "linux" && fs.existsSync("/usr/bin/setpriv") ? "/usr/bin/setpriv" : undefined;
@@ -168,6 +177,7 @@ export class SandboxProcess {
         ? { execPath: SETPRIV, execArgv: ["--pdeathsig", "KILL", "--", process.execPath, ...nodeFlags] }
         : { execArgv: nodeFlags }),
     });
+    lowerPriority(child.pid);
     // Heap limit plus room for Node itself and modest Buffers.
     const proc = new SandboxProcess(child, tmpDir, (options.memoryMb * 1.5 + 96) * 1024 * 1024);
     await new Promise<void>((resolve, reject) => {
@@ -225,6 +235,11 @@ export class SandboxProcess {
     if (m.t === "done") return this.finish({ kind: "done", message: m as WorkerDone });
     if (m.t === "itemDone") {
       clearTimeout(p.timer);
+      // The last run's itemDone also ends the request (one message less per batch).
+      if (m.last === true) {
+        p.onStream(m as WorkerStream);
+        return this.finish({ kind: "done", message: { t: "done", id: m.id } });
+      }
       p.timer = setTimeout(() => this.kill("timeout"), p.timeoutMs);
     }
     p.onStream(m as WorkerStream);
@@ -250,21 +265,10 @@ export class SandboxProcess {
     const p = this.pending;
     if (!p) return;
     this.pending = undefined;
-    if (!this.exited) this.emptyTmpDir();
     clearTimeout(p.timer);
     if (this.watchdog) clearInterval(this.watchdog);
     this.watchdog = undefined;
     p.resolve(outcome);
-  }
-
-  /** Each invocation starts with an empty temp dir: nothing is left for the next one to read. */
-  private emptyTmpDir(): void {
-    try {
-      for (const entry of fs.readdirSync(this.tmpDir))
-        fs.rmSync(path.join(this.tmpDir, entry), { recursive: true, force: true });
-    } catch {
-      // Gone already (the process is exiting): nothing to clean.
-    }
   }
 
   /** Polls the worker's resident size while it serves a request (Linux /proc; skipped elsewhere). */
@@ -280,5 +284,15 @@ export class SandboxProcess {
       });
     }, 100);
     this.watchdog.unref();
+  }
+}
+
+/** Renices a worker (see SANDBOX_NICE); where the platform refuses, it runs at the server's priority. */
+function lowerPriority(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    os.setPriority(pid, SANDBOX_NICE);
+  } catch {
+    // Not permitted here (some containers): the worker keeps the default priority.
   }
 }

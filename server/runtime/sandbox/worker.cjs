@@ -13,7 +13,7 @@
  *   runs      {bundleKey, bundle?, packageDirs, props, db, endpoint, items: [{trigger, event}]}
  *             runs `run` once per item, in order, each seeing the db the previous one left;
  *             streams emit / log / respond with `item`, then itemDone {item, dbChanges, error?}
- *             per item                                   -> done {}
+ *             per item; the last one says `last: true` and ends the request (no `done`)
  *   steps     {steps, packageDirs, triggerEvent, context} -> done {result: {returnValues, emits, error?}}
  *
  * Written as plain CommonJS with JSDoc types because a TypeScript loader would have to be read
@@ -23,12 +23,31 @@
 // First of all, before any component code exists: the outbound network policy (argv[2]).
 require("./net-guard.cjs").install(JSON.parse(process.argv[2] || '{"allowPrivate":false,"blockedPorts":[]}'));
 
+const fs = require("node:fs");
+const path = require("node:path");
 const util = require("node:util");
 const { loadBundle } = require("./loader.cjs");
 const { describe } = require("./describe-component.cjs");
 const { buildContext } = require("./context.cjs");
 const { runSteps } = require("./steps.cjs");
 const platform = require("./shims/platform.cjs");
+
+// The private temp dir and the functions that empty it, taken before any component code can
+// change process.env or the fs module.
+const TMP_DIR = process.env.TMPDIR || "";
+const { readdirSync, rmSync } = fs;
+const joinPath = path.join;
+
+/** Each run starts with an empty temp dir: nothing is left for the next one to read. */
+function emptyTmpDir() {
+  if (!TMP_DIR) return;
+  try {
+    for (const entry of readdirSync(TMP_DIR)) rmSync(joinPath(TMP_DIR, entry), { recursive: true, force: true });
+  } catch {
+    // Nothing to clean, or a file the run made unremovable: the next run may see it, as this
+    // owner's own leftover (the dir is never shared with another owner).
+  }
+}
 
 // Components written for the hosted service use these as globals.
 Object.assign(globalThis, {
@@ -204,7 +223,8 @@ async function handleRuns(msg) {
       if (value === null) delete db[key];
       else db[key] = value;
     }
-    send({ t: "itemDone", id: msg.id, item: i, ...out });
+    emptyTmpDir();
+    send({ t: "itemDone", id: msg.id, item: i, ...out, ...(i === msg.items.length - 1 ? { last: true } : {}) });
   }
 }
 
@@ -229,21 +249,27 @@ process.on("message", async (/** @type {any} */ msg) => {
       try {
         result = describe(loadBundle(msg.bundle, msg.packageDirs || {}));
       } catch (e) {
+        emptyTmpDir();
         send({ t: "done", id: msg.id, error: serialiseError(e) });
         return;
       }
+      emptyTmpDir();
       send({ t: "done", id: msg.id, result });
     } else if (msg.t === "invoke") {
       const out = await handleInvoke(msg);
+      emptyTmpDir();
       send({ t: "done", id: msg.id, ...out });
     } else if (msg.t === "runs") {
+      // The last itemDone ends the request; a batch of none still needs its answer.
       await handleRuns(msg);
-      send({ t: "done", id: msg.id });
+      if (msg.items.length === 0) send({ t: "done", id: msg.id });
     } else if (msg.t === "steps") {
       const result = await runSteps(msg);
+      emptyTmpDir();
       send({ t: "done", id: msg.id, result });
     }
   } catch (e) {
+    emptyTmpDir();
     send({ t: "done", id: msg.id, error: serialiseError(e) });
   } finally {
     current = null;
