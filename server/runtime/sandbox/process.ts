@@ -17,8 +17,9 @@
  *   and the server compete for the cores, the API, the queue and the streams come first. It is
  *   also what keeps the server's latency low under load: a worker woken by a request would
  *   otherwise often take the core from the server in the middle of its send.
- * - Each request starts with an empty temp dir: the worker empties it after every run (it owns
- *   the dir; a component that broke this would only see its own owner's files).
+ * - Each run starts with an empty temp dir: the worker empties it after every run, once the
+ *   run's answer is sent (it owns the dir; a component that broke this would only see its own
+ *   owner's files).
  * - Outbound network, which the permission model does not cover on Node 20, is policed inside
  *   the worker before component code loads (net-guard.cjs): no unix sockets, no loopback or
  *   private addresses unless allowed, never the database's port.

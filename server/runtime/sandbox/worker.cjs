@@ -223,8 +223,9 @@ async function handleRuns(msg) {
       if (value === null) delete db[key];
       else db[key] = value;
     }
-    emptyTmpDir();
     send({ t: "itemDone", id: msg.id, item: i, ...out, ...(i === msg.items.length - 1 ? { last: true } : {}) });
+    // After the answer, off its path, and before the next run (after the last, the request's end does it).
+    if (i < msg.items.length - 1) emptyTmpDir();
   }
 }
 
@@ -249,15 +250,12 @@ process.on("message", async (/** @type {any} */ msg) => {
       try {
         result = describe(loadBundle(msg.bundle, msg.packageDirs || {}));
       } catch (e) {
-        emptyTmpDir();
         send({ t: "done", id: msg.id, error: serialiseError(e) });
         return;
       }
-      emptyTmpDir();
       send({ t: "done", id: msg.id, result });
     } else if (msg.t === "invoke") {
       const out = await handleInvoke(msg);
-      emptyTmpDir();
       send({ t: "done", id: msg.id, ...out });
     } else if (msg.t === "runs") {
       // The last itemDone ends the request; a batch of none still needs its answer.
@@ -265,13 +263,13 @@ process.on("message", async (/** @type {any} */ msg) => {
       if (msg.items.length === 0) send({ t: "done", id: msg.id });
     } else if (msg.t === "steps") {
       const result = await runSteps(msg);
-      emptyTmpDir();
       send({ t: "done", id: msg.id, result });
     }
   } catch (e) {
-    emptyTmpDir();
     send({ t: "done", id: msg.id, error: serialiseError(e) });
   } finally {
+    // Each request (and so each run) starts with an empty temp dir; done after the answer.
+    emptyTmpDir();
     current = null;
     currentItem = undefined;
   }
