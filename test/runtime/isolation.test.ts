@@ -2,6 +2,7 @@
  * Hostile components: each attack is refused or stopped, recorded on $errors, and the source
  * (and the server) keeps working afterwards.
  */
+import dgram from "node:dgram";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -117,6 +118,15 @@ describe("isolation", () => {
     }
   });
 
+  it("refuses UDP to loopback and private addresses, by address or by name", async () => {
+    await hit(url, { body: { what: "udp" } });
+    emits += 1;
+    const list = await waitForEvents(alice.client, sourceId, "", emits);
+    const udp = (list[emits - 1]!.event as { udp: Record<string, string> }).udp;
+    expect(Object.keys(udp)).toEqual(["literal", "name", "unspecified", "private", "connect"]);
+    for (const result of Object.values(udp)) expect(result).toMatch(/not allowed from a component/);
+  });
+
   it("gives each invocation a writable temp dir that starts empty", async () => {
     for (const what of ["tmp-write", "tmp-read"]) {
       await hit(url, { body: { what } });
@@ -162,6 +172,37 @@ describe("isolation", () => {
     const env = (list[emits - 1]!.event as { env: Record<string, string> }).env;
     expect(Object.keys(env)).toEqual(["TMPDIR"]);
     expect(JSON.stringify(env)).not.toContain(s.adminKey);
+  });
+});
+
+describe("isolation where private addresses are allowed", () => {
+  let s: TestServer;
+  let alice: TestUser;
+
+  beforeAll(async () => {
+    s = await startServer({ env: { HEADWATER_SANDBOX_ALLOW_PRIVATE_NETWORK: "1" } });
+    alice = await s.newUser();
+  });
+  afterAll(async () => {
+    await s?.stop();
+  });
+
+  it("lets UDP datagrams through to the checked address", async () => {
+    const receiver = dgram.createSocket("udp4");
+    const received: string[] = [];
+    receiver.on("message", (m) => received.push(m.toString()));
+    await new Promise<void>((r) => receiver.bind(0, "127.0.0.1", r));
+    try {
+      const src = await alice.client.createSource({ component_code: fixture("hostile.mjs") });
+      const url = (src.configured_props.http as { endpoint_url: string }).endpoint_url;
+      await hit(url, { body: { what: "udp", port: receiver.address().port } });
+      const [event] = await waitForEvents(alice.client, src.id, "", 1);
+      expect(event!.event).toEqual({ udp: { literal: "sent", name: "sent", unspecified: "sent", connect: "connected" } });
+      for (let i = 0; i < 100 && received.length < 3; i++) await new Promise((r) => setTimeout(r, 20));
+      expect(received).toEqual(["x", "x", "x"]);
+    } finally {
+      receiver.close();
+    }
   });
 });
 

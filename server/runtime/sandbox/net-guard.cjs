@@ -10,6 +10,8 @@
  *   addresses are refused, by literal address and after DNS resolution (so a name that
  *   resolves to 127.0.0.1 is refused too).
  * - The server's database port on a private address is always refused (`blockedPorts`).
+ * UDP (dgram) sends and connects get the same address rules, checked on the address each datagram
+ * goes to (a name is resolved here, and the datagram goes to the address that was checked).
  * The guard is installed as a non-writable, non-configurable property, and the original
  * function stays in this closure: component code cannot reach or restore it (process.binding
  * is denied by the permission model).
@@ -17,6 +19,7 @@
 "use strict";
 const net = require("node:net");
 const dns = require("node:dns");
+const dgram = require("node:dgram");
 
 /** @param {string} ip */
 function isPrivateAddress(ip) {
@@ -91,6 +94,91 @@ function install(policy) {
   }
 
   Object.defineProperty(net.Socket.prototype, "connect", { value: connect, writable: false, configurable: false });
+  installUdp(policy);
+}
+
+/**
+ * UDP: `send` to an address and `connect` resolve the address here (dgram's default is the
+ * loopback address), refuse a private one unless `allowPrivate` (the database listens on TCP
+ * only, so `blockedPorts` does not apply), and pass the checked address on. A send on a connected
+ * socket goes where its guarded `connect` went.
+ * @param {{ allowPrivate: boolean }} policy
+ */
+function installUdp(policy) {
+  const proto = dgram.Socket.prototype;
+  const originalSend = proto.send;
+  const originalConnect = proto.connect;
+
+  /**
+   * Resolves `address` for the socket's family and checks it: calls `ok(ip)` or `fail(err)`.
+   * @param {import("node:dgram").Socket} socket @param {unknown} address @param {number} port
+   * @param {(ip: string) => void} ok @param {(err: Error) => void} fail
+   */
+  const check = (socket, address, port, ok, fail) => {
+    const family = socket.type === "udp6" ? 6 : 4;
+    const host = typeof address === "string" && address !== "" ? address : family === 6 ? "::1" : "127.0.0.1";
+    const decide = (/** @type {string} */ ip) => {
+      if (isPrivateAddress(ip) && !policy.allowPrivate) return fail(refused(`${host === ip ? ip : `${host} (${ip})`}:${port} over UDP`));
+      ok(ip);
+    };
+    if (net.isIP(host)) return process.nextTick(decide, host);
+    dns.lookup(host, { family }, (err, ip) => (err ? fail(err) : decide(ip)));
+  };
+
+  /** @this {import("node:dgram").Socket} @param {any[]} args */
+  function send(...args) {
+    let connected = true;
+    try {
+      this.remoteAddress();
+    } catch {
+      connected = false;
+    }
+    if (connected) return originalSend.apply(this, /** @type {any} */ (args));
+    // dgram's own forms: (msg, offset, length, port[, address][, cb]) or (msg, port[, address][, cb]).
+    const long = Boolean(args[4]) || (Boolean(args[3]) && typeof args[3] !== "function");
+    const at = long ? 4 : 2;
+    if (typeof args[at] === "function") args.splice(at, 0, undefined);
+    const port = Number(args[at - 1]);
+    const callback = typeof args[at + 1] === "function" ? args[at + 1] : undefined;
+    const fail = (/** @type {Error} */ err) => (callback ? callback(err) : this.emit("error", err));
+    check(
+      this,
+      args[at],
+      port,
+      (ip) => {
+        args[at] = ip;
+        // The socket may have closed meanwhile: dgram then throws, which belongs to the caller.
+        try {
+          originalSend.apply(this, /** @type {any} */ (args));
+        } catch (err) {
+          fail(/** @type {Error} */ (err));
+        }
+      },
+      fail,
+    );
+  }
+
+  /** @this {import("node:dgram").Socket} @param {number} port @param {any[]} rest */
+  function connect(port, ...rest) {
+    const address = typeof rest[0] === "function" ? undefined : rest[0];
+    const callback = rest.find((x) => typeof x === "function");
+    check(
+      this,
+      address,
+      Number(port),
+      (ip) => {
+        try {
+          originalConnect.call(this, port, ip, callback);
+        } catch (err) {
+          this.emit("error", err);
+        }
+      },
+      (err) => this.emit("error", err),
+    );
+  }
+
+  Object.defineProperty(proto, "send", { value: send, writable: false, configurable: false });
+  Object.defineProperty(proto, "connect", { value: connect, writable: false, configurable: false });
 }
 
 module.exports = { install, isPrivateAddress };
