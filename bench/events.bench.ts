@@ -154,21 +154,32 @@ async function paced(perSecond: number, seconds: number, send: (i: number) => Pr
   return sentAt;
 }
 
-/** Waits until `expected` arrivals (or 60 s), then prints p50 / p99 of arrival - send. */
-async function report(taps: WorkerTaps, sentAt: number[], expected: number, what: string): Promise<void> {
+/**
+ * Waits until the `expected` arrivals of events `first`.. (or 60 s), then prints and returns
+ * p50 / p99 of arrival - send. `sentAt[k]` is when event `first + k` was sent.
+ */
+async function report(taps: WorkerTaps, sentAt: number[], expected: number, what: string, first = 0): Promise<{ p50: number; p99: number }> {
   const deadline = performance.now() + 60_000;
-  let arrivals = await taps.collect();
-  while (arrivals.length / 2 < expected && performance.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 200));
-    arrivals = await taps.collect();
-  }
   const latencies: number[] = [];
-  for (let k = 0; k < arrivals.length; k += 2) latencies.push(arrivals[k + 1]! - sentAt[arrivals[k]!]!);
+  const measure = (arrivals: number[]) => {
+    latencies.length = 0;
+    for (let k = 0; k < arrivals.length; k += 2) {
+      const i = arrivals[k]! - first;
+      if (i >= 0 && i < sentAt.length) latencies.push(arrivals[k + 1]! - sentAt[i]!);
+    }
+  };
+  measure(await taps.collect());
+  while (latencies.length < expected && performance.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 200));
+    measure(await taps.collect());
+  }
   latencies.sort((a, b) => a - b);
+  const result = { p50: pct(latencies, 0.5), p99: pct(latencies, 0.99) };
   console.log(
     `  · ${what}: ${sentAt.length} events, ${latencies.length}/${expected} SSE messages; ` +
-      `latency p50 ${pct(latencies, 0.5).toFixed(1)} ms, p99 ${pct(latencies, 0.99).toFixed(1)} ms, max ${latencies.at(-1)?.toFixed(1)} ms`,
+      `latency p50 ${result.p50.toFixed(1)} ms, p99 ${result.p99.toFixed(1)} ms, max ${latencies.at(-1)?.toFixed(1)} ms`,
   );
+  return result;
 }
 
 /**
@@ -347,7 +358,9 @@ export default defineBench("events", async () => {
         },
       },
       {
-        name: "endpoint → SSE, 1000 ev/s, 100 streams, 5 s",
+        // Three windows: on this machine one 5 s window can be 2x another for the same build (a
+        // slow phase of the machine, a stall of all processes), so each is shown and the median.
+        name: "endpoint → SSE, 1000 ev/s, 100 streams, 3 × 5 s",
         iterations: 1,
         warmup: 0,
         run: async () => {
@@ -359,11 +372,17 @@ export default defineBench("events", async () => {
           await paced(1000, 2, (w) => postJson(`${hw.origin}/e/${sources[w % sources.length]}`, JSON.stringify({ w })));
           for (const id of sources) await untilStored(client, id, 200);
           const taps = await workerTaps(sources.flatMap((id) => Array.from({ length: 10 }, () => `${hw.origin}/sources/${id}/sse`)), apiKey);
-          const window = startBusy(hw.child.pid);
-          const sentAt = await paced(1000, 5, (i) => postJson(`${hw.origin}/e/${sources[i % sources.length]}`, JSON.stringify({ i })));
-          const load = busy(window, hw.child.pid);
-          await report(taps, sentAt, sentAt.length * 10, "HTTP endpoint of a child server, through the runtime");
-          console.log(`  · while sending: ${load} (the server's sandbox workers not counted)`);
+          const windows: Array<{ p50: number; p99: number }> = [];
+          for (let w = 1; w <= 3; w++) {
+            const first = w * 1_000_000;
+            const window = startBusy(hw.child.pid);
+            const sentAt = await paced(1000, 5, (i) => postJson(`${hw.origin}/e/${sources[i % sources.length]}`, JSON.stringify({ i: first + i })));
+            const load = busy(window, hw.child.pid);
+            windows.push(await report(taps, sentAt, sentAt.length * 10, `window ${w}: HTTP endpoint of a child server, through the runtime`, first));
+            console.log(`  · while sending: ${load} (the server's sandbox workers not counted)`);
+          }
+          const median = (xs: number[]) => xs.sort((a, b) => a - b)[1]!;
+          console.log(`  · median of the 3 windows: p50 ${median(windows.map((x) => x.p50)).toFixed(1)} ms, p99 ${median(windows.map((x) => x.p99)).toFixed(1)} ms`);
           await taps.close();
         },
       },
