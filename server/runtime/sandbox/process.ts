@@ -33,7 +33,7 @@ import { fileURLToPath } from "node:url";
 
 const SANDBOX_DIR = fs.realpathSync(path.dirname(fileURLToPath(import.meta.url)));
 const WORKER = path.join(SANDBOX_DIR, "worker.cjs");
-/** The workers' niceness (0 is the server's; 19 the lowest priority). */
+/** How much nicer than the server the workers run (niceness goes up to 19, the lowest priority). */
 export const SANDBOX_NICE = 10;
 /** util-linux's setpriv (Linux), to tie the worker's life to the server's; optional. */
 const SETPRIV =
@@ -288,11 +288,11 @@ export class SandboxProcess {
   }
 }
 
-/** Renices a worker (see SANDBOX_NICE); where the platform refuses, it runs at the server's priority. */
+/** Renices a worker SANDBOX_NICE below the server; where the platform refuses, it runs at the server's priority. */
 function lowerPriority(pid: number | undefined): void {
   if (pid === undefined) return;
   try {
-    os.setPriority(pid, SANDBOX_NICE);
+    os.setPriority(pid, Math.min(19, os.getPriority() + SANDBOX_NICE));
   } catch {
     // Not permitted here (some containers): the worker keeps the default priority.
   }
