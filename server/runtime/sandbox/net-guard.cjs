@@ -162,6 +162,8 @@ function installUdp(policy) {
   function connect(port, ...rest) {
     const address = typeof rest[0] === "function" ? undefined : rest[0];
     const callback = rest.find((x) => typeof x === "function");
+    // As dgram reports a failed connect: to the callback if there is one, else as an error event.
+    const fail = (/** @type {Error} */ err) => (callback ? callback(err) : this.emit("error", err));
     check(
       this,
       address,
@@ -170,10 +172,10 @@ function installUdp(policy) {
         try {
           originalConnect.call(this, port, ip, callback);
         } catch (err) {
-          this.emit("error", err);
+          fail(/** @type {Error} */ (err));
         }
       },
-      (err) => this.emit("error", err),
+      fail,
     );
   }
 
