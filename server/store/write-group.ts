@@ -33,7 +33,7 @@ export class WriteGroup {
   constructor(
     private readonly db: Db,
     /** One transaction for the units of a turn (SQLite); false: one each. */
-    readonly grouping: boolean,
+    private readonly grouping: boolean,
   ) {}
 
   /** Runs `unit` in a transaction after this turn; resolves with its result once committed. */

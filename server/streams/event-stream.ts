@@ -17,7 +17,7 @@
  *
  * Writes go straight to the socket, already framed as HTTP chunks: one socket write per batch of
  * events instead of four (size, CRLF, data, CRLF through the ServerResponse). With 100 streams at
- * 1,000 events a second these writes are the largest single cost of the server.
+ * 1,000 events a second these writes are about an eighth of the server's CPU (measured).
  */
 import type { ServerResponse } from "node:http";
 import type { Socket } from "node:net";
