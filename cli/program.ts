@@ -1,0 +1,87 @@
+/**
+ * The command tree, on commander (a well-kept parser: subcommands, generated help, and "did you
+ * mean" suggestions for unknown commands and flags). Each command lives in commands/ and
+ * registers itself here; `act` turns a command function into a commander action with a Context.
+ */
+import { Command, InvalidArgumentError } from "commander";
+import { registerDeploy } from "./commands/deploy.js";
+import { registerDev } from "./commands/dev.js";
+import { registerEvents } from "./commands/events.js";
+import { registerList } from "./commands/list.js";
+import { registerLogin } from "./commands/login.js";
+import { registerServer } from "./commands/server.js";
+import { registerSourceCommands } from "./commands/sources.js";
+import { registerSubscribe } from "./commands/subscribe.js";
+import { registerWhoami } from "./commands/whoami.js";
+import type { Context } from "./context.js";
+
+export type CommandFn = (ctx: Context, args: string[], opts: Record<string, unknown>) => Promise<void>;
+export type Act = (fn: CommandFn) => (...raw: unknown[]) => Promise<void>;
+
+export interface ProgramOptions {
+  version: string;
+  /** Builds the Context from the options of the command being run (global ones included). */
+  context: (opts: Record<string, unknown>) => Context;
+  writeOut: (s: string) => void;
+  writeErr: (s: string) => void;
+}
+
+export function buildProgram(o: ProgramOptions): Command {
+  const program = new Command("headwater")
+    .description("Deploy, develop and follow Headwater sources from the terminal.")
+    .version(o.version, "-V, --version")
+    .option("--api-url <url>", "API base URL, e.g. http://127.0.0.1:7433/v1 (with --api-key)")
+    .option("--api-key <key>", "API key (with --api-url)")
+    .option("--profile <name>", "a profile saved by headwater login (login: the name to save it as)")
+    .option("--json", "print newline-delimited JSON: one object per row or event")
+    .showSuggestionAfterError(true)
+    .showHelpAfterError(true)
+    .exitOverride()
+    .configureOutput({ writeOut: o.writeOut, writeErr: o.writeErr })
+    .addHelpText(
+      "after",
+      `
+Connection, first match wins: --api-url/--api-key; --profile; HEADWATER_API_URL/HEADWATER_API_KEY;
+the "default" profile (headwater login); else the dashboard's local server (started if needed).
+A <source> is an id (dc_...) or a name. Exit codes: 0 ok, 1 API or network error, 2 usage error.`,
+    );
+
+  const act: Act = (fn) => async (...raw) => {
+    const cmd = raw[raw.length - 1] as Command;
+    const args = cmd.processedArgs.filter((a): a is string => typeof a === "string");
+    const opts = cmd.optsWithGlobals();
+    await fn(o.context(opts), args, opts);
+  };
+
+  registerWhoami(program, act);
+  registerList(program, act);
+  registerDeploy(program, act);
+  registerDev(program, act);
+  registerEvents(program, act);
+  registerSourceCommands(program, act);
+  registerSubscribe(program, act);
+  registerLogin(program, act);
+  registerServer(program, act);
+  return program;
+}
+
+// -- option parsers: a bad value is a usage error with the flag's name -------------------------
+
+export function positiveInt(_flag: string) {
+  return (value: string): number => {
+    if (!/^\d+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError("must be a whole number, at least 1.");
+    return Number(value);
+  };
+}
+
+export function nonNegativeInt(_flag: string) {
+  return (value: string): number => {
+    if (!/^\d+$/.test(value)) throw new InvalidArgumentError("must be a whole number, 0 or more.");
+    return Number(value);
+  };
+}
+
+/** Collects a repeatable option's values. */
+export function collectRepeated(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
