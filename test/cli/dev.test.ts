@@ -1,0 +1,112 @@
+/**
+ * `dev <file>`: deploys, re-deploys when the file or one of its relative imports changes and
+ * prints the new version's events, keeps the last good version on a file that fails to load,
+ * and on SIGINT / SIGTERM deletes its source (unless --keep) and exits 0.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { EventSummary } from "../../shared/resources/index.js";
+import { startServer, type TestServer, type TestUser } from "../support/server.js";
+import { eventually, flags, ndjson, post, startCli, tempDir } from "./helpers.js";
+
+const FIXTURES = path.join(import.meta.dirname, "fixtures");
+
+describe("headwater dev", () => {
+  let server: TestServer;
+  let user: TestUser;
+
+  beforeAll(async () => {
+    server = await startServer();
+    user = await server.newUser();
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  const project = () => {
+    const dir = tempDir("hw-cli-dev-");
+    for (const f of ["http-echo.mjs", "label.mjs"]) fs.copyFileSync(path.join(FIXTURES, f), path.join(dir, f));
+    return dir;
+  };
+  const sourceIds = async () => (await user.client.listMySources({ limit: 100 })).data.map((s) => s.id);
+
+  it("re-deploys on a change of an import, prints the new version's events, survives a broken save; SIGINT deletes the source", async () => {
+    const dir = project();
+    const cli = startCli([...flags(server.baseUrl, user.key), "dev", "http-echo.mjs", "--prop", "greeting=hey"], { cwd: dir });
+    const [, id] = await cli.waitFor(/created cli-echo-dev \((dc_\w+)\), version 1/, "stderr");
+    const [, endpoint] = await cli.waitFor(/endpoint (http\S+)/, "stderr");
+    await cli.waitFor(/watching 2 file\(s\)/, "stderr");
+    expect((await user.client.getSource(id!)).name).toBe("cli-echo-dev");
+
+    // Version 1's events and logs stream in.
+    await eventually(async () => {
+      await post(endpoint!, { n: 1 });
+      return /v1 #1/.test(cli.stdout()) ? true : undefined;
+    }, 30_000, "version 1's event");
+    await cli.waitFor(/log request 1/);
+
+    // A change to the imported file re-deploys the same source.
+    fs.writeFileSync(path.join(dir, "label.mjs"), 'export const label = "v2";\n');
+    await cli.waitFor(/label\.mjs changed: re-deployed, version 2/, "stderr");
+    await post(endpoint!, { n: 2 });
+    await cli.waitFor(/v2 #2/);
+
+    // A save that does not parse: the error is printed, version 2 keeps running.
+    const good = fs.readFileSync(path.join(dir, "http-echo.mjs"), "utf8");
+    fs.writeFileSync(path.join(dir, "http-echo.mjs"), good.replace("async run(event) {", "async run(event) {{"));
+    await cli.waitFor(/http-echo\.mjs changed but did not deploy: .*; version 2 keeps running/, "stderr");
+    await post(endpoint!, { n: 3 });
+    await cli.waitFor(/v2 #3/);
+
+    // A save the server refuses (no run and no timer): also kept at version 2.
+    fs.writeFileSync(path.join(dir, "http-echo.mjs"), 'export default { key: "x", name: "X", version: "1", props: {} };\n');
+    await cli.waitFor(/did not deploy: .*HTTP 400\); version 2 keeps running/, "stderr");
+
+    // Fixed again: version 3.
+    fs.writeFileSync(path.join(dir, "http-echo.mjs"), good.replace("${label} #", "${label}b #"));
+    await cli.waitFor(/version 3/, "stderr");
+    await post(endpoint!, { n: 4 });
+    await cli.waitFor(/v2b #4/);
+
+    cli.kill("SIGINT");
+    const r = await cli.done(30_000);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`deleted cli-echo-dev (${id})`);
+    expect(await sourceIds()).not.toContain(id);
+    // One line per event, never a duplicate.
+    expect(r.stdout.match(/#\d\b/g)?.filter((m) => m === "#1").length).toBeGreaterThanOrEqual(1);
+    expect(new Set(r.stdout.split("\n").filter(Boolean)).size).toBe(r.stdout.split("\n").filter(Boolean).length);
+  });
+
+  it("--keep --json: SIGTERM keeps the source; events are JSON lines", async () => {
+    const dir = project();
+    const cli = startCli([...flags(server.baseUrl, user.key), "dev", "http-echo.mjs", "--name", "kept-dev", "--prop", "greeting=k", "--keep", "--json"], { cwd: dir });
+    const [, id] = await cli.waitFor(/created kept-dev \((dc_\w+)\)/, "stderr");
+    const [, endpoint] = await cli.waitFor(/endpoint (http\S+)/, "stderr");
+    await cli.waitFor(/watching/, "stderr");
+    await eventually(async () => {
+      await post(endpoint!, { n: 9 });
+      return /"n":9/.test(cli.stdout()) ? true : undefined;
+    }, 30_000, "an event");
+    cli.kill("SIGTERM");
+    const r = await cli.done(30_000);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`kept kept-dev (${id})`);
+    expect(await sourceIds()).toContain(id);
+    const lines = ndjson(r.stdout) as EventSummary[];
+    expect(lines.some((e) => e.metadata.name === "" && (e.event as { n: number }).n === 9)).toBe(true);
+    expect(lines.some((e) => e.metadata.name === "$logs")).toBe(true);
+  });
+
+  it("a file that does not load creates nothing and exits 1", async () => {
+    const dir = project();
+    fs.writeFileSync(path.join(dir, "broken.mjs"), "export default { run( }\n");
+    const before = await sourceIds();
+    const cli = startCli([...flags(server.baseUrl, user.key), "dev", "broken.mjs"], { cwd: dir });
+    const r = await cli.done(30_000);
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim()).toMatch(/^headwater: broken\.mjs:1:\d+: /);
+    expect(await sourceIds()).toEqual(before);
+  });
+});
