@@ -1,0 +1,105 @@
+/**
+ * Which server a command talks to (flags, --profile, env, the default profile, the local
+ * server), `login` (answers from stdin, a 0600 profile file) and `server`.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startServer, type TestServer, type TestUser } from "../support/server.js";
+import { eventually, ndjson, oneLine, runCli, startCli, tempDir } from "./helpers.js";
+
+describe("connection and login", () => {
+  let server: TestServer;
+  let alice: TestUser;
+  let bob: TestUser;
+  let xdg: string;
+  // XDG_CONFIG_HOME (the documented place), not HEADWATER_APP_DATA_DIR.
+  const withXdg = () => ({ env: { HEADWATER_APP_DATA_DIR: undefined, XDG_CONFIG_HOME: xdg } });
+  const whoami = async (args: string[], env: Record<string, string | undefined> = {}) => {
+    const r = await runCli([...args, "whoami", "--json"], { env: { HEADWATER_APP_DATA_DIR: undefined, XDG_CONFIG_HOME: xdg, ...env } });
+    expect(r.code, r.stderr).toBe(0);
+    return (ndjson(r.stdout)[0] as { username: string }).username;
+  };
+
+  beforeAll(async () => {
+    server = await startServer();
+    alice = await server.newUser("alice");
+    bob = await server.newUser("bob");
+    xdg = tempDir("hw-cli-xdg-");
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it("login reads the URL and key from stdin, checks the key, saves a 0600 profile", async () => {
+    const r = await runCli(["login"], { ...withXdg(), input: `${server.origin}\n${alice.key}\n` });
+    expect(r.code, r.stderr).toBe(0);
+    const file = path.join(xdg, "headwater", "cli-profiles.json");
+    expect(r.stdout).toContain(`logged in to ${server.baseUrl} as alice; saved as profile default in ${file}`);
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(fs.readFileSync(file, "utf8"))).toMatchObject({ profiles: { default: { apiUrl: server.baseUrl, apiKey: alice.key } } });
+
+    const named = await runCli(["login", "--profile", "bob"], { ...withXdg(), input: `${server.baseUrl}\n${bob.key}\n` });
+    expect(named.code, named.stderr).toBe(0);
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+  });
+
+  it("a wrong key is refused and not saved", async () => {
+    const file = path.join(xdg, "headwater", "cli-profiles.json");
+    const before = fs.readFileSync(file, "utf8");
+    const r = await runCli(["login", "--profile", "mallory"], { ...withXdg(), input: `${server.baseUrl}\nnot-a-key-0123456789\n` });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/the server refused the API key/);
+    expect(fs.readFileSync(file, "utf8")).toBe(before);
+    const noAnswer = await runCli(["login", "--profile", "mallory"], { ...withXdg(), input: `${server.baseUrl}\n` });
+    expect(noAnswer.code).toBe(2);
+  });
+
+  it("first match wins: flags, --profile, env, the default profile", async () => {
+    expect(await whoami([])).toBe("alice");
+    expect(await whoami(["--profile", "bob"])).toBe("bob");
+    expect(await whoami([], { HEADWATER_API_URL: server.baseUrl, HEADWATER_API_KEY: bob.key })).toBe("bob");
+    expect(await whoami(["--profile", "default"], { HEADWATER_API_URL: server.baseUrl, HEADWATER_API_KEY: bob.key })).toBe("alice");
+    expect(await whoami(["--api-url", server.baseUrl, "--api-key", alice.key], { HEADWATER_API_URL: server.baseUrl, HEADWATER_API_KEY: bob.key })).toBe("alice");
+    const missing = await runCli(["whoami", "--profile", "carol"], withXdg());
+    expect(missing.code).toBe(2);
+    expect(oneLine(missing.stderr)).toBe("headwater: no profile named carol: run headwater login --profile carol");
+    const half = await runCli(["whoami"], { env: { HEADWATER_API_URL: server.baseUrl } });
+    expect(half.code).toBe(2);
+  });
+});
+
+describe("the local server", () => {
+  it("with no connection set, starts the dashboard's local server (same data dir), which a second command shares, and stops it", async () => {
+    const appData = tempDir("hw-cli-local-");
+    const follower = startCli(["events", "Example: HTTP requests", "-f", "-n", "0"], { appDataDir: appData });
+    await eventually(() => (fs.existsSync(path.join(appData, "local-server", "dashboard.lock")) && fs.existsSync(path.join(appData, "web-keys.json")) ? true : undefined), 90_000, "the local server's lock");
+    // While the first command runs the server, a second one attaches to it.
+    const list = await eventually(async () => {
+      const r = await runCli(["list", "sources", "--json"], { appDataDir: appData });
+      return r.code === 0 ? r : undefined;
+    }, 90_000, "list sources against the local server");
+    const names = (ndjson(list.stdout) as Array<{ name: string }>).map((s) => s.name);
+    expect(names).toContain("Example: HTTP requests");
+    const settings = JSON.parse(fs.readFileSync(path.join(appData, "web-settings.json"), "utf8")) as { localServerPort: number };
+    const who = await runCli(["whoami"], { appDataDir: appData });
+    expect(who.stdout).toContain(`http://127.0.0.1:${settings.localServerPort}/v1 (local)`);
+
+    follower.kill("SIGINT");
+    const r = await follower.done(30_000);
+    expect(r.code, r.stderr).toBe(0);
+    // Stopped with the command that started it: the lock is released, the port closed.
+    expect(fs.existsSync(path.join(appData, "local-server", "dashboard.lock"))).toBe(false);
+    await expect(fetch(`http://127.0.0.1:${settings.localServerPort}/healthz`)).rejects.toThrow();
+  }, 180_000);
+
+  it("server runs the API server like npm run server and stops on SIGTERM with exit 0", async () => {
+    const data = tempDir("hw-cli-server-");
+    const cli = startCli(["server"], { env: { HEADWATER_PORT: "0", HEADWATER_DATA_DIR: data, HEADWATER_LOG_LEVEL: "warn" } });
+    const [, origin] = await cli.waitFor(/listening on (http:\/\/\S+)/, "stdout", 90_000);
+    expect((await fetch(`${origin}/healthz`)).status).toBe(200);
+    cli.kill("SIGTERM");
+    const r = await cli.done(30_000);
+    expect(r.code, r.stderr).toBe(0);
+  }, 120_000);
+});
