@@ -35,7 +35,7 @@ export function describeError(err: unknown): { line: string; exitCode: number } 
 }
 
 export function apiErrorLine(err: ApiError): string {
-  if (err.status === 0) return `${err.message} (${err.code})`;
+  if (err.status === 0) return `${err.message} (${err.code}): is the server running, and is the URL right?`;
   if (err.status === 401) return `the server refused the API key: ${err.message} (${err.code})`;
   const detail = err.details?.[0];
   const where = detail && !err.message.includes(detail.path) ? ` [${detail.path}: ${detail.message}]` : "";

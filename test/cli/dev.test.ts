@@ -99,6 +99,21 @@ describe("headwater dev", () => {
     expect(lines.some((e) => e.metadata.name === "$logs")).toBe(true);
   });
 
+  it("SIGINT during the first deploy: the deploy finishes, its source is deleted, exit 0", async () => {
+    const dir = project();
+    const components = async () => (await user.client.listMyComponents({ limit: 100 })).page_info.total_count;
+    const before = await components();
+    const cli = startCli([...flags(server.baseUrl, user.key), "dev", "http-echo.mjs", "--name", "interrupted-dev", "--prop", "greeting=x"], { cwd: dir });
+    // The component is saved: the deploy is under way (the source is created next).
+    await eventually(async () => ((await components()) > before ? true : undefined), 30_000, "the component to be saved");
+    cli.kill("SIGINT");
+    const r = await cli.done(30_000);
+    expect(r.code, r.stderr).toBe(0);
+    const left = (await user.client.listMySources({ limit: 100 })).data.filter((s) => s.name === "interrupted-dev");
+    expect(left).toEqual([]);
+    expect(r.stderr).not.toMatch(/watching/);
+  });
+
   it("a file that does not load creates nothing and exits 1", async () => {
     const dir = project();
     fs.writeFileSync(path.join(dir, "broken.mjs"), "export default { run( }\n");
