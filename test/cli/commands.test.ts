@@ -6,6 +6,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EventSummary, Source } from "../../shared/resources/index.js";
+import { serveFiles } from "../support/files-server.js";
 import { startServer, type TestServer, type TestUser } from "../support/server.js";
 import { eventually, flags, ndjson, post, runCli, tempDir } from "./helpers.js";
 
@@ -18,7 +19,8 @@ describe("headwater commands", () => {
   let hw: (...args: string[]) => ReturnType<typeof runCli>;
 
   beforeAll(async () => {
-    server = await startServer();
+    // Private network allowed: the component URL test serves its files on loopback.
+    server = await startServer({ env: { HEADWATER_SANDBOX_ALLOW_PRIVATE_NETWORK: "true" } });
     user = await server.newUser();
     cwd = tempDir();
     for (const f of ["http-echo.mjs", "label.mjs"]) fs.copyFileSync(path.join(FIXTURES, f), path.join(cwd, f));
@@ -64,6 +66,24 @@ describe("headwater commands", () => {
     expect(row).toMatchObject({ id, created: false, endpoint_url: endpoint, name: "echo" });
     expect((await user.client.getSource(id!)).configured_props).toMatchObject({ greeting: "hello", times: 3 });
     expect((await user.client.listMySources()).data.filter((s) => s.name === "echo")).toHaveLength(1);
+  });
+
+  it("deploy <url> deploys a component_url (its relative imports fetched beside it)", async () => {
+    const files = await serveFiles({
+      "/c/echo.mjs": fs.readFileSync(path.join(FIXTURES, "http-echo.mjs"), "utf8"),
+      "/c/label.mjs": 'export const label = "from-url";\n',
+    });
+    try {
+      const r = await hw("deploy", `${files.url}/c/echo.mjs`, "--name", "by-url", "--prop", "greeting=u", "--json");
+      expect(r.code, r.stderr).toBe(0);
+      const [row] = ndjson(r.stdout) as Array<{ id: string; component_id: string; created: boolean }>;
+      expect(row?.created).toBe(true);
+      const component = await user.client.getComponent(row!.component_id);
+      expect(component.component_url).toBe(`${files.url}/c/echo.mjs`);
+      expect(files.requests).toContain("/c/label.mjs");
+    } finally {
+      await files.close();
+    }
   });
 
   it("deploy --props-file reads prop values; --prop wins over it", async () => {

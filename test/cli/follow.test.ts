@@ -77,6 +77,31 @@ describe("following events", () => {
     for (const e of ndjson(r.stdout) as EventSummary[]) expect(e).toMatchObject({ id: expect.any(String), metadata: { emitter_id: sourceId } });
   });
 
+  it("-f --channel NAME follows a named channel (polled: it has no stream)", async () => {
+    const channelled = await user.client.createSource({
+      component_code: code.replace("{ summary: `${label} #${event.body?.n}` }", "{ summary: `${label} #${event.body?.n}`, name: event.body?.channel }"),
+      name: "channelled",
+      configured_props: { greeting: "c" },
+    });
+    const url = `${server.origin}/e/${channelled.id}`;
+    const cli = startCli([...flags(server.baseUrl, user.key), "events", "channelled", "--channel", "alerts", "-f", "-n", "0"]);
+    await eventually(async () => {
+      await post(url, { n: 1, channel: "alerts" });
+      return /alerts f #1/.test(cli.stdout()) ? true : undefined;
+    }, 30_000, "an event on alerts");
+    await post(url, { n: 2 });
+    await post(url, { n: 3, channel: "alerts" });
+    await cli.waitFor(/alerts f #3/);
+    cli.kill("SIGINT");
+    const r = await cli.done(20_000);
+    expect(r.code, r.stderr).toBe(0);
+    // Only the alerts channel, each event (each id) once; the warm-up may have posted #1 several times.
+    expect(r.stdout).not.toMatch(/#2/);
+    const ids = r.stdout.trim().split("\n").map((l) => l.split(" ")[1]);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids.length).toBeGreaterThanOrEqual(2);
+  });
+
   it("logs -f follows $logs", async () => {
     const cli = startCli([...flags(server.baseUrl, user.key), "logs", "followed", "-f", "-n", "0"]);
     await eventually(async () => {
