@@ -11,7 +11,7 @@ import { flags, oneLine, runCli, tempDir } from "./helpers.js";
 
 const FIXTURES = path.join(import.meta.dirname, "fixtures");
 
-describe("bad input", () => {
+describe("bad input", { timeout: 120_000 }, () => {
   let server: TestServer;
   let user: TestUser;
   let cwd: string;

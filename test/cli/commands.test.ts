@@ -12,7 +12,7 @@ import { eventually, flags, ndjson, post, runCli, tempDir } from "./helpers.js";
 
 const FIXTURES = path.join(import.meta.dirname, "fixtures");
 
-describe("headwater commands", () => {
+describe("headwater commands", { timeout: 180_000 }, () => {
   let server: TestServer;
   let user: TestUser;
   let cwd: string;

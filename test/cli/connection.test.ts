@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer, type TestUser } from "../support/server.js";
 import { eventually, ndjson, oneLine, runCli, startCli, tempDir } from "./helpers.js";
 
-describe("connection and login", () => {
+describe("connection and login", { timeout: 120_000 }, () => {
   let server: TestServer;
   let alice: TestUser;
   let bob: TestUser;

@@ -13,7 +13,7 @@ const code = fs
   .readFileSync(path.join(import.meta.dirname, "fixtures", "http-echo.mjs"), "utf8")
   .replace('import { label } from "./label.mjs";', 'const label = "f";');
 
-describe("following events", () => {
+describe("following events", { timeout: 180_000 }, () => {
   let server: TestServer;
   let user: TestUser;
   let sourceId: string;
