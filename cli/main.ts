@@ -39,6 +39,22 @@ export async function main(argv: string[]): Promise<number> {
   };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
+  // `headwater events -f | head -3`: the reader left, which is the end, not an error.
+  process.stdout.on("error", (err: NodeJS.ErrnoException) => {
+    if (err.code !== "EPIPE") return;
+    endsOnSignal = true;
+    controller.abort("EPIPE");
+    void closeConnection().finally(() => process.exit(EXIT.ok));
+  });
+  // Whatever escapes a command is still one line, never a stack trace (unless HEADWATER_DEBUG=1).
+  const fatal = (err: unknown) => {
+    const { line, exitCode } = describeError(err);
+    process.stderr.write(`headwater: ${line}\n`);
+    if (debug && err instanceof Error && err.stack) process.stderr.write(`${err.stack}\n`);
+    void closeConnection().finally(() => process.exit(exitCode));
+  };
+  process.on("uncaughtException", fatal);
+  process.on("unhandledRejection", fatal);
 
   const context = (opts: Record<string, unknown>): Context => {
     const out = createOutput(opts.json === true);

@@ -6,6 +6,7 @@
  */
 import path from "node:path";
 import type { Command } from "commander";
+import { ApiError } from "../../shared/client/index.js";
 import { slugify } from "../../shared/ids.js";
 import type { EventSummary } from "../../shared/resources/index.js";
 import { untilAborted, type Context } from "../context.js";
@@ -57,8 +58,13 @@ async function dev(ctx: Context, file: string, opts: Record<string, unknown>): P
       status(`kept ${first.source.name} (${sourceId})`);
       return;
     }
-    await client.deleteSource(sourceId);
-    status(`deleted ${first.source.name} (${sourceId})`);
+    try {
+      await client.deleteSource(sourceId);
+      status(`deleted ${first.source.name} (${sourceId})`);
+    } catch (err) {
+      if (!(err instanceof ApiError && err.status === 404)) throw err;
+      status(`${first.source.name} (${sourceId}) was already deleted`);
+    }
   };
   if (ctx.signal.aborted) return cleanup();
 

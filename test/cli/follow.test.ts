@@ -102,6 +102,19 @@ describe("following events", { timeout: 180_000 }, () => {
     expect(ids.length).toBeGreaterThanOrEqual(2);
   });
 
+  it("a reader that goes away (| head -1) ends -f with exit 0, no stack trace", async () => {
+    const cli = startCli([...flags(server.baseUrl, user.key), "events", "followed", "-f", "-n", "1"]);
+    await cli.waitFor(/#\d/);
+    cli.child.stdout!.destroy();
+    // The next event written finds the pipe closed.
+    const r = await eventually(async () => {
+      await post(endpoint, { n: 8 });
+      return cli.child.exitCode !== null ? cli.done(20_000) : undefined;
+    }, 30_000, "headwater to exit");
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe("");
+  });
+
   it("logs -f follows $logs", async () => {
     const cli = startCli([...flags(server.baseUrl, user.key), "logs", "followed", "-f", "-n", "0"]);
     await eventually(async () => {
