@@ -18,6 +18,8 @@ export interface LocalProfileOptions {
   /** Extra environment for the server. */
   serverEnv?: Record<string, string>;
   startTimeoutMs?: number;
+  /** Start the server in its own process group (the CLI: see LocalServerOptions.detached). */
+  detached?: boolean;
   /** Create example sources on the first launch (default true). */
   examples?: boolean;
   log: (message: string) => void;
@@ -68,6 +70,7 @@ export class LocalProfileRunner {
         preferredPort: settings.localServerPort,
         startTimeoutMs: this.opts.startTimeoutMs,
         env: this.opts.serverEnv,
+        detached: this.opts.detached,
         onLog: (line) => this.opts.log(`[local server] ${line}`),
       });
       if (this.stopped) {

@@ -27,6 +27,12 @@ export interface LocalServerOptions {
   env?: Record<string, string>;
   /** Every line the server prints, for the host's log. */
   onLog?: (line: string) => void;
+  /**
+   * Run the server in a process group of its own (default false). A terminal's Ctrl-C goes to
+   * its whole foreground group; the CLI needs the server to outlive that signal long enough to
+   * clean up (delete a dev source), then stops it itself.
+   */
+  detached?: boolean;
 }
 
 export interface LocalServer {
@@ -91,6 +97,7 @@ export async function startLocalServer(opts: LocalServerOptions): Promise<LocalS
     cwd: opts.appRoot,
     env,
     stdio: ["ignore", "pipe", "pipe"],
+    detached: opts.detached ?? false,
   });
   const killOnExit = () => child.kill("SIGKILL");
   process.once("exit", killOnExit);
