@@ -44,6 +44,8 @@ export async function connectLocal(opts: LocalOptions): Promise<LocalConnection>
     profiles,
     log: opts.log,
     onChange: () => undefined,
+    // A terminal's Ctrl-C must not stop the server before the command has cleaned up.
+    detached: true,
   });
 
   const attached = await attach(runner.dataDir, dataDir, profiles);

@@ -6,7 +6,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer, type TestUser } from "../support/server.js";
-import { eventually, ndjson, oneLine, runCli, startCli, tempDir } from "./helpers.js";
+import { ndjson, oneLine, runCli, startCli, tempDir } from "./helpers.js";
 
 describe("connection and login", { timeout: 120_000 }, () => {
   let server: TestServer;
@@ -70,28 +70,32 @@ describe("connection and login", { timeout: 120_000 }, () => {
 });
 
 describe("the local server", () => {
-  it("with no connection set, starts the dashboard's local server (same data dir), which a second command shares, and stops it", async () => {
+  it("with no connection set, dev runs on the dashboard's local server, a second command shares it, and Ctrl-C cleans up before it stops", async () => {
     const appData = tempDir("hw-cli-local-");
-    const follower = startCli(["events", "Example: HTTP requests", "-f", "-n", "0"], { appDataDir: appData });
-    await eventually(() => (fs.existsSync(path.join(appData, "local-server", "dashboard.lock")) && fs.existsSync(path.join(appData, "web-keys.json")) ? true : undefined), 90_000, "the local server's lock");
-    // While the first command runs the server, a second one attaches to it.
-    const list = await eventually(async () => {
-      const r = await runCli(["list", "sources", "--json"], { appDataDir: appData });
-      return r.code === 0 ? r : undefined;
-    }, 90_000, "list sources against the local server");
-    const names = (ndjson(list.stdout) as Array<{ name: string }>).map((s) => s.name);
-    expect(names).toContain("Example: HTTP requests");
+    const dir = tempDir("hw-cli-local-src-");
+    for (const f of ["http-echo.mjs", "label.mjs"]) fs.copyFileSync(path.join(import.meta.dirname, "fixtures", f), path.join(dir, f));
+    // Its own process group, as in a terminal: Ctrl-C reaches every process of the job.
+    const dev = startCli(["dev", "http-echo.mjs", "--prop", "greeting=local"], { appDataDir: appData, cwd: dir, ownGroup: true });
+    const [, id] = await dev.waitFor(/created cli-echo-dev \((dc_\w+)\)/, "stderr", 120_000);
+    await dev.waitFor(/watching/, "stderr");
+    // While dev runs the server, a second command attaches to it: the same sources.
+    const list = await runCli(["list", "sources", "--json"], { appDataDir: appData });
+    expect(list.code, list.stderr).toBe(0);
+    const names = (ndjson(list.stdout) as Array<{ id: string; name: string }>).map((s) => s.name);
+    expect(names).toEqual(expect.arrayContaining(["Example: HTTP requests", "cli-echo-dev"]));
     const settings = JSON.parse(fs.readFileSync(path.join(appData, "web-settings.json"), "utf8")) as { localServerPort: number };
     const who = await runCli(["whoami"], { appDataDir: appData });
     expect(who.stdout).toContain(`http://127.0.0.1:${settings.localServerPort}/v1 (local)`);
 
-    follower.kill("SIGINT");
-    const r = await follower.done(30_000);
+    dev.killGroup("SIGINT");
+    const r = await dev.done(60_000);
+    // The server outlived the Ctrl-C long enough for dev to delete its source.
     expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`deleted cli-echo-dev (${id})`);
     // Stopped with the command that started it: the lock is released, the port closed.
     expect(fs.existsSync(path.join(appData, "local-server", "dashboard.lock"))).toBe(false);
     await expect(fetch(`http://127.0.0.1:${settings.localServerPort}/healthz`)).rejects.toThrow();
-  }, 180_000);
+  }, 240_000);
 
   it("server runs the API server like npm run server and stops on SIGTERM with exit 0", async () => {
     const data = tempDir("hw-cli-server-");

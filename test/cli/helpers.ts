@@ -48,6 +48,8 @@ export interface RunOptions extends CliEnvOptions {
   /** Written to stdin, then stdin is closed. */
   input?: string;
   timeoutMs?: number;
+  /** Its own process group, like a job in a terminal: `killGroup` then signals it as Ctrl-C does. */
+  ownGroup?: boolean;
 }
 
 /** Runs `headwater ...args` to its end. */
@@ -65,6 +67,8 @@ export interface RunningCli {
   /** Waits for the exit (killing the process after `timeoutMs`, which fails the wait). */
   done(timeoutMs?: number): Promise<CliResult>;
   kill(signal: NodeJS.Signals): void;
+  /** Signals the whole process group (needs `ownGroup`): what a terminal's Ctrl-C does. */
+  killGroup(signal: NodeJS.Signals): void;
 }
 
 export function startCli(args: string[], opts: RunOptions = {}): RunningCli {
@@ -72,6 +76,7 @@ export function startCli(args: string[], opts: RunOptions = {}): RunningCli {
     cwd: opts.cwd ?? REPO_ROOT,
     env: cliEnv(opts),
     stdio: ["pipe", "pipe", "pipe"],
+    detached: opts.ownGroup === true,
   });
   let out = "";
   let err = "";
@@ -137,6 +142,10 @@ export function startCli(args: string[], opts: RunOptions = {}): RunningCli {
     },
     kill(signal) {
       child.kill(signal);
+    },
+    killGroup(signal) {
+      if (!opts.ownGroup || child.pid === undefined) throw new Error("killGroup needs ownGroup");
+      process.kill(-child.pid, signal);
     },
   };
 }
