@@ -93,8 +93,8 @@ describe("headwater commands", { timeout: 180_000 }, () => {
     expect((await sourceNamed("filed"))?.configured_props).toMatchObject({ greeting: "from file", times: 6 });
   });
 
-  it("list sources|components|subscriptions|workflows: tables, every page, --limit, --json line by line", async () => {
-    // 12 sources: more than one page at --limit's page size below.
+  it("list sources|components|subscriptions|workflows: aligned tables, --limit, --json line by line", async () => {
+    // 12 more sources, to have rows to align and to limit.
     for (let i = 0; i < 12; i++) {
       await user.client.createSource({ component_code: fs.readFileSync(path.join(FIXTURES, "http-echo.mjs"), "utf8").replace('import { label } from "./label.mjs";', 'const label = "inline";'), name: `bulk-${i}`, configured_props: { greeting: "x" } });
     }
@@ -200,5 +200,13 @@ describe("headwater commands", { timeout: 180_000 }, () => {
     }, 10_000, "the deleted events to go");
     const after = ndjson((await hw("events", "echo", "-n", "100", "--json")).stdout) as EventSummary[];
     expect(after.map((e) => e.id)).toEqual(oldestFirst.slice(2).map((e) => e.id));
+
+    // An error of the source: its code and message on the $errors line.
+    await post(endpoint, { n: 6, fail: true });
+    const errors = await eventually(async () => {
+      const r = await hw("events", "echo", "--channel", "$errors", "-n", "1");
+      return r.stdout.trim() !== "" ? r : undefined;
+    }, 30_000, "an $errors event");
+    expect(errors.stdout).toMatch(/^\d\d:\d\d:\d\d \d+-\d+ error COMPONENT_ERROR: asked to fail 6$/m);
   });
 });

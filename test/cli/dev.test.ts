@@ -89,6 +89,8 @@ describe("headwater dev", { timeout: 180_000 }, () => {
       await post(endpoint!, { n: 9 });
       return /"n":9/.test(cli.stdout()) ? true : undefined;
     }, 30_000, "an event");
+    await post(endpoint!, { n: 10, fail: true });
+    await cli.waitFor(/"name":"\$errors"/);
     cli.kill("SIGTERM");
     const r = await cli.done(30_000);
     expect(r.code, r.stderr).toBe(0);
@@ -97,6 +99,8 @@ describe("headwater dev", { timeout: 180_000 }, () => {
     const lines = ndjson(r.stdout) as EventSummary[];
     expect(lines.some((e) => e.metadata.name === "" && (e.event as { n: number }).n === 9)).toBe(true);
     expect(lines.some((e) => e.metadata.name === "$logs")).toBe(true);
+    const failure = lines.find((e) => e.metadata.name === "$errors");
+    expect(JSON.stringify(failure?.event)).toContain("asked to fail 10");
   });
 
   it("SIGINT as the first deploy runs: the source it made is deleted, exit 0", async () => {
