@@ -8,12 +8,22 @@ import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { afterAll } from "vitest";
 import { REPO_ROOT } from "../support/server.js";
 
-const binDir = fs.mkdtempSync(path.join(os.tmpdir(), "hw-cli-bin-"));
-fs.symlinkSync(path.join(REPO_ROOT, "cli", "bin.mjs"), path.join(binDir, "headwater"));
+const made: string[] = [];
+/** A temp dir, removed when the test file ends. */
+export const tempDir = (prefix = "hw-cli-") => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  made.push(dir);
+  return dir;
+};
+afterAll(() => {
+  for (const dir of made.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
 
-export const tempDir = (prefix = "hw-cli-") => fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+const binDir = tempDir("hw-cli-bin-");
+fs.symlinkSync(path.join(REPO_ROOT, "cli", "bin.mjs"), path.join(binDir, "headwater"));
 
 export interface CliEnvOptions {
   /** HEADWATER_* and other variables for this run. */
