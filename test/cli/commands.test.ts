@@ -126,6 +126,22 @@ describe("headwater commands", { timeout: 180_000 }, () => {
     expect(subs.code).toBe(0);
   });
 
+  it("list follows every page: 105 components are 2 pages of the API, all listed", async () => {
+    const many = await server.newUser();
+    for (let batch = 0; batch < 105; batch += 15) {
+      await Promise.all(
+        Array.from({ length: 15 }, (_, i) =>
+          many.client.createComponent({ component_code: `export default { key: "many-${batch + i}", name: "Many", version: "1.0.0", async run() {} };` }),
+        ),
+      );
+    }
+    const r = await runCli([...flags(server.baseUrl, many.key), "list", "components", "--json"]);
+    expect(r.code, r.stderr).toBe(0);
+    const keys = (ndjson(r.stdout) as Array<{ key: string }>).map((c) => c.key);
+    expect(keys).toHaveLength(105);
+    expect(new Set(keys).size).toBe(105);
+  });
+
   it("subscribe / unsubscribe by names and ids, --channel, --auto", async () => {
     const sub = await hw("subscribe", "bulk-0", "bulk-1", "--channel", "$errors");
     expect(sub.code, sub.stderr).toBe(0);
