@@ -22,7 +22,7 @@ export default tseslint.config(
   },
   {
     // Only electron/ may import electron (and electron-store, which imports it).
-    files: ["shared/**", "server/**", "renderer/**", "test/**", "e2e/**", "bench/**"],
+    files: ["shared/**", "server/**", "renderer/**", "cli/**", "test/**", "e2e/**", "bench/**"],
     rules: {
       "no-restricted-imports": ["error", { paths: ["electron", "electron-store"] }],
     },
