@@ -1,19 +1,14 @@
 /**
- * The delivery dispatcher: drains the outbox (written in the append transaction) in event
- * order, turns each event into one invocation job per matching listener, queues them durably
- * in the runtime's InvocationQueue (which runs a target's jobs one at a time, in order), and
- * only then removes the outbox rows. A crash before the removal re-delivers from the outbox at
- * the next start, so no acknowledged event is lost on its way to a listener.
+ * The delivery outbox of earlier versions, drained at start. Events are now routed in the
+ * transaction that stores them (delivery/route.ts); a database written by a version before that
+ * may still hold outbox rows (events stored, not yet handed to their listeners). Each round
+ * routes a batch of them and removes them in ONE transaction, so each is delivered once, even
+ * across a crash in the middle of the drain.
  */
-import type { EventStore, InvocationJob, InvocationQueue } from "../services.js";
+import type { EmitInput, EventStore, InvocationQueue } from "../services.js";
 import type { DialectName, Db } from "../store/db.js";
-import { removeOutbox, takeOutbox, withDispatchLock, type OutboxRow } from "../store/repos/deliveries.js";
-import { matchingListeners } from "../store/repos/subscriptions.js";
-import { cycleErrorInput } from "./cycle-error.js";
-import { MAX_DELIVERY_HOPS } from "./hops.js";
-
-/** When another instance is dispatching, try again after this long. */
-const BUSY_RETRY_MS = 100;
+import { removeOutbox, takeOutbox, withDispatchLock } from "../store/repos/deliveries.js";
+import { routeIn } from "./route.js";
 
 export interface DispatcherOptions {
   db: Db;
@@ -21,127 +16,43 @@ export interface DispatcherOptions {
   queue: InvocationQueue;
   events: EventStore;
   log: { error(obj: unknown, msg: string): void };
-  /** Poll for rows written by other instances (PostgreSQL) or left by a failure. */
-  pollMs?: number;
   batchSize?: number;
 }
 
-export class DeliveryDispatcher {
-  private running: Promise<void> | undefined;
-  private again = false;
-  private timer: NodeJS.Timeout | undefined;
-  private retryTimer: NodeJS.Timeout | undefined;
-  private busyTimer: NodeJS.Timeout | undefined;
-  private failures = 0;
-  private stopped = false;
-
-  constructor(private readonly o: DispatcherOptions) {}
-
-  start(): void {
-    this.timer = setInterval(() => this.wake(), this.o.pollMs ?? 2000);
-    this.timer.unref();
-    this.wake();
-  }
-
-  /** Runs a drain now (or right after the one in progress). */
-  wake(): void {
-    if (this.stopped) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = this.drain().finally(() => {
-      this.running = undefined;
-      if (this.again) {
-        this.again = false;
-        this.wake();
+/**
+ * Routes every row left in the outbox, oldest first; resolves when it is empty (or another
+ * instance is draining it). A failure is logged and left for the next start: the rows stay.
+ */
+export async function drainLegacyOutbox(o: DispatcherOptions): Promise<void> {
+  const woken = new Set<string>();
+  const cycleErrors: EmitInput[] = [];
+  try {
+    // On PostgreSQL the lock's own transaction holds the whole drain; on SQLite each batch has one.
+    await withDispatchLock(o.db, o.dialect, async (exec) => {
+      const inTransaction = <T>(fn: (trx: Db) => Promise<T>) => (o.dialect === "sqlite" ? exec.transaction().execute(fn) : fn(exec));
+      for (;;) {
+        const more = await inTransaction(async (trx) => {
+          const rows = await takeOutbox(trx, o.batchSize ?? 200);
+          if (rows.length === 0) return false;
+          const routed = await routeIn(
+            trx,
+            o.queue,
+            rows.map((r) => ({ id: r.event_id, emitter_id: r.emitter_id, channel: r.channel, owner_id: r.owner_id, hops: r.hops, event_json: r.event_json })),
+          );
+          await removeOutbox(trx, rows);
+          for (const t of routed.targets) woken.add(t);
+          cycleErrors.push(...routed.cycleErrors);
+          return true;
+        });
+        if (!more) return;
       }
     });
+  } catch (err) {
+    o.log.error({ err }, "draining the delivery outbox of an earlier version failed; it is tried again at the next start");
+    return;
   }
-
-  /** Resolves once everything queued so far has been handed to the invocation queue. */
-  async idle(): Promise<void> {
-    while (this.running) await this.running;
-  }
-
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearInterval(this.timer);
-    if (this.retryTimer) clearTimeout(this.retryTimer);
-    if (this.busyTimer) clearTimeout(this.busyTimer);
-    await this.idle();
-  }
-
-  private async drain(): Promise<void> {
-    try {
-      const ran = await withDispatchLock(this.o.db, this.o.dialect, async () => {
-        for (;;) {
-          if (this.stopped) return;
-          const rows = await takeOutbox(this.o.db, this.o.batchSize ?? 200);
-          if (rows.length === 0) return;
-          await this.dispatch(rows);
-        }
-      });
-      this.failures = 0;
-      // Another instance holds the round: it may have read the outbox just before our rows
-      // committed, so look again soon rather than at the next poll.
-      if (!ran && !this.stopped && !this.busyTimer) {
-        this.busyTimer = setTimeout(() => {
-          this.busyTimer = undefined;
-          this.wake();
-        }, BUSY_RETRY_MS);
-        this.busyTimer.unref();
-      }
-    } catch (err) {
-      // A platform failure (database, queue): keep the rows and try again with backoff.
-      this.failures++;
-      this.o.log.error({ err }, "event delivery failed; retrying");
-      const delay = Math.min(30_000, 250 * 2 ** Math.min(this.failures, 7));
-      this.retryTimer = setTimeout(() => this.wake(), delay);
-      this.retryTimer.unref();
-    }
-  }
-
-  private async dispatch(rows: OutboxRow[]): Promise<void> {
-    const listenersCache = new Map<string, string[]>();
-    const jobs: InvocationJob[] = [];
-    const cycleErrors = [];
-    for (const row of rows) {
-      // Events a cycle error created are never routed (the bound already fired).
-      if (row.hops > MAX_DELIVERY_HOPS) continue;
-      const key = `${row.owner_id}\u0000${row.emitter_id}\u0000${row.channel}`;
-      let listeners = listenersCache.get(key);
-      if (!listeners) {
-        listeners = await matchingListeners(this.o.db, row.owner_id, row.emitter_id, row.channel);
-        listenersCache.set(key, listeners);
-      }
-      if (listeners.length === 0) continue;
-      const event: unknown = JSON.parse(row.event_json);
-      for (const listenerId of listeners) {
-        if (row.hops + 1 > MAX_DELIVERY_HOPS) {
-          cycleErrors.push(
-            cycleErrorInput({
-              listenerId,
-              ownerId: row.owner_id,
-              emitterId: row.emitter_id,
-              eventId: row.event_id,
-              channel: row.channel,
-              event,
-            }),
-          );
-          continue;
-        }
-        jobs.push({
-          targetId: listenerId,
-          ownerId: row.owner_id,
-          trigger: "event",
-          event,
-          origin: { emitterId: row.emitter_id, eventId: row.event_id, channel: row.channel, hops: row.hops + 1 },
-        });
-      }
-    }
-    if (jobs.length > 0) await this.o.queue.enqueue(jobs);
-    if (cycleErrors.length > 0) await this.o.events.append(cycleErrors);
-    await removeOutbox(this.o.db, rows);
-  }
+  o.queue.wake(woken);
+  // Rare (a cycle left mid-way by an older version): stored after the rows are gone, so a crash
+  // in between loses that error record, never a delivery.
+  if (cycleErrors.length > 0) await o.events.append(cycleErrors).catch((err: unknown) => o.log.error({ err }, "storing cycle errors failed"));
 }

@@ -17,6 +17,26 @@ const deleteKey = prepared((db, $: { source: string; key: string }) =>
   db.deleteFrom("source_state").where("source_id", "=", $.source).where("key", "=", $.key),
 );
 
+/** Applies `this.db` changes (JSON text to set, null to delete) inside the caller's transaction. */
+export async function applyStateIn(trx: Db, sourceId: string, changes: Record<string, string | null>): Promise<void> {
+  for (const [key, value] of Object.entries(changes)) {
+    if (value === null) await deleteKey.execute(trx, { source: sourceId, key });
+    else await setKey.execute(trx, { source: sourceId, key, value });
+  }
+}
+
+const saveDedupe = prepared((db, $: { source: string; state: string }) =>
+  db
+    .insertInto("source_dedupe")
+    .values({ source_id: $.source, state: $.state })
+    .onConflict((oc) => oc.column("source_id").doUpdateSet({ state: $.state })),
+);
+
+/** Keeps a source's dedupe memory inside the caller's transaction. */
+export async function saveDedupeIn(trx: Db, sourceId: string, state: string): Promise<void> {
+  await saveDedupe.execute(trx, { source: sourceId, state });
+}
+
 export class SourceStateRepo {
   constructor(
     private readonly db: Db,
@@ -34,12 +54,7 @@ export class SourceStateRepo {
   async apply(sourceId: string, changes: Record<string, string | null>): Promise<void> {
     const entries = Object.entries(changes);
     if (entries.length === 0) return;
-    await this.writes.run(async (trx) => {
-      for (const [key, value] of entries) {
-        if (value === null) await deleteKey.execute(trx, { source: sourceId, key });
-        else await setKey.execute(trx, { source: sourceId, key, value });
-      }
-    });
+    await this.writes.run((trx) => applyStateIn(trx, sourceId, changes));
   }
 
   async dedupeState(sourceId: string): Promise<string | undefined> {
@@ -48,13 +63,7 @@ export class SourceStateRepo {
   }
 
   async saveDedupeState(sourceId: string, state: string): Promise<void> {
-    await this.writes.run((trx) =>
-      trx
-        .insertInto("source_dedupe")
-        .values({ source_id: sourceId, state })
-        .onConflict((oc) => oc.column("source_id").doUpdateSet({ state }))
-        .execute(),
-    );
+    await this.writes.run((trx) => saveDedupeIn(trx, sourceId, state));
   }
 
   /** Drops everything the source kept (on delete). */
