@@ -86,13 +86,6 @@ export class Quotas {
     return { ok: true };
   }
 
-  /** Counts `invocations` (default one) that ran for `computeMs` in all, in a transaction of its own. */
-  async record(userId: string, computeMs: number, invocations = 1): Promise<void> {
-    const usage = this.countFor(userId, computeMs, invocations);
-    await this.repo.add(userId, usage.day, usage.invocations, usage.computeMs);
-    this.counted(usage);
-  }
-
   /** The count of runs for a job's completion (committed with its results; then call `counted`). */
   countFor(userId: string, computeMs: number, invocations = 1): NonNullable<JobCompletion["usage"]> {
     return { userId, day: utcDay(this.now()), invocations, computeMs: Math.max(0, Math.round(computeMs)) };

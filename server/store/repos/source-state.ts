@@ -40,7 +40,7 @@ export async function saveDedupeIn(trx: Db, sourceId: string, state: string): Pr
 export class SourceStateRepo {
   constructor(
     private readonly db: Db,
-    /** Groups `this.db` and dedupe writes with other small writes of the same turn (SQLite). */
+    /** Groups `apply` with other small writes of the same turn (SQLite); a run's writes commit with its job instead (completions.ts). */
     private readonly writes: WriteGroup = new WriteGroup(db, false),
   ) {}
 
@@ -60,10 +60,6 @@ export class SourceStateRepo {
   async dedupeState(sourceId: string): Promise<string | undefined> {
     const row = await this.db.selectFrom("source_dedupe").select("state").where("source_id", "=", sourceId).executeTakeFirst();
     return row?.state;
-  }
-
-  async saveDedupeState(sourceId: string, state: string): Promise<void> {
-    await this.writes.run((trx) => saveDedupeIn(trx, sourceId, state));
   }
 
   /** Drops everything the source kept (on delete). */
