@@ -9,13 +9,14 @@
  * | request line and headers over Node's limit (16 KiB)    | 431    | `headers_too_large` |
  * | a URL over MAX_URL_BYTES (however long the headers)    | 414    | `url_too_long`      |
  * | a request Node's parser cannot read (request line, headers, framing) | 400 | `malformed_request` |
+ * | a URL whose percent-encoding is broken (Fastify's router) | 400 | `malformed_url`     |
  * | the request's head or body did not arrive in time      | 408    | `request_timeout`   |
  *
  * The connection is closed after such an answer: the parser's state is unknown past the error.
  */
 import http from "node:http";
 import type { Socket } from "node:net";
-import type { FastifyInstance } from "fastify";
+import type { FastifyError, FastifyInstance, FastifyReply } from "fastify";
 import { HttpError, sendError } from "./errors.js";
 
 /** The longest URL (path and query) answered; longer ones get 414 `url_too_long`. */
@@ -25,6 +26,7 @@ export const CLIENT_ERROR_CODES = {
   headersTooLarge: "headers_too_large",
   urlTooLong: "url_too_long",
   malformed: "malformed_request",
+  malformedUrl: "malformed_url",
   timeout: "request_timeout",
 } as const;
 
@@ -82,4 +84,16 @@ export function registerUrlLimit(app: FastifyInstance): void {
     // Node reads the URL's bytes as latin1: its length is its size in bytes.
     if ((request.raw.url ?? "").length > MAX_URL_BYTES) return sendError(reply, urlTooLong());
   });
+}
+
+/**
+ * Fastify's `frameworkErrors`: errors its router raises before any route or hook runs (a URL
+ * that cannot be percent-decoded), answered in the error shape instead of Fastify's own.
+ */
+export function frameworkErrorHandler(err: FastifyError, _request: unknown, reply: FastifyReply): void {
+  if (err.code === "FST_ERR_BAD_URL") {
+    void sendError(reply, new HttpError(400, CLIENT_ERROR_CODES.malformedUrl, "the URL's percent-encoding is malformed"));
+    return;
+  }
+  void sendError(reply, new HttpError(400, CLIENT_ERROR_CODES.malformed, "malformed HTTP request"));
 }

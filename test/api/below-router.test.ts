@@ -1,7 +1,8 @@
 /**
  * Errors raised below the router (by Node's HTTP parser, before Fastify routes anything) answer
  * in the API's error shape `{error, code}` with a stable code, over raw sockets: headers too
- * large, a malformed request line, an oversized URL (within and beyond the parser's limit).
+ * large, a malformed request line, an oversized URL (within and beyond the parser's limit), and
+ * a URL Fastify's router cannot decode.
  */
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -70,6 +71,11 @@ describe("errors below the router", () => {
     expectShape(within, 414, "url_too_long");
     const beyond = await raw(server.origin, `GET /healthz?q=${"a".repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`);
     expectShape(beyond, 414, "url_too_long");
+  });
+
+  it("answers a URL whose percent-encoding is broken with 400 malformed_url", async () => {
+    const answer = await raw(server.origin, "GET /v1/sources/%E0%A4%A HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    expectShape(answer, 400, "malformed_url");
   });
 
   it("keeps serving after those answers", async () => {
