@@ -1,9 +1,10 @@
 /**
- * Routing in the append transaction, over a real SQLite database and the real job table: one job
+ * Routing in the append transaction, on SQLite and PostgreSQL with the real job table: one job
  * per matching listener, in event order, with the hop count; events and their jobs commit
  * together or not at all; a job's completion commits with its results, once; an earlier
  * version's outbox rows are delivered once; a ninth hop becomes a cycle error.
  */
+import fs from "node:fs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { drainLegacyOutbox } from "../../server/delivery/dispatcher.js";
 import { LocalEventBus } from "../../server/events/bus.js";
@@ -15,7 +16,9 @@ import { JobAlreadyCompletedError } from "../../server/store/repos/completions.j
 import { countOutbox, insertOutbox } from "../../server/store/repos/deliveries.js";
 import { JobsRepo } from "../../server/store/repos/jobs.js";
 import { upsertSubscription } from "../../server/store/repos/subscriptions.js";
-import { tempDb } from "../events/helpers.js";
+import { openDb, type OpenedDb } from "../../server/store/db.js";
+import { testDatabases, type FreshDatabase } from "../support/databases.js";
+import { tempDataDir } from "../support/server.js";
 
 /** The real queue's inserts, with a switch that makes the next one fail (a platform failure). */
 class TableQueue extends DurableQueue {
@@ -35,8 +38,10 @@ class TableQueue extends DurableQueue {
 
 const quiet = { error: () => undefined };
 
-describe("routing in the append transaction", () => {
-  let db: Awaited<ReturnType<typeof tempDb>>;
+describe.each(testDatabases())("routing in the append transaction on $name", (database) => {
+  let fresh: FreshDatabase;
+  let dataDir: string;
+  let db: OpenedDb;
   let store: ManagedEventStore;
   let queue: TableQueue;
 
@@ -53,7 +58,9 @@ describe("routing in the append transaction", () => {
     (await db.db.selectFrom("events").selectAll().where("channel", "=", channel).orderBy("sort_key").execute()).map((r) => JSON.parse(r.event_json) as unknown);
 
   beforeEach(async () => {
-    db = await tempDb();
+    fresh = await database.create();
+    dataDir = tempDataDir();
+    db = await openDb({ databaseUrl: fresh.databaseUrl, dataDir });
     queue = new TableQueue(new JobsRepo(db.db), { concurrency: 1, leaseMs: 30_000 });
     store = createEventStore({ db: db.db, bus: new LocalEventBus(), retention: 100 });
     store.routeTo(queue);
@@ -61,6 +68,8 @@ describe("routing in the append transaction", () => {
   afterEach(async () => {
     await store.close();
     await db.close();
+    await fresh.drop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
   it("queues one job per matching listener, in event order per emitter, with the hop count, as the append commits", async () => {
@@ -120,7 +129,7 @@ describe("routing in the append transaction", () => {
       db.db,
       [1, 2].map((i) => ({ emitter_id: "dc_a", sort_key: `k${i}`, event_id: `${i}-0`, channel: "", owner_id: "u_1", hops: 0, event_json: String(i), created_at_ms: 0 })),
     );
-    const opts = { db: db.db, dialect: "sqlite" as const, queue, events: store, log: quiet };
+    const opts = { db: db.db, dialect: db.dialect, queue, events: store, log: quiet };
     await drainLegacyOutbox(opts);
     await drainLegacyOutbox(opts);
     expect((await jobs()).map((j) => [j.targetId, j.event, j.origin.eventId])).toEqual([
