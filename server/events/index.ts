@@ -9,7 +9,7 @@
  *   events.startDelivery(queue);    // once the queue runs: drains an older version's outbox
  */
 import type { Config } from "../config.js";
-import { drainLegacyOutbox } from "../delivery/dispatcher.js";
+import { drainLegacyOutbox } from "../delivery/legacy-outbox.js";
 import { SubscriptionService } from "../delivery/subscriptions.js";
 import type { Quotas } from "../quotas/quotas.js";
 import type { InvocationQueue } from "../services.js";

@@ -31,7 +31,7 @@ export async function handleSourceJobs(
         trigger: job.trigger,
         event: job.event,
         onRespond: (r) => deps.responders.respond(job.respondTo, r),
-        // The dispatcher already counted the delivery into origin.hops (delivery/hops.ts).
+        // Routing already counted the delivery into origin.hops (delivery/route.ts, hops.ts).
         hops: job.origin?.hops ?? 0,
         jobId: job.id,
       })),

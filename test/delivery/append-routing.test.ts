@@ -6,7 +6,7 @@
  */
 import fs from "node:fs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { drainLegacyOutbox } from "../../server/delivery/dispatcher.js";
+import { drainLegacyOutbox } from "../../server/delivery/legacy-outbox.js";
 import { LocalEventBus } from "../../server/events/bus.js";
 import { createEventStore, type ManagedEventStore } from "../../server/events/event-store.js";
 import { DurableQueue } from "../../server/runtime/queue.js";

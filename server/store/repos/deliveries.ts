@@ -1,7 +1,7 @@
 /**
  * The delivery outbox of earlier versions: rows written in the append transaction for events
  * that a subscription may route. Events are now routed in that transaction itself
- * (delivery/route.ts); rows an older version left are drained at start (delivery/dispatcher.ts).
+ * (delivery/route.ts); rows an older version left are drained at start (delivery/legacy-outbox.ts).
  */
 import { sql, type Kysely } from "kysely";
 import type { Database } from "../schema.js";
@@ -60,10 +60,10 @@ export async function countOutbox(db: Exec): Promise<number> {
 }
 
 /**
- * Runs `fn` only while this process is the one dispatcher: on PostgreSQL several instances
- * share the outbox, so a transaction-scoped advisory lock elects one, and `fn` gets that
- * transaction; SQLite has one process, and `fn` gets the database. Returns false when another
- * instance holds the lock.
+ * Runs `fn` only while this process is the one draining the outbox: on PostgreSQL several
+ * instances share the outbox, so a transaction-scoped advisory lock elects one, and `fn` gets
+ * that transaction; SQLite has one process, and `fn` gets the database. Returns false when
+ * another instance holds the lock.
  */
 export async function withDispatchLock(db: Exec, dialect: DialectName, fn: (exec: Exec) => Promise<void>): Promise<boolean> {
   if (dialect === "sqlite") {
