@@ -57,7 +57,9 @@ describe.each(testDatabases())("kill -9 of the whole server, several times, on $
     const dataDir = tempDataDir();
     cleanups.push(async () => fs.rmSync(dataDir, { recursive: true, force: true }));
     const apiKey = randomKey();
-    const env = { HEADWATER_EVENT_RETENTION: "100000", HEADWATER_INVOCATION_TIMEOUT_MS: "5000" };
+    // A generous run time limit: on a loaded machine a relay run that timed out would be an
+    // `$errors` record instead of an event, which this test would read as a lost delivery.
+    const env = { HEADWATER_EVENT_RETENTION: "100000", HEADWATER_INVOCATION_TIMEOUT_MS: "30000" };
     const start = () => spawnServer({ dataDir, databaseUrl: fresh.databaseUrl, apiKey, env, detached: true, timeoutMs: 60_000 });
     let server: SpawnedServer = await start();
     cleanups.push(() => server.killGroup());
