@@ -20,7 +20,6 @@ import { defineBench } from "./harness.js";
 import { openDb } from "../server/store/db.js";
 import { LocalEventBus } from "../server/events/bus.js";
 import { createEventStore } from "../server/events/event-store.js";
-import { DeliveryDispatcher } from "../server/delivery/dispatcher.js";
 import { DurableQueue } from "../server/runtime/queue.js";
 import { JobsRepo } from "../server/store/repos/jobs.js";
 import { upsertSubscription } from "../server/store/repos/subscriptions.js";
@@ -272,17 +271,17 @@ export default defineBench("events", async () => {
   const routeDb = await openDb({ dataDir: routeDir });
   const jobsQueue = new DurableQueue(new JobsRepo(routeDb.db), { concurrency: 1, leaseMs: 60_000 });
   let onQueued: ((n: number) => void) | undefined;
+  // Routing inserts the listeners' jobs in the append's transaction: counted as they are inserted.
   const countingQueue = {
-    enqueue: async (jobs: InvocationJob[]) => {
-      await jobsQueue.enqueue(jobs);
+    enqueue: (jobs: InvocationJob[]) => jobsQueue.enqueue(jobs),
+    enqueueIn: async (trx: Parameters<DurableQueue["enqueueIn"]>[0], jobs: InvocationJob[]) => {
+      await jobsQueue.enqueueIn(trx, jobs);
       onQueued?.(jobs.length);
     },
+    wake: () => undefined,
   };
-  const wake = { dispatcher: undefined as DeliveryDispatcher | undefined };
-  const routeStore = createEventStore({ db: routeDb.db, bus: new LocalEventBus(), retention: 100, onOutbox: () => wake.dispatcher?.wake() });
-  const dispatcher = new DeliveryDispatcher({ db: routeDb.db, dialect: "sqlite", queue: countingQueue, events: routeStore, log: console });
-  wake.dispatcher = dispatcher;
-  dispatcher.start();
+  const routeStore = createEventStore({ db: routeDb.db, bus: new LocalEventBus(), retention: 100 });
+  routeStore.routeTo(countingQueue);
   for (let i = 0; i < 100; i++) {
     await upsertSubscription(routeDb.db, { id: `sub_r${i}`, owner_id: "u_r", emitter_id: "dc_r", listener_id: `p_r${i}`, channel: "", created_at: 0 });
   }
@@ -393,7 +392,6 @@ export default defineBench("events", async () => {
       ["event_summaries, 100k retained (deep cursor)", "event_summaries, 100k retained (first 10)"],
     ],
     teardown: async () => {
-      await dispatcher.stop();
       await routeStore.close();
       await routeDb.close();
       fs.rmSync(routeDir, { recursive: true, force: true });

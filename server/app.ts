@@ -114,8 +114,11 @@ export async function createServer(config: Config): Promise<Server> {
       log: (msg, err) => log.error({ err }, msg),
     });
     closers.push(() => runtime.close());
+    // Stored events are routed to their listeners through the runtime's queue: each listener's
+    // job is inserted in the transaction that stores the event.
+    events.routeTo(runtime.queue);
     // Workflows run through the runtime's queue and receive requests at their endpoint URL.
-    runtime.queue.registerHandler("p_", events.workflowHandler(runtime.runWorkflowSteps));
+    runtime.queue.registerHandler("p_", events.workflowHandler(runtime.runWorkflowSteps, runtime.quotas));
     runtime.registerHttpTarget("p_", async (id) => {
       const wf = await findWorkflow(store.db, id);
       return wf && { ownerId: wf.owner_id, active: Number(wf.active) === 1, customResponse: false };
@@ -170,7 +173,7 @@ export async function createServer(config: Config): Promise<Server> {
     const url = listeningUrl(app, config.host);
     publicUrl = config.publicUrl ?? url;
     await runtime.start();
-    events.startDelivery(runtime.queue);
+    await events.startDelivery(runtime.queue);
 
     return {
       app,

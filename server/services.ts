@@ -13,6 +13,10 @@
  *                                                       └─► delivery/ ──► InvocationQueue (runtime/)
  */
 import type { PropDescriptor } from "../shared/resources/index.js";
+import type { Db } from "./store/db.js";
+import type { JobCompletion } from "./store/repos/completions.js";
+
+export type { JobCompletion } from "./store/repos/completions.js";
 
 // ---------------------------------------------------------------------------------------------
 // Components (implemented in runtime/: evaluating untrusted code happens only in the sandbox)
@@ -116,6 +120,13 @@ export interface EventStore {
    * and schedules deliveries to subscribed listeners. Resolves only once they are durable.
    */
   append(inputs: EmitInput[]): Promise<StoredEvent[]>;
+  /**
+   * Like append, and in the same transaction commits a job's completion: its jobs deleted, its
+   * `this.db` changes, its quota count (store/repos/completions.ts). A run's results and the end
+   * of its job are then one fact: a job whose results are stored never runs again. Rejects, and
+   * changes nothing, when a job is already gone (completed elsewhere).
+   */
+  commit(inputs: EmitInput[], completion: JobCompletion): Promise<StoredEvent[]>;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -140,4 +151,11 @@ export interface InvocationJob {
  */
 export interface InvocationQueue {
   enqueue(jobs: InvocationJob[]): Promise<void>;
+  /**
+   * Inserts the jobs inside the caller's transaction (the one that stores the events they
+   * deliver), so they exist exactly when the events do. Call `wake` once it has committed.
+   */
+  enqueueIn(trx: Db, jobs: InvocationJob[]): Promise<void>;
+  /** Jobs for these targets were committed by enqueueIn: look for work now. */
+  wake(targetIds: Iterable<string>): void;
 }

@@ -1,27 +1,26 @@
 /**
- * The event store: `append` assigns ids, applies retention, writes the delivery outbox and
- * commits, all in one transaction, then publishes to the bus. Resolves once durable.
+ * The event store: `append` assigns ids, applies retention, routes the events to their
+ * listeners (their jobs inserted, delivery/route.ts) and commits, all in one transaction, then
+ * publishes to the bus. Resolves once durable. `commit` does the same and also commits a job's
+ * completion (its jobs deleted, its `this.db` changes and quota count) in that transaction: a
+ * run's results and the end of its job are one fact.
  *
  * Appends are grouped (group commit): those made in the same turn of the event loop, or while a
  * commit is running, share the next transaction, and on SQLite that transaction is the turn's
  * shared one (store/write-group.ts). With SQLite every write is serialised anyway, so one commit
  * for many events is what makes ingest fast. Each caller still gets its own ids back, in its
- * input order, and commits are published one after the other, in order.
+ * input order, and commits are published one after the other, in order. A group that fails is
+ * committed again one caller at a time, so one caller's failure (a job completed elsewhere) is
+ * never another's.
  */
 import { randomUUID } from "node:crypto";
 import { eventSortKey, formatEventId } from "../../shared/ids.js";
-import type { EmitInput, EventStore, StoredEvent } from "../services.js";
+import { routeIn } from "../delivery/route.js";
+import type { EmitInput, EventStore, InvocationQueue, JobCompletion, StoredEvent } from "../services.js";
 import type { Db } from "../store/db.js";
 import { WriteGroup } from "../store/write-group.js";
-import {
-  applyRetention,
-  insertEvents,
-  reserveEventIds,
-  type EventRow,
-} from "../store/repos/events.js";
-import { insertOutbox, type OutboxRow } from "../store/repos/deliveries.js";
-import { globFor, subscribedChannels } from "../store/repos/subscriptions.js";
-import { MAX_DELIVERY_HOPS } from "../delivery/hops.js";
+import { applyCompletions } from "../store/repos/completions.js";
+import { applyRetention, insertEvents, reserveEventIds, type EventRow } from "../store/repos/events.js";
 import type { EventBus } from "./bus.js";
 import { encodeEmitMeta } from "./summaries.js";
 
@@ -35,12 +34,16 @@ export interface EventStoreOptions {
   retention: number;
   /** The database's write transactions (default: one of its own, ungrouped). */
   writes?: WriteGroup;
-  /** Called after a commit that wrote outbox rows (the dispatcher's wake-up). */
-  onOutbox?: () => void;
   now?: () => number;
 }
 
 export interface ManagedEventStore extends EventStore {
+  /**
+   * Routes events to subscribed listeners through this queue from now on (their jobs are
+   * inserted with the events). Until it is set nothing is routed: only a store used alone
+   * (tests of storage) lacks one; the server sets it before it takes requests.
+   */
+  routeTo(queue: InvocationQueue): void;
   /** Waits for appends in flight; later appends are refused. */
   close(): Promise<void>;
 }
@@ -57,6 +60,7 @@ interface Prepared {
 
 interface Waiter {
   items: Prepared[];
+  completion?: JobCompletion;
   resolve: (stored: StoredEvent[]) => void;
   reject: (err: unknown) => void;
 }
@@ -92,12 +96,13 @@ export function createEventStore(options: EventStoreOptions): ManagedEventStore 
   const { db, bus, retention } = options;
   const writes = options.writes ?? new WriteGroup(db, false);
   const now = options.now ?? Date.now;
-  let queue: Waiter[] = [];
+  let waiting: Waiter[] = [];
+  let queue: InvocationQueue | undefined;
   let running: Promise<void> | undefined;
   let closed = false;
 
-  async function commitIn(trx: Db, items: Prepared[]): Promise<{ rows: EventRow[]; outbox: boolean }> {
-    const nowMs = now();
+  /** Stores the events: ids reserved, rows inserted, retention applied. */
+  async function storeIn(trx: Db, items: Prepared[], nowMs: number): Promise<EventRow[]> {
     // Ids: one reservation per emitter, handed out in input order.
     const perEmitter = new Map<string, number>();
     for (const it of items) perEmitter.set(it.emitterId, (perEmitter.get(it.emitterId) ?? 0) + 1);
@@ -136,51 +141,41 @@ export function createEventStore(options: EventStoreOptions): ManagedEventStore 
     }
     const channelOrder = [...perChannel].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     for (const [, g] of channelOrder) await applyRetention(trx, g.emitterId, g.channel, g.n, retention);
+    return rows;
+  }
 
-    // Outbox: only events some subscription of their owner may route.
-    const byOwner = new Map<string, Set<string>>();
-    for (const r of rows) {
-      let s = byOwner.get(r.owner_id);
-      if (!s) byOwner.set(r.owner_id, (s = new Set()));
-      s.add(r.emitter_id);
+  interface Committed {
+    /** The callers' events, in input order. */
+    rows: EventRow[];
+    /** Everything to publish: those, then the cycle errors routing made. */
+    published: EventRow[];
+    /** Targets that received jobs. */
+    woken: Set<string>;
+  }
+
+  /** One transaction: the events, their deliveries, the completions of the jobs that made them. */
+  async function commitIn(trx: Db, items: Prepared[], completions: JobCompletion[]): Promise<Committed> {
+    const nowMs = now();
+    const rows = items.length > 0 ? await storeIn(trx, items, nowMs) : [];
+    let published = rows;
+    let woken = new Set<string>();
+    if (queue && rows.length > 0) {
+      const routed = await routeIn(trx, queue, rows);
+      woken = routed.targets;
+      if (routed.cycleErrors.length > 0) published = rows.concat(await storeIn(trx, routed.cycleErrors.map(prepare), nowMs));
     }
-    const outbox: OutboxRow[] = [];
-    for (const [ownerId, emitters] of byOwner) {
-      const subs = await subscribedChannels(trx, ownerId, [...emitters]);
-      if (subs.length === 0) continue;
-      const routed = new Set(subs.map((s) => `${s.emitter_id}\u0000${s.channel}`));
-      for (const r of rows) {
-        // Past the hop bound (a cycle error) an event is never routed: no outbox row.
-        if (r.owner_id !== ownerId || r.hops > MAX_DELIVERY_HOPS) continue;
-        const glob = globFor(r.emitter_id);
-        if (
-          routed.has(`${r.emitter_id}\u0000${r.channel}`) ||
-          (glob !== undefined && routed.has(`${glob}\u0000${r.channel}`))
-        ) {
-          outbox.push({
-            emitter_id: r.emitter_id,
-            sort_key: r.sort_key,
-            event_id: r.id,
-            channel: r.channel,
-            owner_id: r.owner_id,
-            hops: r.hops,
-            event_json: r.event_json,
-            created_at_ms: nowMs,
-          });
-        }
-      }
-    }
-    if (outbox.length > 0) await insertOutbox(trx, outbox);
-    await bus.stage?.(trx, rows);
-    return { rows, outbox: outbox.length > 0 };
+    if (published.length > 0) await bus.stage?.(trx, published);
+    // After the events: a job's completion commits with what its run emitted, or not at all.
+    await applyCompletions(trx, completions);
+    return { rows, published, woken };
   }
 
   /** The waiting appends of the next commit, in arrival order. */
   function takeBatch(): Waiter[] {
     const batch: Waiter[] = [];
     let size = 0;
-    while (queue.length > 0 && (batch.length === 0 || size + queue[0]!.items.length <= MAX_BATCH)) {
-      const w = queue.shift()!;
+    while (waiting.length > 0 && (batch.length === 0 || size + waiting[0]!.items.length <= MAX_BATCH)) {
+      const w = waiting.shift()!;
       batch.push(w);
       size += w.items.length;
     }
@@ -189,56 +184,85 @@ export function createEventStore(options: EventStoreOptions): ManagedEventStore 
 
   async function commitNext(): Promise<void> {
     let batch: Waiter[] | undefined;
-    let result: { rows: EventRow[]; outbox: boolean };
+    let result: Committed;
     try {
       result = await writes.run((trx) => {
         // Taken when the transaction runs, after this turn: appends made meanwhile (several
         // sources' runs ending together) join it. Kept if the write group runs this again alone.
         batch ??= takeBatch();
-        return commitIn(trx, batch.flatMap((w) => w.items));
+        return commitIn(
+          trx,
+          batch.flatMap((w) => w.items),
+          batch.flatMap((w) => (w.completion ? [w.completion] : [])),
+        );
       });
     } catch (err) {
-      for (const w of batch ?? takeBatch()) w.reject(err);
+      batch ??= takeBatch();
+      if (batch.length === 1) batch[0]!.reject(err);
+      // One caller's failure is not the others': each is committed again alone, in order.
+      else for (const w of batch) await commitAlone(w);
       return;
     }
+    settle(batch!, result);
+  }
+
+  async function commitAlone(w: Waiter): Promise<void> {
+    let result: Committed;
+    try {
+      result = await writes.run((trx) => commitIn(trx, w.items, w.completion ? [w.completion] : []));
+    } catch (err) {
+      w.reject(err);
+      return;
+    }
+    settle([w], result);
+  }
+
+  /** Hands each caller its ids, then publishes and wakes the listeners' runners. */
+  function settle(batch: Waiter[], result: Committed): void {
     let offset = 0;
-    for (const w of batch!) {
+    for (const w of batch) {
       const mine = result.rows.slice(offset, offset + w.items.length);
       offset += w.items.length;
       w.resolve(mine.map((r) => ({ id: r.id, emitterId: r.emitter_id, channel: r.channel, indexedAtMs: r.indexed_at_ms })));
     }
-    bus.publish(result.rows);
-    if (result.outbox) options.onOutbox?.();
+    if (result.published.length > 0) bus.publish(result.published);
+    if (result.woken.size > 0) queue?.wake(result.woken);
   }
 
   /** One commit at a time, so that commits are published in order. */
   function kick(): void {
-    if (running || queue.length === 0) return;
+    if (running || waiting.length === 0) return;
     running = commitNext().finally(() => {
       running = undefined;
       kick();
     });
   }
 
+  function enter(inputs: EmitInput[], completion: JobCompletion | undefined): Promise<StoredEvent[]> {
+    if (closed) return Promise.reject(new EventAppendError("the event store is closed"));
+    if (inputs.length === 0 && !completion) return Promise.resolve([]);
+    let items: Prepared[];
+    try {
+      items = inputs.map(prepare);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return new Promise<StoredEvent[]>((resolve, reject) => {
+      waiting.push({ items, ...(completion ? { completion } : {}), resolve, reject });
+      kick();
+    });
+  }
+
   return {
-    append(inputs: EmitInput[]): Promise<StoredEvent[]> {
-      if (closed) return Promise.reject(new EventAppendError("the event store is closed"));
-      if (inputs.length === 0) return Promise.resolve([]);
-      let items: Prepared[];
-      try {
-        items = inputs.map(prepare);
-      } catch (err) {
-        return Promise.reject(err);
-      }
-      return new Promise<StoredEvent[]>((resolve, reject) => {
-        queue.push({ items, resolve, reject });
-        kick();
-      });
+    append: (inputs) => enter(inputs, undefined),
+    commit: (inputs, completion) => enter(inputs, completion),
+    routeTo(q) {
+      queue = q;
     },
     async close(): Promise<void> {
       closed = true;
       while (running) await running;
-      queue = [];
+      waiting = [];
     },
   };
 }

@@ -4,16 +4,18 @@
  *
  *   const events = await createEventServices({ store, config, publicUrl, log });
  *   ... runtime built with events.store (for $emit) ...
- *   queue handler for p_ targets: events.workflowHandler(runWorkflowSteps)
- *   events.startDelivery(queue);
+ *   events.routeTo(queue);          // before the server takes requests
+ *   queue handler for p_ targets: events.workflowHandler(runWorkflowSteps, quotas)
+ *   events.startDelivery(queue);    // once the queue runs: drains an older version's outbox
  */
 import type { Config } from "../config.js";
-import { DeliveryDispatcher } from "../delivery/dispatcher.js";
+import { drainLegacyOutbox } from "../delivery/legacy-outbox.js";
 import { SubscriptionService } from "../delivery/subscriptions.js";
-import type { InvocationJob, InvocationQueue } from "../services.js";
+import type { Quotas } from "../quotas/quotas.js";
+import type { InvocationQueue } from "../services.js";
 import type { OpenedDb } from "../store/db.js";
 import { ownsParticipant } from "../store/repos/subscriptions.js";
-import { createWorkflowRunner, type RunWorkflowSteps } from "../workflows/runner.js";
+import { createWorkflowRunner, type RunWorkflowSteps, type WorkflowJobHandler } from "../workflows/runner.js";
 import { WorkflowService } from "../workflows/service.js";
 import { LocalEventBus, type EventBus } from "./bus.js";
 import { createEventStore, type ManagedEventStore } from "./event-store.js";
@@ -31,8 +33,6 @@ export interface EventServicesOptions {
   /** Base of endpoint URLs (known once the server listens). */
   publicUrl: () => string;
   log: Logger;
-  /** Outbox poll period (ms); other instances' rows and failed rounds are picked up this often. */
-  deliveryPollMs?: number;
 }
 
 export interface EventServices {
@@ -46,9 +46,11 @@ export interface EventServices {
   list: (emitterId: string, channel: string, opts: ListOptions) => ReturnType<typeof listSummaries>;
   deleteRange: (emitterId: string, channel: string, startId?: string, endId?: string) => Promise<number>;
   /** The invocation-queue handler for workflow (`p_`) jobs. */
-  workflowHandler(runSteps: RunWorkflowSteps): (job: InvocationJob) => Promise<void>;
-  /** Starts routing events to listeners through the runtime's queue. */
-  startDelivery(queue: InvocationQueue): DeliveryDispatcher;
+  workflowHandler(runSteps: RunWorkflowSteps, quotas: Quotas): WorkflowJobHandler;
+  /** Routes stored events to listeners through the runtime's queue (jobs inserted with the events). */
+  routeTo(queue: InvocationQueue): void;
+  /** Once the queue runs: hands an earlier version's outbox rows to their listeners. */
+  startDelivery(queue: InvocationQueue): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -56,14 +58,8 @@ export async function createEventServices(o: EventServicesOptions): Promise<Even
   const { db, dialect, pgPool, writes } = o.store;
   const bus: EventBus =
     dialect === "postgres" && pgPool ? await PgEventBus.start({ pool: pgPool, db, log: o.log }) : new LocalEventBus();
-  let dispatcher: DeliveryDispatcher | undefined;
-  const store = createEventStore({
-    db,
-    writes,
-    bus,
-    retention: o.config.eventRetention,
-    onOutbox: () => dispatcher?.wake(),
-  });
+  const store = createEventStore({ db, writes, bus, retention: o.config.eventRetention });
+  let draining: Promise<void> | undefined;
   const subscriptions = new SubscriptionService(db);
   const workflows = new WorkflowService(db, o.publicUrl, {
     created: (ownerId, id) => subscriptions.participantCreated(ownerId, id),
@@ -78,22 +74,15 @@ export async function createEventServices(o: EventServicesOptions): Promise<Even
     owns: (ownerId, id) => ownsParticipant(db, ownerId, id),
     list: (emitterId, channel, opts) => listSummaries(db, emitterId, channel, opts),
     deleteRange: (emitterId, channel, startId, endId) => deleteEvents(db, emitterId, channel, startId, endId),
-    workflowHandler: (runSteps) => createWorkflowRunner({ db, events: store, runSteps }),
+    workflowHandler: (runSteps, quotas) => createWorkflowRunner({ db, events: store, runSteps, quotas }),
+    routeTo: (queue) => store.routeTo(queue),
     startDelivery(queue) {
-      if (dispatcher) return dispatcher;
-      dispatcher = new DeliveryDispatcher({
-        db,
-        dialect,
-        queue,
-        events: store,
-        log: o.log,
-        pollMs: o.deliveryPollMs,
-      });
-      dispatcher.start();
-      return dispatcher;
+      store.routeTo(queue);
+      draining ??= drainLegacyOutbox({ db, dialect, queue, events: store, log: o.log });
+      return draining;
     },
     async close() {
-      await dispatcher?.stop();
+      await draining;
       await store.close();
       await bus.close();
     },

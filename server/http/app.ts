@@ -5,6 +5,7 @@
  */
 import Fastify, { LogController, type FastifyInstance } from "fastify";
 import type { Config } from "../config.js";
+import { clientErrorHandler, frameworkErrorHandler, registerUrlLimit } from "./client-errors.js";
 import { HttpError, registerErrorModel, sendError } from "./errors.js";
 import { registerRouteRegistry } from "./route.js";
 
@@ -21,8 +22,13 @@ export function createHttpApp(config: Config): FastifyInstance {
     }),
     // While closing, new requests get our own 503 (below), in the error model's shape.
     return503OnClosing: false,
+    // Requests Node's parser refuses (headers too large, a malformed request line) too, and
+    // those the router refuses before any route (a URL that cannot be decoded).
+    clientErrorHandler,
+    frameworkErrors: frameworkErrorHandler,
   });
   registerErrorModel(app);
+  registerUrlLimit(app);
   // An empty body sent as JSON (many HTTP clients set the header on every POST) is no body,
   // not a malformed one; anything else goes through Fastify's parser (prototype-poisoning checks).
   const parseJson = app.getDefaultJsonParser("error", "error");

@@ -2,8 +2,13 @@
  * Daily quotas: invocations and compute time (ms) per user, reset at 00:00 UTC. Every
  * invocation is counted with an atomic increment, so several servers on one database count
  * exactly. Over quota, an invocation is not run (the runtime records QUOTA_EXCEEDED).
+ *
+ * A run of a queued job is counted in the transaction that stores its results and deletes its
+ * job (`countFor` makes the count, the event store commits it, `counted` tells the cache), so
+ * a job is counted once, exactly when its results are stored.
  */
 import type { Config } from "../config.js";
+import type { JobCompletion } from "../store/repos/completions.js";
 import type { QuotasRepo } from "../store/repos/quotas.js";
 
 export interface QuotaUsageToday {
@@ -81,15 +86,17 @@ export class Quotas {
     return { ok: true };
   }
 
-  /** Counts `invocations` (default one) that ran for `computeMs` in all. */
-  async record(userId: string, computeMs: number, invocations = 1): Promise<void> {
-    const day = utcDay(this.now());
-    const ms = Math.max(0, Math.round(computeMs));
-    await this.repo.add(userId, day, invocations, ms);
-    const hit = this.recent.get(userId);
-    if (hit?.day === day) {
-      hit.used.invocations += invocations;
-      hit.used.computeMs += ms;
+  /** The count of runs for a job's completion (committed with its results; then call `counted`). */
+  countFor(userId: string, computeMs: number, invocations = 1): NonNullable<JobCompletion["usage"]> {
+    return { userId, day: utcDay(this.now()), invocations, computeMs: Math.max(0, Math.round(computeMs)) };
+  }
+
+  /** A count committed elsewhere (with a job's completion): what `admits` trusts adds it. */
+  counted(usage: NonNullable<JobCompletion["usage"]>): void {
+    const hit = this.recent.get(usage.userId);
+    if (hit?.day === usage.day) {
+      hit.used.invocations += usage.invocations;
+      hit.used.computeMs += usage.computeMs;
     }
   }
 }

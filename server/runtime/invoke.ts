@@ -5,15 +5,18 @@
  *
  * Runs come in batches: the queued jobs of one source, sent to a worker in one request and run
  * one after the other in order (worker-calls.ts). Each run sees the `this.db` the previous one
- * left; what they produce is stored together after the last one (one quota update, one db write,
- * one append), which is what lets a busy source keep up with its endpoint. The quota is checked
+ * left; what they produce is stored together after the last one, in ONE transaction with the
+ * deletion of their jobs (EventStore.commit: events, quota count, db writes, dedupe memory, job
+ * completions), which is what lets a busy source keep up with its endpoint, and what makes a
+ * job whose results are stored never run again (exactly once). The quota is checked
  * before each request: a batch takes at most the invocations left today, and compute time is
  * counted when it ends (so a batch may overrun the compute quota by its own length).
  *
  * A runaway (TIMEOUT, OUT_OF_MEMORY) or a thrown error is the component's fault: recorded on
  * `$errors`, that run is over and the batch goes on. A worker that died for another reason is a
  * platform fault: the runs before it are stored, and the batch reports the failure so that the
- * queue retries that job.
+ * queue retries that job. A commit that fails stores nothing and is a platform fault too (the
+ * batch's jobs run again).
  */
 import type { EmitInput, EventStore, RunnableSource } from "../services.js";
 import type { Quotas } from "../quotas/quotas.js";
@@ -43,6 +46,8 @@ export type Action = "run" | "deploy" | "activate" | "deactivate";
 export interface RunItem extends RunRequestItem {
   /** Delivery hops of the triggering event (cycle bound). */
   hops?: number;
+  /** The queued job this run is: deleted with the run's results. */
+  jobId?: string;
 }
 
 export interface InvocationRequest extends RunItem {
@@ -53,7 +58,10 @@ export interface InvocationRequest extends RunItem {
 
 export type ErrorCode = "TIMEOUT" | "OUT_OF_MEMORY" | "QUOTA_EXCEEDED" | "COMPONENT_ERROR" | "LOAD_ERROR";
 
-/** How far a batch got: the first `ran` items ran; if `failure` is set, the next one hit it. */
+/**
+ * How far a batch got: the first `ran` items ran, and their results and jobs are committed
+ * together; if `failure` is set, the next one hit it (nothing of it is stored).
+ */
 export interface BatchResult {
   ran: number;
   failure?: PlatformFailure;
@@ -103,11 +111,13 @@ export class Invoker {
     const error = this.errorsOf(req, run, stop, timeoutMs)[0];
     // A failing hook fails the API request, which then changes nothing: nothing is recorded.
     if (error) return { ok: false, error: errorOf(error), emitted: 0, computeMs: run.computeMs };
-    if (run.dbChanges) await this.deps.state.apply(req.source.id, run.dbChanges);
     const { kept, state } = await this.dedupe(req.component, req.source.id, undefined, run.emits);
     const inputs = [...this.emitInputs(req.source, kept, 0), ...this.logInputs(req.source, run)];
-    if (inputs.length) await this.deps.events.append(inputs);
-    if (state) await this.deps.state.saveDedupeState(req.source.id, JSON.stringify(state));
+    // Its events, db changes and dedupe memory in one transaction (a hook is not a job).
+    await this.deps.events.commit(inputs, {
+      jobIds: [],
+      state: { sourceId: req.source.id, changes: run.dbChanges ?? {}, ...(state ? { dedupe: JSON.stringify(state) } : {}) },
+    });
     return { ok: true, emitted: kept.length, computeMs: run.computeMs };
   }
 
@@ -188,15 +198,23 @@ export class Invoker {
       next += 1;
     }
 
-    // Together: each of these commits after the current loop turn (grouped with other sources'
-    // writes), and one after the other they would each wait for a turn of their own.
-    await Promise.all([
-      counted.invocations ? this.deps.quotas.record(source.userId, counted.computeMs, counted.invocations) : undefined,
-      Object.keys(dbChanges).length ? this.deps.state.apply(source.id, dbChanges) : undefined,
-      inputs.length ? this.deps.events.append(inputs) : undefined,
-    ]);
-    // After the append: a crash in between may repeat an event, never lose one.
-    if (dedupe) await this.deps.state.saveDedupeState(source.id, JSON.stringify(dedupe));
+    // One transaction: the runs' events, db changes, dedupe memory and quota count, and the
+    // deletion of their jobs (grouped with other sources' commits of this turn). A run cut by a
+    // platform failure counts too, though its job stays to run again.
+    const usage = counted.invocations ? this.deps.quotas.countFor(source.userId, counted.computeMs, counted.invocations) : undefined;
+    const jobIds = items.slice(0, results.length).flatMap((i) => (i.jobId ? [i.jobId] : []));
+    const hasState = Object.keys(dbChanges).length > 0 || dedupe !== undefined;
+    try {
+      await this.deps.events.commit(inputs, {
+        jobIds,
+        ...(hasState ? { state: { sourceId: source.id, changes: dbChanges, ...(dedupe ? { dedupe: JSON.stringify(dedupe) } : {}) } } : {}),
+        ...(usage ? { usage } : {}),
+      });
+    } catch (e) {
+      // Nothing of the batch is stored and its jobs remain: they run again (the queue retries).
+      return { ran: 0, failure: new PlatformFailure(`storing the results failed: ${(e as Error).message}`), results: [] };
+    }
+    if (usage) this.deps.quotas.counted(usage);
     return { ran: results.length, ...(failure ? { failure } : {}), results };
   }
 

@@ -14,10 +14,16 @@
  * - A handler per target kind (`dc_` sources here, `p_` workflows registered by workflows/).
  * - A `PlatformFailure` (the worker died for a reason that is not the job's own) is retried with
  *   exponential backoff, up to MAX_ATTEMPTS; anything else ends the job.
+ * - Exactly once: a handler deletes the jobs that ran in the transaction that stores their
+ *   results (EventStore.commit, `committed` in its outcome), so a job whose results are stored
+ *   is gone with them. The queue itself deletes only jobs that ended without results (a deleted
+ *   target, a handler's own error, a job given up). Deliveries are inserted with the events they
+ *   deliver (`enqueueIn`).
  */
 import { randomUUID } from "node:crypto";
 import type { InvocationJob, InvocationQueue } from "../services.js";
-import type { JobRow, JobsRepo } from "../store/repos/jobs.js";
+import type { Db } from "../store/db.js";
+import { insertJobs, type JobRow, type JobsRepo, type NewJob } from "../store/repos/jobs.js";
 import { PlatformFailure } from "./invoke.js";
 
 /** A job as enqueued by the HTTP trigger: a custom response is awaited under `respondTo`. */
@@ -30,12 +36,18 @@ export interface QueuedJob extends EnqueueJob {
   attempts: number;
 }
 
-export type JobHandler = (job: QueuedJob) => Promise<void>;
+/** A handler's word on its job: `committed` when it deleted the job with its results. */
+export type JobHandler = (job: QueuedJob) => Promise<void | { committed: boolean }>;
 
 /** How far a batch got: the first `ran` jobs ran; if `failure` is set, the next one failed with it. */
 export interface BatchOutcome {
   ran: number;
   failure?: unknown;
+  /**
+   * The handler deleted the `ran` jobs in the transaction of their results (EventStore.commit):
+   * the queue must not delete them (they are gone) and only gives the lease back.
+   */
+  committed?: boolean;
 }
 
 /** Runs a target's jobs in order, stopping at the first that fails for the platform. */
@@ -98,8 +110,8 @@ export class DurableQueue implements InvocationQueue {
   registerHandler(prefix: string, handler: JobHandler): void {
     const handle: BatchHandler = async (jobs) => {
       try {
-        await handler(jobs[0]!);
-        return { ran: 1 };
+        const result = await handler(jobs[0]!);
+        return { ran: 1, committed: result?.committed === true };
       } catch (failure) {
         return { ran: 0, failure };
       }
@@ -122,25 +134,30 @@ export class DurableQueue implements InvocationQueue {
    * after AFFINITY_MS (in case this one dies), this one may run it at once.
    */
   async enqueueWithIds(jobs: EnqueueJob[]): Promise<string[]> {
-    const now = Date.now();
-    const ids = await this.repo.enqueue(
-      jobs.map((j) => ({
-        targetId: j.targetId,
-        ownerId: j.ownerId,
-        trigger: j.trigger,
-        payload: JSON.stringify({ event: j.event ?? null, origin: j.origin, respondTo: j.respondTo }),
-        runAfter: j.respondTo ? now + AFFINITY_MS : now,
-      })),
-    );
+    const ids = await this.repo.enqueue(rowsOf(jobs, Date.now()));
     ids.forEach((id, i) => {
       if (jobs[i]!.respondTo) this.local.set(id, jobs[i]!.targetId);
     });
+    this.wake(jobs.map((j) => j.targetId));
+    return ids;
+  }
+
+  /** Inserts the jobs in the caller's transaction (deliveries, with their events); `wake` after its commit. */
+  async enqueueIn(trx: Db, jobs: InvocationJob[]): Promise<void> {
+    if (jobs.length > 0) await insertJobs(trx, rowsOf(jobs, Date.now()));
+  }
+
+  /** Jobs for these targets were committed: wake their runners, or look for work. */
+  wake(targetIds: Iterable<string>): void {
     // A target running here reads its next jobs when its batch ends (and looks again when its run
     // ends): a look for work would find nothing new to start. Under an endpoint's load this is
     // most enqueues.
-    for (const j of jobs) this.lingering.get(j.targetId)?.();
-    if (!jobs.every((j) => this.running.has(j.targetId))) this.kick();
-    return ids;
+    let idle = false;
+    for (const target of targetIds) {
+      this.lingering.get(target)?.();
+      if (!this.running.has(target)) idle = true;
+    }
+    if (idle) this.kick();
   }
 
   async start(): Promise<void> {
@@ -278,7 +295,9 @@ export class DurableQueue implements InvocationQueue {
       while (batch.length > 0) {
         const outcome = registered ? await this.runBatch(registered, batch) : this.dropped(batch);
         served += batch.length;
-        const ended = batch.slice(0, outcome.ran).map((r) => r.id);
+        const last = batch[outcome.ran - 1]?.id;
+        // Jobs the handler committed with their results are gone already; others end here.
+        const ended = outcome.committed ? [] : batch.slice(0, outcome.ran).map((r) => r.id);
         // Jobs that ran (or failed) are no longer reserved here; the rest keep their reservation.
         for (const row of batch.slice(0, outcome.ran + 1)) this.local.delete(row.id);
         if (outcome.failure !== undefined) {
@@ -300,29 +319,29 @@ export class DurableQueue implements InvocationQueue {
         // batch (whatever its size) when other targets wait for a slot, up to TURN_JOBS when none does.
         const goOn = !this.stopped && !this.backlogged && served < TURN_JOBS;
         if (!goOn) {
-          // The last batch of this turn: its jobs go and the lease is given back in one transaction.
+          // The last batch of this turn: jobs ended without results go and the lease is given
+          // back in one transaction.
           await finishing;
           await this.repo.finish(target, ended, this.instanceId);
           break;
         }
-        // Going on: the ended jobs are deleted with the next turn's writes while the next batch
-        // already runs (it reads past them), which saves the batch a turn of the event loop. Their
-        // events are stored already; a crash before the deletion commits runs them again (at
-        // least once, as across any crash).
-        const last = ended.at(-1);
+        // Going on: jobs that ended without results (nothing of theirs is stored, so running them
+        // again would change nothing) are deleted with the next turn's writes while the next
+        // batch already runs (it reads past them).
+        const after = ended.at(-1) ?? last;
         if (ended.length > 0) {
           const deleting = this.repo.finish(target, ended, this.instanceId, { keepLease: true });
           finishing = Promise.all([finishing, deleting]).catch((err: unknown) =>
             this.options.log?.(`invocation queue: could not finish jobs of ${target}`, err),
           );
         }
-        let next = await this.repo.heads(target, maxBatch, last);
+        let next = await this.repo.heads(target, maxBatch, after);
         if (next.length === 0) {
           // Nothing queued now. A steady stream brings the next job within moments: wait for it
           // a little under the lease rather than give the lease back and look for work again
           // (a ready-targets query, a claim and a read per event).
           await this.linger(target);
-          next = this.stopped ? [] : await this.repo.heads(target, maxBatch, last);
+          next = this.stopped ? [] : await this.repo.heads(target, maxBatch, after);
           if (next.length === 0) {
             await settle();
             break;
@@ -353,7 +372,8 @@ export class DurableQueue implements InvocationQueue {
     });
     try {
       const outcome = await registered.handle(jobs);
-      return { ran: Math.max(0, Math.min(outcome.ran, jobs.length - (outcome.failure === undefined ? 0 : 1))), failure: outcome.failure };
+      const ran = Math.max(0, Math.min(outcome.ran, jobs.length - (outcome.failure === undefined ? 0 : 1)));
+      return { ran, failure: outcome.failure, committed: outcome.committed === true };
     } catch (failure) {
       // An error of the handler itself: the first job ends with it.
       return { ran: 0, failure };
@@ -364,4 +384,15 @@ export class DurableQueue implements InvocationQueue {
     this.options.log?.(`invocation queue: no handler for ${rows[0]!.target_id}; ${rows.length} job(s) dropped`);
     return { ran: rows.length };
   }
+}
+
+/** The rows of jobs to insert: the payload the runner reads back (runBatch). */
+function rowsOf(jobs: EnqueueJob[], now: number): NewJob[] {
+  return jobs.map((j) => ({
+    targetId: j.targetId,
+    ownerId: j.ownerId,
+    trigger: j.trigger,
+    payload: JSON.stringify({ event: j.event ?? null, origin: j.origin, respondTo: j.respondTo }),
+    runAfter: j.respondTo ? now + AFFINITY_MS : now,
+  }));
 }

@@ -1,8 +1,9 @@
 /**
  * The queue's handler for source jobs (`dc_`): loads the source and its component once for the
  * batch, skips an inactive or deleted source (it is not triggered at all), and runs the jobs in
- * order. An HTTP request waiting for a custom response is answered by the first `respond` of its
- * run, or released (504) when that run ends without one.
+ * order; the invoker deletes the jobs that ran with their results (`committed`). An HTTP request
+ * waiting for a custom response is answered by the first `respond` of its run, or released (504)
+ * when that run ends without one.
  */
 import type { RuntimeCatalog } from "./catalog.js";
 import type { Invoker } from "./invoke.js";
@@ -30,14 +31,15 @@ export async function handleSourceJobs(
         trigger: job.trigger,
         event: job.event,
         onRespond: (r) => deps.responders.respond(job.respondTo, r),
-        // The dispatcher already counted the delivery into origin.hops (delivery/hops.ts).
+        // Routing already counted the delivery into origin.hops (delivery/route.ts, hops.ts).
         hops: job.origin?.hops ?? 0,
+        jobId: job.id,
       })),
     );
     // The runs that ended, and the one that failed (its request gets no response); the jobs
     // after it run later and keep their requests waiting.
     finish(jobs.slice(0, batch.failure ? batch.ran + 1 : batch.ran));
-    return batch.failure ? { ran: batch.ran, failure: batch.failure } : { ran: batch.ran };
+    return batch.failure ? { ran: batch.ran, failure: batch.failure, committed: true } : { ran: batch.ran, committed: true };
   } catch (err) {
     // The queue ends the first job for an error of its own.
     finish(jobs.slice(0, 1));

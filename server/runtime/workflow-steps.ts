@@ -43,6 +43,11 @@ export interface RunWorkflowStepsResult {
   /** Console output of the steps, in order. */
   logs: Array<{ level: string; message: string }>;
   computeMs: number;
+  /**
+   * The steps went to a worker: the run counts against the owner's quota. The caller counts it
+   * in the transaction that stores the run's results (workflows/runner.ts), so it counts once.
+   */
+  ran: boolean;
 }
 
 export type RunWorkflowSteps = (input: RunWorkflowStepsInput) => Promise<RunWorkflowStepsResult>;
@@ -59,6 +64,7 @@ export function createWorkflowStepRunner(deps: { pool: SandboxPool; bundles: Bun
       error: { cellId, code, message, stack: "" },
       logs: [],
       computeMs: 0,
+      ran: false,
     });
     const quota = await deps.quotas.check(input.ownerId);
     if (!quota.ok) return fail("QUOTA_EXCEEDED", quota.message);
@@ -95,19 +101,18 @@ export function createWorkflowStepRunner(deps: { pool: SandboxPool; bundles: Bun
       lease.release();
     }
     const computeMs = Date.now() - t0;
-    await deps.quotas.record(input.ownerId, computeMs);
     switch (outcome.kind) {
       case "crash":
         throw new PlatformFailure(outcome.detail);
       case "timeout":
-        return { ...fail("TIMEOUT", `the workflow ran longer than ${deps.timeoutMs} ms and was stopped`), logs, computeMs };
+        return { ...fail("TIMEOUT", `the workflow ran longer than ${deps.timeoutMs} ms and was stopped`), logs, computeMs, ran: true };
       case "oom":
-        return { ...fail("OUT_OF_MEMORY", "the workflow ran out of memory and was stopped"), logs, computeMs };
+        return { ...fail("OUT_OF_MEMORY", "the workflow ran out of memory and was stopped"), logs, computeMs, ran: true };
       case "done": {
         const err = outcome.message.error;
-        if (err) return { ...fail(err.name, err.message), logs, computeMs };
+        if (err) return { ...fail(err.name, err.message), logs, computeMs, ran: true };
         const result = outcome.message.result as Pick<RunWorkflowStepsResult, "returnValues" | "emits" | "error">;
-        return { returnValues: result.returnValues, emits: result.emits, ...(result.error ? { error: result.error } : {}), logs, computeMs };
+        return { returnValues: result.returnValues, emits: result.emits, ...(result.error ? { error: result.error } : {}), logs, computeMs, ran: true };
       }
     }
   };

@@ -1,14 +1,16 @@
 /**
  * Runs a workflow for one invocation job (a delivered event or a request to its endpoint_url):
- * the steps run in order in the runtime's sandbox; afterwards its emits are appended to its
- * channels and a thrown error to its `$errors` channel, in one append, so they are delivered
- * after the run. A platform failure (the sandbox itself failing, or the database refusing the
- * workflow's lookup or its results) rejects with PlatformFailure, so the invocation queue retries
- * the job: at least once, never lost.
+ * the steps run in order in the runtime's sandbox; afterwards its emits are stored on its
+ * channels and a thrown error on its `$errors` channel, in ONE transaction with the run's quota
+ * count and the deletion of its job (EventStore.commit), so they are delivered after the run and
+ * a run whose results are stored never runs again. A platform failure (the sandbox itself
+ * failing, or the database refusing the workflow's lookup or its results) rejects with
+ * PlatformFailure and stores nothing, so the invocation queue retries the job: never lost.
  */
 import { randomUUID } from "node:crypto";
 import type { WorkflowStep } from "../../shared/resources/index.js";
 import { errorEvent } from "../delivery/error-event.js";
+import type { Quotas } from "../quotas/quotas.js";
 import type { EmitInput, EventStore, InvocationJob } from "../services.js";
 import { PlatformFailure } from "../runtime/invoke.js";
 import type { Db } from "../store/db.js";
@@ -18,6 +20,9 @@ export interface StepsResult {
   returnValues: Record<string, unknown>;
   emits: Array<{ data: unknown; channel: string }>;
   error?: { cellId: string; code: string; message: string; stack: string };
+  /** Set when the steps ran in a worker: counted against the owner's quota, with the results. */
+  ran?: boolean;
+  computeMs?: number;
 }
 
 /** The runtime's step runner (runtime/: evaluation happens only in the sandbox). */
@@ -33,7 +38,12 @@ export interface WorkflowRunnerOptions {
   db: Db;
   events: EventStore;
   runSteps: RunWorkflowSteps;
+  /** Counts runs (in the transaction of their results); without it runs are not counted. */
+  quotas?: Pick<Quotas, "countFor" | "counted">;
 }
+
+/** The queue's handler: `committed` when the job was deleted with its results. */
+export type WorkflowJobHandler = (job: InvocationJob & { id?: string }) => Promise<{ committed: boolean }>;
 
 function sourceType(job: InvocationJob): "SOURCE" | "WORKFLOW" | "HTTP" {
   if (job.trigger === "http") return "HTTP";
@@ -41,11 +51,11 @@ function sourceType(job: InvocationJob): "SOURCE" | "WORKFLOW" | "HTTP" {
 }
 
 /** Returns the handler the invocation queue calls for `p_` targets. */
-export function createWorkflowRunner(o: WorkflowRunnerOptions): (job: InvocationJob) => Promise<void> {
+export function createWorkflowRunner(o: WorkflowRunnerOptions): WorkflowJobHandler {
   return async (job) => {
     const wf = await platform("reading the workflow", () => findWorkflow(o.db, job.targetId));
-    // Deleted, someone else's (a stale job), or paused: nothing to run.
-    if (!wf || wf.owner_id !== job.ownerId || Number(wf.active) !== 1) return;
+    // Deleted, someone else's (a stale job), or paused: nothing to run (the queue drops the job).
+    if (!wf || wf.owner_id !== job.ownerId || Number(wf.active) !== 1) return { committed: false };
     const steps = JSON.parse(wf.steps_json) as WorkflowStep[];
     const contextId = job.origin?.eventId ?? randomUUID();
     const now = new Date();
@@ -94,7 +104,12 @@ export function createWorkflowRunner(o: WorkflowRunnerOptions): (job: Invocation
         }),
       });
     }
-    if (inputs.length > 0) await platform("storing the workflow's events", () => o.events.append(inputs));
+    const usage = result.ran ? o.quotas?.countFor(wf.owner_id, result.computeMs ?? 0) : undefined;
+    const jobIds = job.id ? [job.id] : [];
+    if (inputs.length === 0 && jobIds.length === 0 && !usage) return { committed: false };
+    await platform("storing the workflow's results", () => o.events.commit(inputs, { jobIds, ...(usage ? { usage } : {}) }));
+    if (usage) o.quotas?.counted(usage);
+    return { committed: jobIds.length > 0 };
   };
 }
 

@@ -1,9 +1,13 @@
 /**
  * The durable queue and the timer claim on both databases, with two queue instances sharing
  * one database as two servers would: each job runs exactly once, a target's jobs one at a time
- * and in order, round robin between targets, platform failures retried.
+ * and in order, round robin between targets, platform failures retried; a job's results commit
+ * with its deletion, once, even when two instances ran it; deliveries enqueued in a transaction
+ * exist exactly when it commits.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { LocalEventBus } from "../../server/events/bus.js";
+import { createEventStore } from "../../server/events/event-store.js";
 import { PlatformFailure } from "../../server/runtime/invoke.js";
 import { DurableQueue, type QueuedJob } from "../../server/runtime/queue.js";
 import { timerEvent } from "../../server/runtime/triggers/timer.js";
@@ -199,5 +203,64 @@ describe.each(testDatabases())("invocation queue on $name", (database) => {
     await new Promise((r) => setTimeout(r, 100));
     await q.stop();
     expect(fired).toEqual([{ timestamp: Math.floor(due / 1000), interval_seconds: 60 }]);
+  });
+
+  it("commits a job's results once when its lease ran out and another instance ran it too", async () => {
+    const events = createEventStore({ db: store.db, bus: new LocalEventBus(), retention: 100 });
+    const calls: string[] = [];
+    // A short lease that the slow instance does not renew in time (renewals come every second).
+    const short = (db: OpenedDb) => new DurableQueue(new JobsRepo(db.db), { concurrency: 1, leaseMs: 300, pollMs: 20 });
+    const runner = (name: string, delayMs: number) => async (job: QueuedJob) => {
+      calls.push(name);
+      await new Promise((r) => setTimeout(r, delayMs));
+      try {
+        await events.commit([{ emitterId: job.targetId, ownerId: "u_1", channel: "", event: { by: name } }], { jobIds: [job.id] });
+      } catch (err) {
+        throw new PlatformFailure((err as Error).message);
+      }
+      return { committed: true };
+    };
+    const slow = short(store);
+    const fast = short(second);
+    slow.registerHandler("dc_", runner("slow", 1500));
+    fast.registerHandler("dc_", runner("fast", 0));
+    await slow.enqueue([{ targetId: "dc_fenced", ownerId: "u_1", trigger: "http", event: {} }]);
+    await slow.start();
+    await until(() => calls.length === 1);
+    await fast.start();
+    await until(() => calls.length === 2);
+    // The slow run ends after the fast one committed: its commit must be refused.
+    await new Promise((r) => setTimeout(r, 2000));
+    await Promise.all([slow.stop(), fast.stop()]);
+    await events.close();
+    expect(calls).toEqual(["slow", "fast"]);
+    const stored = await store.db.selectFrom("events").select("event_json").where("emitter_id", "=", "dc_fenced").execute();
+    expect(stored.map((r) => JSON.parse(r.event_json) as unknown)).toEqual([{ by: "fast" }]);
+    expect(await store.db.selectFrom("jobs").select("id").where("target_id", "=", "dc_fenced").execute()).toEqual([]);
+  });
+
+  it("runs a job enqueued in a transaction only once that transaction commits", async () => {
+    const ran: unknown[] = [];
+    const q = makeQueue(store, 1);
+    q.registerHandler("dc_", async (job) => {
+      ran.push(job.event);
+    });
+    await q.start();
+    const job = { targetId: "dc_in_trx", ownerId: "u_1", trigger: "event" as const, event: { n: 1 } };
+    await expect(
+      store.db.transaction().execute(async (trx) => {
+        await q.enqueueIn(trx, [job]);
+        throw new Error("the events were not stored");
+      }),
+    ).rejects.toThrow(/not stored/);
+    q.wake(["dc_in_trx"]);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(ran).toEqual([]);
+    await store.db.transaction().execute((trx) => q.enqueueIn(trx, [{ ...job, event: { n: 2 } }]));
+    q.wake(["dc_in_trx"]);
+    await until(() => ran.length >= 1);
+    await new Promise((r) => setTimeout(r, 200));
+    await q.stop();
+    expect(ran).toEqual([{ n: 2 }]);
   });
 });

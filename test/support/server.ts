@@ -121,6 +121,11 @@ export interface SpawnOptions {
   env?: Record<string, string>;
   /** How long to wait for `listening on` (default 30 s). */
   timeoutMs?: number;
+  /**
+   * Start the server as the leader of a process group of its own, so `killGroup` can kill it
+   * together with everything it started (sandbox workers), as a crash of the machine would.
+   */
+  detached?: boolean;
 }
 
 export interface SpawnedServer {
@@ -135,6 +140,11 @@ export interface SpawnedServer {
    * the promise rejects, so a shutdown that hangs fails its test instead of timing it out.
    */
   stop(signal?: NodeJS.Signals, timeoutMs?: number): Promise<number | null>;
+  /**
+   * SIGKILL to the whole process group at once (needs `detached`), then waits until no process
+   * of the group is left.
+   */
+  killGroup(): Promise<void>;
 }
 
 /** Runs `tsx server/main.ts` on port 0 and resolves once it prints `listening on <url>`. */
@@ -152,6 +162,7 @@ export function spawnServer(opts: SpawnOptions): Promise<SpawnedServer> {
       ...opts.env,
     },
     stdio: ["ignore", "pipe", "pipe"],
+    detached: opts.detached === true,
   });
   let out = "";
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
@@ -171,6 +182,26 @@ export function spawnServer(opts: SpawnOptions): Promise<SpawnedServer> {
           baseUrl: `${origin}/v1`,
           child,
           output: () => out,
+          killGroup: async () => {
+            if (!opts.detached || child.pid === undefined) throw new Error("killGroup needs a server spawned with detached: true");
+            const group = -child.pid;
+            try {
+              process.kill(group, "SIGKILL");
+            } catch {
+              return; // the group is gone already
+            }
+            await exited;
+            // Children that outlive the leader for a moment still hold the data dir.
+            for (let i = 0; i < 200; i++) {
+              try {
+                process.kill(group, 0);
+              } catch {
+                return;
+              }
+              await new Promise((r) => setTimeout(r, 25));
+            }
+            throw new Error("processes of the killed server's group are still running after 5 s");
+          },
           stop: async (signal = "SIGTERM", timeoutMs = 20_000) => {
             if (child.exitCode !== null || child.signalCode !== null) return exited;
             child.kill(signal);

@@ -17,6 +17,9 @@ class Recorder implements EventStore {
     this.appended.push(...inputs);
     return [];
   }
+  async commit(inputs: EmitInput[]) {
+    return this.append(inputs);
+  }
 }
 
 describe("workflow runner", () => {

@@ -1,6 +1,7 @@
 /**
- * The delivery outbox: rows written in the append transaction for events that a subscription
- * may route, read in event order by the dispatcher and removed once their jobs are queued.
+ * The delivery outbox of earlier versions: rows written in the append transaction for events
+ * that a subscription may route. Events are now routed in that transaction itself
+ * (delivery/route.ts); rows an older version left are drained at start (delivery/legacy-outbox.ts).
  */
 import { sql, type Kysely } from "kysely";
 import type { Database } from "../schema.js";
@@ -59,19 +60,20 @@ export async function countOutbox(db: Exec): Promise<number> {
 }
 
 /**
- * Runs `fn` only while this process is the one dispatcher: on PostgreSQL several instances
- * share the outbox, so a transaction-scoped advisory lock elects one per round; SQLite has one
- * process. Returns false when another instance holds the lock.
+ * Runs `fn` only while this process is the one draining the outbox: on PostgreSQL several
+ * instances share the outbox, so a transaction-scoped advisory lock elects one, and `fn` gets
+ * that transaction; SQLite has one process, and `fn` gets the database. Returns false when
+ * another instance holds the lock.
  */
-export async function withDispatchLock(db: Exec, dialect: DialectName, fn: () => Promise<void>): Promise<boolean> {
+export async function withDispatchLock(db: Exec, dialect: DialectName, fn: (exec: Exec) => Promise<void>): Promise<boolean> {
   if (dialect === "sqlite") {
-    await fn();
+    await fn(db);
     return true;
   }
   return db.transaction().execute(async (trx) => {
     const { rows } = await sql<{ ok: boolean }>`select pg_try_advisory_xact_lock(7433001) as ok`.execute(trx);
     if (!rows[0]?.ok) return false;
-    await fn();
+    await fn(trx);
     return true;
   });
 }

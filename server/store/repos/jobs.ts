@@ -55,7 +55,8 @@ export async function insertJobs(trx: Kysely<Database> | Transaction<Database>, 
       await trx.insertInto("jobs").values(rows.slice(i, i + INSERT_CHUNK)).execute();
     }
   }
-  const targets = [...new Set(jobs.map((j) => j.targetId))];
+  // Sorted: two instances inserting the same new targets' rows never wait on each other in a cycle.
+  const targets = [...new Set(jobs.map((j) => j.targetId))].sort();
   if (targets.length === 1) {
     await addTarget.execute(trx, { target: targets[0]! });
     return rows.map((r) => r.id);

@@ -25,6 +25,11 @@ const addUsage = prepared((db, $: { user: string; day: string; invocations: numb
     ),
 );
 
+/** Adds to a user's counters of a day inside the caller's transaction. */
+export async function addUsageIn(trx: Db, userId: string, day: string, invocations: number, computeMs: number): Promise<void> {
+  await addUsage.execute(trx, { user: userId, day, invocations, computeMs });
+}
+
 export class QuotasRepo {
   constructor(
     private readonly db: Db,

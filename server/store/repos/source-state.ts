@@ -17,10 +17,30 @@ const deleteKey = prepared((db, $: { source: string; key: string }) =>
   db.deleteFrom("source_state").where("source_id", "=", $.source).where("key", "=", $.key),
 );
 
+/** Applies `this.db` changes (JSON text to set, null to delete) inside the caller's transaction. */
+export async function applyStateIn(trx: Db, sourceId: string, changes: Record<string, string | null>): Promise<void> {
+  for (const [key, value] of Object.entries(changes)) {
+    if (value === null) await deleteKey.execute(trx, { source: sourceId, key });
+    else await setKey.execute(trx, { source: sourceId, key, value });
+  }
+}
+
+const saveDedupe = prepared((db, $: { source: string; state: string }) =>
+  db
+    .insertInto("source_dedupe")
+    .values({ source_id: $.source, state: $.state })
+    .onConflict((oc) => oc.column("source_id").doUpdateSet({ state: $.state })),
+);
+
+/** Keeps a source's dedupe memory inside the caller's transaction. */
+export async function saveDedupeIn(trx: Db, sourceId: string, state: string): Promise<void> {
+  await saveDedupe.execute(trx, { source: sourceId, state });
+}
+
 export class SourceStateRepo {
   constructor(
     private readonly db: Db,
-    /** Groups `this.db` and dedupe writes with other small writes of the same turn (SQLite). */
+    /** Groups `apply` with other small writes of the same turn (SQLite); a run's writes commit with its job instead (completions.ts). */
     private readonly writes: WriteGroup = new WriteGroup(db, false),
   ) {}
 
@@ -34,27 +54,12 @@ export class SourceStateRepo {
   async apply(sourceId: string, changes: Record<string, string | null>): Promise<void> {
     const entries = Object.entries(changes);
     if (entries.length === 0) return;
-    await this.writes.run(async (trx) => {
-      for (const [key, value] of entries) {
-        if (value === null) await deleteKey.execute(trx, { source: sourceId, key });
-        else await setKey.execute(trx, { source: sourceId, key, value });
-      }
-    });
+    await this.writes.run((trx) => applyStateIn(trx, sourceId, changes));
   }
 
   async dedupeState(sourceId: string): Promise<string | undefined> {
     const row = await this.db.selectFrom("source_dedupe").select("state").where("source_id", "=", sourceId).executeTakeFirst();
     return row?.state;
-  }
-
-  async saveDedupeState(sourceId: string, state: string): Promise<void> {
-    await this.writes.run((trx) =>
-      trx
-        .insertInto("source_dedupe")
-        .values({ source_id: sourceId, state })
-        .onConflict((oc) => oc.column("source_id").doUpdateSet({ state }))
-        .execute(),
-    );
   }
 
   /** Drops everything the source kept (on delete). */

@@ -86,31 +86,32 @@ export async function matchingListeners(
   return rows.map((r) => r.listener_id);
 }
 
-/** subscribedChannels for one emitter (what most appends name): built once. */
-const channelsOfOne = prepared((db, $: { owner: string; emitter: string; glob: string }) =>
+/** subscribedListeners for one emitter (what most appends name): built once. */
+const listenersOfOne = prepared((db, $: { owner: string; emitter: string; glob: string }) =>
   db
     .selectFrom("subscriptions")
-    .select(["emitter_id", "channel"])
-    .distinct()
+    .select(["emitter_id", "channel", "listener_id"])
     .where("owner_id", "=", $.owner)
     .where("emitter_id", "in", [$.emitter, $.glob]),
 );
 
-/** Which (emitter, channel) pairs of one owner have at least one subscription. */
-export async function subscribedChannels(
-  db: Exec,
-  ownerId: string,
-  emitterIds: string[],
-): Promise<Array<{ emitter_id: string; channel: string }>> {
+export interface ListenerRow {
+  /** An emitter id or a glob (`dc_*`, `p_*`). */
+  emitter_id: string;
+  channel: string;
+  listener_id: string;
+}
+
+/** The owner's subscriptions of these emitters, direct or by glob (routing reads them in the append). */
+export async function subscribedListeners(db: Exec, ownerId: string, emitterIds: string[]): Promise<ListenerRow[]> {
   if (emitterIds.length === 1) {
     const emitter = emitterIds[0]!;
-    return channelsOfOne.rows(db, { owner: ownerId, emitter, glob: globFor(emitter) ?? emitter });
+    return listenersOfOne.rows(db, { owner: ownerId, emitter, glob: globFor(emitter) ?? emitter });
   }
   const patterns = [...new Set(emitterIds.flatMap(emitterPatterns))];
   return db
     .selectFrom("subscriptions")
-    .select(["emitter_id", "channel"])
-    .distinct()
+    .select(["emitter_id", "channel", "listener_id"])
     .where("owner_id", "=", ownerId)
     .where("emitter_id", "in", patterns)
     .execute();
