@@ -77,8 +77,35 @@ async function axios(_$, config) {
   return config.returnFullResponse ? response : data;
 }
 
+/** A method an app must supply itself: calling the default is a configuration mistake. @param {string} name */
+function mustImplement(name) {
+  return function notImplemented() {
+    throw new ConfigurationError(`${name} is not implemented by this app`);
+  };
+}
+
+/**
+ * Mixins SQL apps spread into their methods (`...sqlProxy.methods`): the app overrides each
+ * with its own driver code; what it leaves out throws ConfigurationError when called.
+ */
+const sqlProp = {
+  methods: {
+    executeQueryAdapter: mustImplement("executeQueryAdapter"),
+    getSchema: mustImplement("getSchema"),
+  },
+};
+const sqlProxy = {
+  methods: {
+    getClientConfiguration: mustImplement("getClientConfiguration"),
+    executeQuery: mustImplement("executeQuery"),
+    proxyAdapter: mustImplement("proxyAdapter"),
+  },
+};
+
 module.exports = {
   axios,
+  sqlProp,
+  sqlProxy,
   ConfigurationError,
   DEFAULT_POLLING_SOURCE_TIMER_INTERVAL: 15 * 60,
   defineApp: identity,
