@@ -31,6 +31,8 @@ const { describe } = require("./describe-component.cjs");
 const { buildContext } = require("./context.cjs");
 const { runSteps } = require("./steps.cjs");
 const platform = require("./shims/platform.cjs");
+// Where the platform shim's libraries (axios, mime-types) are: see shims/host-paths.ts.
+require("./shims/platform/modules.cjs").configure(JSON.parse(process.argv[3] || "{}"));
 
 // The private temp dir and the functions that empty it, taken before any component code can
 // change process.env or the fs module.
