@@ -1,6 +1,6 @@
 /**
- * `npx tsx test/vendor-table.ts [@pipedream/pkg@version ...]`: which of the vendor's published
- * source components load in Headwater. Each package is fetched from the npm registry into a
+ * `npx tsx test/vendor-table.ts [--actions] [@pipedream/pkg@version ...]`: which of the vendor's
+ * published source components (with --actions: actions too) load in Headwater. Each package is fetched from the npm registry into a
  * temp dir (never committed: the vendor's licence), served by a local file server, and each
  * source file (`sources/<name>/<name>.mjs`) is sent to POST /components by URL, as a user
  * would. Prints a Markdown table: key, loads or not, its props, and the error when not.
@@ -32,7 +32,11 @@ interface Row {
 }
 
 async function main(): Promise<void> {
-  const specs = process.argv.slice(2).length ? process.argv.slice(2) : DEFAULT_PACKAGES;
+  const args = process.argv.slice(2);
+  const kinds = args.includes("--actions") ? "sources|actions" : "sources";
+  const named = args.filter((a) => !a.startsWith("--"));
+  const specs = named.length ? named : DEFAULT_PACKAGES;
+  const componentFile = new RegExp(`^(?:${kinds})/([^/]+)/([^/]+)\\.(mjs|js|ts)$`);
   const dir = vendorTempDir();
   const files: Record<string, string> = {};
   const sources: Array<{ pkg: string; file: string }> = [];
@@ -41,7 +45,7 @@ async function main(): Promise<void> {
     const prefix = spec.replace(/^@pipedream\//, "").replace(/@.*$/, "");
     for (const [p, text] of Object.entries(packageFiles(pkgDir))) {
       files[`/${prefix}/${p}`] = text;
-      const m = /^sources\/([^/]+)\/([^/]+)\.(mjs|js|ts)$/.exec(p);
+      const m = componentFile.exec(p);
       if (m && m[1] === m[2]) sources.push({ pkg: spec, file: `/${prefix}/${p}` });
     }
   }
@@ -68,10 +72,10 @@ async function main(): Promise<void> {
     fs.rmSync(dir, { recursive: true, force: true });
   }
   const cell = (t: string) => t.replace(/\|/g, "\\|").replace(/\s+/g, " ").slice(0, 300);
-  console.log(`| package | source key | loads | props | why not |\n|---|---|---|---|---|`);
+  console.log(`| package | component key | loads | props | why not |\n|---|---|---|---|---|`);
   for (const r of rows) console.log(`| ${r.pkg} | ${r.key} | ${r.ok ? "yes" : "NO"} | ${cell(r.props)} | ${cell(r.why)} |`);
   const ok = rows.filter((r) => r.ok).length;
-  console.log(`\n${ok} of ${rows.length} source components load.`);
+  console.log(`\n${ok} of ${rows.length} components load.`);
 }
 
 await main();
