@@ -27,6 +27,8 @@ export interface DelayedEmitsOptions {
 }
 
 const BATCH = 100;
+/** The latest time a Date can hold; a later `delivery_ts` is not a time, and is delivered now. */
+const MAX_TIME = 8.64e15;
 
 export class DelayedEmits {
   private timer: NodeJS.Timeout | undefined;
@@ -48,9 +50,14 @@ export class DelayedEmits {
   readonly heldStore: EventStore = {
     append: async (inputs: EmitInput[]): Promise<StoredEvent[]> => {
       const now = Date.now();
-      const later = inputs.filter((i) => i.deliverAt !== undefined && i.deliverAt > now);
+      const later = inputs.filter(
+        (i) => i.deliverAt !== undefined && i.deliverAt > now && i.deliverAt <= MAX_TIME,
+      );
       if (later.length === 0) return this.events.append(inputs);
-      const [stored] = await Promise.all([this.events.append(inputs.filter((i) => !later.includes(i))), this.hold(later, now)]);
+      const [stored] = await Promise.all([
+        this.events.append(inputs.filter((i) => !later.includes(i))),
+        this.hold(later, now),
+      ]);
       return stored;
     },
   };
@@ -150,19 +157,35 @@ export class DelayedEmits {
         if (Number(r.numUpdatedRows) === 1) claimed.push(row);
       }
       if (claimed.length > 0) {
-        await this.events.append(
-          claimed.map((row) => ({
-            emitterId: row.source_id,
-            ownerId: row.owner_id,
-            channel: row.channel,
-            event: JSON.parse(row.event) as unknown,
-            meta: JSON.parse(row.meta) as EmitInput["meta"],
-            hops: row.hops,
-          })),
+        // A source deleted while its run was still storing these: they go with it.
+        const alive = new Set(
+          (
+            await this.db
+              .selectFrom("sources")
+              .select("id")
+              .where("id", "in", [...new Set(claimed.map((r) => r.source_id))])
+              .execute()
+          ).map((r) => r.id),
         );
+        const deliver = claimed.filter((row) => alive.has(row.source_id));
+        if (deliver.length > 0)
+          await this.events.append(
+            deliver.map((row) => ({
+              emitterId: row.source_id,
+              ownerId: row.owner_id,
+              channel: row.channel,
+              event: JSON.parse(row.event) as unknown,
+              meta: JSON.parse(row.meta) as EmitInput["meta"],
+              hops: row.hops,
+            })),
+          );
         await this.db
           .deleteFrom("delayed_emits")
-          .where("id", "in", claimed.map((r) => r.id))
+          .where(
+            "id",
+            "in",
+            claimed.map((r) => r.id),
+          )
           .execute();
       }
       if (due.length < BATCH) return;

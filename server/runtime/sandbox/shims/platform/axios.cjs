@@ -27,7 +27,8 @@ const lib = () => library("axios");
 
 /** A copy without its undefined entries (objects only; arrays and streams stay as they are). @param {unknown} o */
 function withoutUndefined(o) {
-  if (!o || typeof o !== "object" || Array.isArray(o) || Object.getPrototypeOf(o) !== Object.prototype) return o;
+  if (!o || typeof o !== "object" || Array.isArray(o) || Object.getPrototypeOf(o) !== Object.prototype)
+    return o;
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
 }
 
@@ -52,7 +53,8 @@ function prepare(config) {
       for (const [k, v] of full.searchParams) if (!(k in params)) params[k] = v;
       out.params = params;
       full.search = "";
-      out.url = absolute || !out.baseURL ? full.toString() : full.toString().slice(String(out.baseURL).length);
+      out.url =
+        absolute || !out.baseURL ? full.toString() : full.toString().slice(String(out.baseURL).length);
     }
   }
   return out;
@@ -72,7 +74,12 @@ function exportDebug($, key, value) {
 
 /** @param {any} response */
 function summary(response) {
-  return { status: response.status, statusText: response.statusText, headers: response.headers, data: response.data };
+  return {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+    data: response.data,
+  };
 }
 
 /**
@@ -100,12 +107,14 @@ function cleanError(err) {
 
 /** RFC 3986 query encoding, which OAuth 1 signatures are computed over. @param {Record<string, any>} params */
 function oauthQuery(params) {
-  const strict = (/** @type {string} */ s) => encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  const strict = (/** @type {string} */ s) =>
+    encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
   /** @type {string[]} */
   const parts = [];
   for (const [k, v] of Object.entries(params || {})) {
     if (v === undefined) continue;
-    for (const item of Array.isArray(v) ? v : [v]) parts.push(`${strict(k)}=${strict(item === null ? "" : String(item))}`);
+    for (const item of Array.isArray(v) ? v : [v])
+      parts.push(`${strict(k)}=${strict(item === null ? "" : String(item))}`);
   }
   return parts.join("&");
 }
@@ -123,7 +132,8 @@ function transformConfigForOauth(config) {
   const request = { method: config.method || "get", url };
   const headers = config.headers || {};
   const typeKey = Object.keys(headers).find((h) => h.toLowerCase() === "content-type");
-  const form = typeKey !== undefined && String(headers[typeKey]).startsWith("application/x-www-form-urlencoded");
+  const form =
+    typeKey !== undefined && String(headers[typeKey]).startsWith("application/x-www-form-urlencoded");
   if (config.data && typeof config.data === "object" && form) request.data = config.data;
   else if (typeof config.data === "string" && (typeKey === undefined || form)) {
     request.data = Object.fromEntries(new URLSearchParams(config.data));
