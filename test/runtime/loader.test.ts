@@ -52,7 +52,21 @@ describe("sandbox loader", () => {
         "index.js":
           'Object.defineProperty(exports, "__esModule", { value: true });\nexports.add = (a, b) => a + b;',
       }),
+      // A package that requires @pipedream/platform itself, with a stand-in for the vendor's
+      // package installed beside it (as npm would install it as a dependency).
+      "uses-platform": install(root, "uses-platform", {
+        "package.json": JSON.stringify({ name: "uses-platform", main: "index.js" }),
+        "index.js":
+          'const p = require("@pipedream/platform"); module.exports = { vendor: p.vendor === true, sql: typeof p.sqlProxy };',
+      }),
     };
+    const standIn = path.join(dirs["uses-platform"]!, "node_modules", "@pipedream", "platform");
+    fs.mkdirSync(standIn, { recursive: true });
+    fs.writeFileSync(
+      path.join(standIn, "package.json"),
+      JSON.stringify({ name: "@pipedream/platform", main: "index.js" }),
+    );
+    fs.writeFileSync(path.join(standIn, "index.js"), "module.exports = { vendor: true };");
   });
   afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
 
@@ -75,6 +89,10 @@ describe("sandbox loader", () => {
       `import lib, { add } from "ts-cjs"; import * as all from "ts-cjs"; export default { viaDefault: lib.add(1, 2), named: add(2, 2), star: all.add(3, 3), starDefault: all.default === lib };`,
     );
     expect(c).toEqual({ viaDefault: 3, named: 4, star: 6, starDefault: true });
+  });
+
+  it("gives npm packages that require @pipedream/platform our shim, never the installed package", () => {
+    expect(load(`module.exports = require("uses-platform");`)).toEqual({ vendor: false, sql: "object" });
   });
 
   it("keys files above the main file's folder apart from their namesakes below it", () => {
