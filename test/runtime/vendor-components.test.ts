@@ -142,6 +142,11 @@ describe.skipIf(!PG_URL)("the vendor's postgresql sources against the test Postg
     };
   };
 
+  it("runs against a PostgreSQL with SSL on (bash .ci/run turns it on with a self-signed certificate)", async () => {
+    const { rows } = await db.query<{ ssl: string }>("SHOW ssl");
+    expect(rows[0]!.ssl, "SSL is off on the test PostgreSQL: run the SSL step of .ci/run").toBe("on");
+  });
+
   it("new-row: existing rows at deploy, then each new row emitted once", { timeout: 300_000 }, async () => {
     await db.query("CREATE TABLE orders (id serial PRIMARY KEY, item text NOT NULL)");
     await db.query("INSERT INTO orders (item) VALUES ('a'), ('b')");
