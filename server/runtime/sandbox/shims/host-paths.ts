@@ -12,8 +12,12 @@ import fs from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 
-/** The libraries the shim uses: axios for `axios($, config)`, mime-types for file metadata. */
-const LIBRARIES = ["axios", "mime-types"] as const;
+/**
+ * The libraries the shim uses: axios for `axios($, config)`, mime-types for file metadata
+ * (a list of package names, for a mount list that takes names and finds their dependencies).
+ */
+export const PLATFORM_SHIM_LIBRARIES = ["axios", "mime-types"] as const;
+const LIBRARIES = PLATFORM_SHIM_LIBRARIES;
 
 const requireHere = createRequire(import.meta.url);
 
