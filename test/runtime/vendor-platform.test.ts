@@ -69,6 +69,7 @@ function startApi(): Promise<{ url: string; signed: unknown[]; close: () => Prom
         return json(200, {
           path: u.pathname,
           query: Object.fromEntries(u.searchParams),
+          search: u.search,
           headers: { a: req.headers["x-a"] ?? null, b: req.headers["x-b"] ?? null },
         });
       if (u.pathname === "/fail") return json(422, { error: "name is required" });
@@ -139,9 +140,12 @@ describe("@pipedream/platform in the sandbox", () => {
       });
       const out = e!.event as Record<string, unknown>;
       // The query string moves into params (params win), undefined headers and params go.
+      // A repeated key stays in the URL (params would keep one of them).
+      expect(out.repeated).toBe("?tag=a&tag=b&n=1");
       expect(out.data).toEqual({
         path: "/echo",
         query: { page: "2", limit: "5" },
+        search: "?limit=5&page=2",
         headers: { a: "1", b: null },
       });
       expect(out.full).toEqual({ status: 200, type: "application/json", path: "/echo" });

@@ -45,16 +45,18 @@ function prepare(config) {
   out.params = withoutUndefined(out.params);
   out.data = withoutUndefined(out.data);
   if (typeof out.url === "string" && out.url.includes("?")) {
-    const absolute = /^[a-z][a-z0-9+.-]*:/i.test(out.url);
-    const full = new URL(absolute ? out.url : `${out.baseURL ?? ""}${out.url}`);
-    if (full.search) {
+    // Only the URL's own text is read (not joined with baseURL): a query string moves to
+    // params unless it repeats a key, which params could not say the same way.
+    const q = out.url.indexOf("?");
+    const hash = out.url.indexOf("#", q);
+    const query = new URLSearchParams(out.url.slice(q + 1, hash >= 0 ? hash : undefined));
+    const keys = [...query.keys()];
+    if (new Set(keys).size === keys.length) {
       /** @type {Record<string, unknown>} */
       const params = { ...(out.params || {}) };
-      for (const [k, v] of full.searchParams) if (!(k in params)) params[k] = v;
+      for (const [k, v] of query) if (!(k in params)) params[k] = v;
       out.params = params;
-      full.search = "";
-      out.url =
-        absolute || !out.baseURL ? full.toString() : full.toString().slice(String(out.baseURL).length);
+      out.url = out.url.slice(0, q) + (hash >= 0 ? out.url.slice(hash) : "");
     }
   }
   return out;
