@@ -31,6 +31,8 @@ const { describe } = require("./describe-component.cjs");
 const { buildContext } = require("./context.cjs");
 const { runSteps } = require("./steps.cjs");
 const platform = require("./shims/platform.cjs");
+// Where the platform shim's libraries (axios, mime-types) are: see shims/host-paths.ts.
+require("./shims/platform/modules.cjs").configure(JSON.parse(process.argv[3] || "{}"));
 
 // The private temp dir and the functions that empty it, taken before any component code can
 // change process.env or the fs module.
@@ -187,6 +189,9 @@ async function handleInvoke(msg, item) {
     emit: (data, meta) => send({ t: "emit", id, item, data, meta: safeMeta(meta) }),
     respond: (response) => send({ t: "respond", id, item, response }),
   });
+  // The hosted service's way for a component to know its own id (the scheduled-tasks source
+  // subscribes itself with it); set for this run only, the process may serve other sources.
+  if (typeof msg.sourceId === "string") process.env.PD_COMPONENT = msg.sourceId;
   try {
     if (msg.action === "run") {
       if (typeof component.run === "function") await component.run.call(ctx, msg.event);
@@ -198,6 +203,8 @@ async function handleInvoke(msg, item) {
     return { dbChanges: dbChanges() };
   } catch (e) {
     return { dbChanges: dbChanges(), error: serialiseError(e) };
+  } finally {
+    delete process.env.PD_COMPONENT;
   }
 }
 
@@ -238,6 +245,8 @@ function safeMeta(meta) {
   if (typeof meta.name === "string") out.name = meta.name;
   if (meta.summary !== undefined) out.summary = String(meta.summary);
   if (typeof meta.ts === "number" && Number.isFinite(meta.ts)) out.ts = meta.ts;
+  // Epoch ms, as `Date.parse` gives it: the event is delivered then (server/runtime/delayed-emits.ts).
+  if (typeof meta.delivery_ts === "number" && Number.isFinite(meta.delivery_ts)) out.delivery_ts = meta.delivery_ts;
   return out;
 }
 
