@@ -96,14 +96,15 @@ export class ComponentService {
     };
   }
 
-  /** Saves a row made by `newRow`; 409 when its key belongs to another user. */
+  /**
+   * Saves a row made by `newRow`. Keys are per account, so this conflicts with nobody; only a
+   * row saved as published claims a registry key (409 when another user published it).
+   */
   async save(row: NewComponentRow, db?: Db): Promise<void> {
     try {
       await this.repo.insert(row, db);
     } catch (err) {
-      if (err instanceof KeyTakenError)
-        throw new ConflictError(`component key "${err.key}" belongs to another user`);
-      throw err;
+      throw registryConflict(err);
     }
   }
 
@@ -169,7 +170,11 @@ export class ComponentService {
     if (!row.key)
       throw new InvalidRequestError("only a component with a key can be published (the registry is by key)");
     const now = nowSeconds();
-    await this.repo.publish(row.id, now);
+    try {
+      await this.repo.publish({ id: row.id, user_id: row.user_id, key: row.key }, now);
+    } catch (err) {
+      throw registryConflict(err);
+    }
     return present({ ...row, published: 1, updated_at: now });
   }
 
@@ -189,9 +194,22 @@ export class ComponentService {
       if (!loaded.description.key)
         throw new Error(`built-in component "${loaded.description.name}" has no key`);
       const row = { ...this.newRow(ownerId, loaded), published: 1 };
-      await this.save(row);
+      try {
+        await this.save(row);
+      } catch (err) {
+        // A user published this key before the built-in existed: theirs stays the registry's.
+        if (err instanceof ConflictError) continue;
+        throw err;
+      }
     }
   }
+}
+
+/** A registry key held by another user is a 409 (decisions.md, Components). */
+function registryConflict(err: unknown): unknown {
+  if (err instanceof KeyTakenError)
+    return new ConflictError(`component key "${err.key}" is already published to the registry by another user`);
+  return err;
 }
 
 export function componentProps(row: ComponentRow): PropDescriptor[] {
