@@ -131,8 +131,11 @@ export async function createServer(config: Config): Promise<Server> {
 
     // Components are described in the runtime's sandbox; a component_url is fetched under the
     // sandbox's network policy. Built-ins are published at start.
-    const components = new ComponentService(repos.components, runtime.describer, (url) =>
-      fetchComponent(url, networkPolicyFor(config)),
+    const components = new ComponentService(
+      repos.components,
+      runtime.describer,
+      (url) => fetchComponent(url, networkPolicyFor(config)),
+      runtime.propOptions,
     );
     await withStartupLock(store.db, store.dialect, () =>
       seedBuiltinComponents(repos.users, components, runtime.describer),

@@ -4,9 +4,21 @@
  */
 import crypto from "node:crypto";
 import { newId } from "../../shared/ids.js";
-import { ERROR_CODES, type Component, type PropDescriptor } from "../../shared/resources/index.js";
+import {
+  ERROR_CODES,
+  type Component,
+  type PropDescriptor,
+  type PropOptions,
+  type PropOptionsBody,
+} from "../../shared/resources/index.js";
 import { ConflictError, InvalidRequestError, NotFoundError } from "../errors.js";
-import type { ComponentDescriber, ComponentDescription, ComponentFiles } from "../services.js";
+import {
+  PropOptionsError,
+  type ComponentDescriber,
+  type ComponentDescription,
+  type ComponentFiles,
+  type PropOptionsRunner,
+} from "../services.js";
 import { nextCreatedMs, nowSeconds } from "../store/repos/clock.js";
 import {
   KeyTakenError,
@@ -46,6 +58,8 @@ export class ComponentService {
     private readonly describer: ComponentDescriber,
     /** Reads a component_url (see fetch.ts; app.ts gives it the network policy). */
     private readonly fetchCode: (url: string) => Promise<{ code: string; files: ComponentFiles }>,
+    /** Runs a prop's `options()` in the sandbox (runtime/prop-options.ts). */
+    private readonly optionsRunner?: PropOptionsRunner,
   ) {}
 
   /** Reads the code (component_code wins; the URL is then only metadata) and describes it. */
@@ -128,6 +142,32 @@ export class ComponentService {
       throw new NotFoundError(`component ${keyOrId}`);
     }
     return present(await this.findOwn(userId, keyOrId));
+  }
+
+  /**
+   * `POST /components/{id}/props/{prop}/options`: the prop's choices, for a component the user
+   * may read (their own, by id or key, or a published one by id). 404 for an unknown prop, 400
+   * for a prop without options or an options() that throws.
+   */
+  async propOptions(userId: string, keyOrId: string, prop: string, body: PropOptionsBody): Promise<PropOptions> {
+    const row = keyOrId.startsWith("sc_")
+      ? await this.repo.findById(keyOrId).then((r) => (r && (r.user_id === userId || r.published === 1) ? r : undefined))
+      : await this.repo.findOwnByKey(userId, keyOrId);
+    if (!row) throw new NotFoundError(`component ${keyOrId}`);
+    if (!this.optionsRunner) throw new InvalidRequestError("prop options need the runtime, which this server runs without");
+    try {
+      return await this.optionsRunner.options(row.code, componentFiles(row), {
+        prop,
+        configuredProps: body.configured_props ?? {},
+        prevContext: body.prev_context ?? {},
+        query: body.query,
+        page: body.page ?? 0,
+      });
+    } catch (err) {
+      if (!(err instanceof PropOptionsError)) throw err;
+      if (err.code === "no_such_prop") throw new NotFoundError(`prop ${prop} of component ${keyOrId}`);
+      throw new InvalidRequestError(err.message, err.code === "no_options" ? "no_options" : ERROR_CODES.propOptionsFailed);
+    }
   }
 
   async findOwn(userId: string, keyOrId: string): Promise<ComponentRow> {

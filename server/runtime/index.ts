@@ -11,7 +11,7 @@ import type { ResponseRelay } from "../cluster/response-relay.js";
 import type { Config } from "../config.js";
 import { errorEvent } from "../delivery/error-event.js";
 import { Quotas, utcDay } from "../quotas/quotas.js";
-import type { ComponentDescriber, EventStore, InvocationQueue, SourceLifecycle } from "../services.js";
+import type { ComponentDescriber, EventStore, InvocationQueue, PropOptionsRunner, SourceLifecycle } from "../services.js";
 import type { Db } from "../store/db.js";
 import { JobsRepo } from "../store/repos/jobs.js";
 import { QuotasRepo } from "../store/repos/quotas.js";
@@ -22,6 +22,7 @@ import { BundleCache } from "./bundles.js";
 import { cachingCatalog, httpProp, type RuntimeCatalog } from "./catalog.js";
 import { createDescriber, packageCacheFor } from "./describe.js";
 import { Invoker } from "./invoke.js";
+import { createPropOptionsRunner } from "./prop-options.js";
 import { RuntimeLifecycle } from "./lifecycle.js";
 import { DurableQueue, type BatchHandler, type JobHandler } from "./queue.js";
 import { networkPolicyFor } from "./sandbox/policy.js";
@@ -57,6 +58,8 @@ export interface RuntimeDeps {
 
 export interface Runtime {
   describer: ComponentDescriber;
+  /** A prop's choices from its `options()` (POST /components/{id}/props/{prop}/options). */
+  propOptions: PropOptionsRunner;
   lifecycle: SourceLifecycle;
   /** A source was deleted: its endpoint must answer 404 at once (endpoint targets are cached). */
   forgetSource(sourceId: string): void;
@@ -130,6 +133,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
 
   return {
     describer: createDescriber(config, { packages }),
+    propOptions: createPropOptionsRunner(config, packages),
     lifecycle: new RuntimeLifecycle({ catalog, invoker, timers, state, jobs, onChanged: (id) => sourceTargets.forget(id) }),
     forgetSource: (id: string) => sourceTargets.forget(id),
     queue,

@@ -1,13 +1,21 @@
 /** Components (spec §4 Components, decisions.md Components). */
 import type { FastifyPluginAsync } from "fastify";
 import { z } from "zod";
-import { Component, CreateComponentBody, Page, PageQuery } from "../../../shared/resources/index.js";
+import {
+  Component,
+  CreateComponentBody,
+  Page,
+  PageQuery,
+  PropOptions,
+  PropOptionsBody,
+} from "../../../shared/resources/index.js";
 import type { ComponentService } from "../../components/service.js";
 import { pageBody, pageRequest } from "../paging.js";
 import { route } from "../route.js";
 import { Data, IdParams } from "../schemas.js";
 
 const KeyParams = z.object({ key: z.string().min(1).max(200) });
+const PropParams = z.object({ id: z.string().min(1).max(200), prop: z.string().min(1).max(200) });
 
 export const componentRoutes: FastifyPluginAsync<{ components: ComponentService }> = async (
   app,
@@ -67,6 +75,21 @@ export const componentRoutes: FastifyPluginAsync<{ components: ComponentService 
       response: Data(Component),
     },
     async ({ user, params }) => ({ data: await components.publish(user.id, params.id) }),
+  );
+
+  route(
+    app,
+    {
+      method: "POST",
+      url: "/components/:id/props/:prop/options",
+      summary:
+        "A prop's choices from its options(), run in the sandbox with the props configured so far (extension)",
+      tags,
+      params: PropParams,
+      body: PropOptionsBody,
+      response: PropOptions,
+    },
+    async ({ user, params, body }) => components.propOptions(user.id, params.id, params.prop, body),
   );
 
   route(
