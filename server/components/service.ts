@@ -29,6 +29,7 @@ import {
 import type { PageRequest, PageRows } from "../store/repos/paging.js";
 import type { Db } from "../store/db.js";
 import { ComponentFetchError } from "./fetch.js";
+import type { NpmComponents } from "./npm-registry.js";
 
 export interface ComponentInput {
   component_code?: string | undefined;
@@ -53,6 +54,11 @@ interface ComponentMeta {
 export const sha256Hex = (text: string) => crypto.createHash("sha256").update(text, "utf8").digest("hex");
 
 export class ComponentService {
+  /** The vendor's npm packages as a registry, and the system user its components are saved under. */
+  private npm: { components: NpmComponents; ownerId: string } | undefined;
+  /** npm lookups under way, by key: a second request for the same key waits for the first. */
+  private readonly npmLookups = new Map<string, Promise<ComponentRow | undefined>>();
+
   constructor(
     private readonly repo: ComponentsRepo,
     private readonly describer: ComponentDescriber,
@@ -194,13 +200,51 @@ export class ComponentService {
 
   /** `GET /components/registry/{key}`. */
   async getPublished(key: string): Promise<Component> {
-    const row = await this.repo.findPublishedByKey(key);
+    const row = await this.findPublished(key);
     if (!row) throw new NotFoundError(`registry component ${key}`);
     return present(row);
   }
 
+  /**
+   * Turns on the vendor's npm packages as a fallback registry (HEADWATER_NPM_COMPONENTS):
+   * components found there are saved once, published, under `ownerId` (the system user).
+   */
+  useNpmComponents(components: NpmComponents, ownerId: string): void {
+    this.npm = { components, ownerId };
+  }
+
+  /** The registry's component for a key: a published or built-in one, else the vendor's npm package's. */
   async findPublished(key: string): Promise<ComponentRow | undefined> {
-    return this.repo.findPublishedByKey(key);
+    const row = await this.repo.findPublishedByKey(key);
+    if (row || !this.npm) return row;
+    let lookup = this.npmLookups.get(key);
+    if (!lookup) {
+      lookup = this.fromNpm(this.npm, key).finally(() => this.npmLookups.delete(key));
+      this.npmLookups.set(key, lookup);
+    }
+    return lookup;
+  }
+
+  private async fromNpm(npm: { components: NpmComponents; ownerId: string }, key: string): Promise<ComponentRow | undefined> {
+    let found;
+    try {
+      found = await npm.components.find(key);
+    } catch (err) {
+      if (err instanceof ComponentFetchError)
+        throw new InvalidRequestError(err.message, ERROR_CODES.componentFetchFailed);
+      throw err;
+    }
+    if (!found) return undefined;
+    // Saved once: the next lookup finds it in the registry (and so does a restarted server).
+    const row = { ...this.newRow(npm.ownerId, found), published: 1 };
+    try {
+      await this.save(row);
+    } catch (err) {
+      // Another instance saved it first, or a user published the key meanwhile: theirs is the registry's.
+      if (err instanceof ConflictError) return this.repo.findPublishedByKey(key);
+      throw err;
+    }
+    return row as ComponentRow;
   }
 
   /** `POST /components/{id}/publish`: visible to every user at the registry, by key. */

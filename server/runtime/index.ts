@@ -22,6 +22,7 @@ import { BundleCache } from "./bundles.js";
 import { cachingCatalog, httpProp, type RuntimeCatalog } from "./catalog.js";
 import { createDescriber, packageCacheFor } from "./describe.js";
 import { Invoker } from "./invoke.js";
+import type { PackageCache } from "./npm/cache.js";
 import { createPropOptionsRunner } from "./prop-options.js";
 import { RuntimeLifecycle } from "./lifecycle.js";
 import { DurableQueue, type BatchHandler, type JobHandler } from "./queue.js";
@@ -58,6 +59,8 @@ export interface RuntimeDeps {
 
 export interface Runtime {
   describer: ComponentDescriber;
+  /** The npm package cache the sandbox loads packages from (also holds the vendor's component packages). */
+  packages: PackageCache;
   /** A prop's choices from its `options()` (POST /components/{id}/props/{prop}/options). */
   propOptions: PropOptionsRunner;
   lifecycle: SourceLifecycle;
@@ -133,6 +136,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
 
   return {
     describer: createDescriber(config, { packages }),
+    packages,
     propOptions: createPropOptionsRunner(config, packages),
     lifecycle: new RuntimeLifecycle({ catalog, invoker, timers, state, jobs, onChanged: (id) => sourceTargets.forget(id) }),
     forgetSource: (id: string) => sourceTargets.forget(id),
