@@ -254,7 +254,14 @@ export class FakeBridge implements HeadwaterBridge {
       if (!c) throw this.notFound(`component ${k}`);
       return c;
     });
-  getRegistryComponent = (k: string) => this.getComponent(k);
+  /** Components only the registry has (looked up by key); the account's are found there too. */
+  registry: Component[] = [];
+  getRegistryComponent = (k: string) =>
+    this.respond("getRegistryComponent", [k], () => {
+      const c = [...this.registry, ...this.components].find((x) => x.key === k);
+      if (!c) throw this.notFound(`registry component ${k}`);
+      return c;
+    });
   publishComponent = (id: string) =>
     this.respond("publishComponent", [id], () => ({
       ...this.components.find((c) => c.id === id)!,
