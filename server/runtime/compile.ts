@@ -47,7 +47,29 @@ export function compileModule(source: string, filename: string): CompiledModule 
       throw new CompileError(`${filename} does not parse: ${(jsError as Error).message}`);
     }
   }
-  return { code, packages: findPackageRequires(code) };
+  return { code: routeInterop(code), packages: findPackageRequires(code) };
+}
+
+/** The parameter through which the sandbox's loader gives each module its interop helpers (sandbox/interop.cjs). */
+export const INTEROP_PARAM = "__headwaterInterop";
+
+const SUCRASE_HELPERS: Array<[string, string]> = [
+  ["_interopRequireDefault", "importDefault"],
+  ["_interopRequireWildcard", "importStar"],
+];
+
+/**
+ * Sucrase's import helpers follow Babel (`__esModule` picks `.default`); Node gives an ES
+ * module importing CommonJS its `module.exports`. A later declaration of the same function
+ * wins (function declarations hoist), so appending ours routes every import through the
+ * sandbox's interop, which knows where each value came from.
+ */
+function routeInterop(code: string): string {
+  let tail = "";
+  for (const [helper, ours] of SUCRASE_HELPERS) {
+    if (code.includes(`function ${helper}(obj)`)) tail += `\nfunction ${helper}(obj) { return ${INTEROP_PARAM}.${ours}(obj); }`;
+  }
+  return code + tail;
 }
 
 const REQUIRE_CALL = /\brequire\(\s*(["'`])([^"'`\n]+)\1\s*\)/g;
@@ -90,12 +112,18 @@ export function parseSpecifier(spec: string): ParsedSpecifier {
   return { name, version: version || undefined, subpath: rest.length ? `/${rest.join("/")}` : "" };
 }
 
-/** Normalises a relative import path (`./app.mjs`, `../x/./y.js`) to a key of the files map. */
+/**
+ * Normalises a module's path relative to the main file's folder (`./app.mjs`,
+ * `../common/x.mjs`) to its key in the files map. Leading `..` segments are kept: a file
+ * above the main file's folder is a different file from its namesake below it
+ * (`../common/constants.mjs` is not `common/constants.mjs`). sandbox/loader.cjs resolves
+ * imports with the same rule.
+ */
 export function normaliseRelative(p: string): string {
   const out: string[] = [];
   for (const seg of p.replace(/\\/g, "/").split("/")) {
     if (seg === "" || seg === ".") continue;
-    if (seg === "..") out.pop();
+    if (seg === ".." && out.length > 0 && out[out.length - 1] !== "..") out.pop();
     else out.push(seg);
   }
   return out.join("/");

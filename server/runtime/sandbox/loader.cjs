@@ -16,7 +16,9 @@
 const vm = require("node:vm");
 const Module = require("node:module");
 const path = require("node:path");
+const interop = require("./interop.cjs");
 const platform = require("./shims/platform.cjs");
+const types = require("./shims/types.cjs");
 
 /**
  * @typedef {{ code: string }} CompiledModule
@@ -24,13 +26,17 @@ const platform = require("./shims/platform.cjs");
  * @typedef {Record<string, string>} PackageDirs  spec (as written) -> install directory
  */
 
-/** @param {string} p */
+/**
+ * A module path relative to the main file's folder, normalised as compile.ts keys files:
+ * leading `..` segments stay (`../common/x.mjs` is above the main file, not beside it).
+ * @param {string} p
+ */
 function normalise(p) {
   /** @type {string[]} */
   const out = [];
   for (const seg of p.split("/")) {
     if (seg === "" || seg === ".") continue;
-    if (seg === "..") out.pop();
+    if (seg === ".." && out.length > 0 && out[out.length - 1] !== "..") out.pop();
     else out.push(seg);
   }
   return out.join("/");
@@ -48,6 +54,8 @@ function parseSpecifier(spec) {
 }
 
 const MAIN = "\0main";
+/** Must match INTEROP_PARAM in server/runtime/compile.ts. */
+const INTEROP_PARAM = "__headwaterInterop";
 const EXTENSIONS = ["", ".js", ".mjs", ".cjs", ".ts", ".json", "/index.js", "/index.mjs", "/index.ts"];
 
 /**
@@ -58,6 +66,10 @@ const EXTENSIONS = ["", ".js", ".mjs", ".cjs", ".ts", ".json", "/index.js", "/in
 function loadBundle(bundle, packageDirs) {
   /** @type {Map<string, { exports: any }>} */
   const cache = new Map();
+  // A virtual folder for the main file, deep enough that every `..` key stays inside
+  // /component (file names only show in stack traces and __filename).
+  const depth = Math.max(0, ...Object.keys(bundle.files).map((k) => k.split("/").filter((s) => s === "..").length));
+  const root = ["/component", ...Array.from({ length: depth }, (_, i) => `_${i + 1}`)].join("/");
 
   /** @param {string} key @param {CompiledModule} mod */
   function evaluate(key, mod) {
@@ -65,15 +77,16 @@ function loadBundle(bundle, packageDirs) {
     if (cached) return cached.exports;
     const module = { exports: {} };
     cache.set(key, module);
-    const filename = key === MAIN ? "/component/index.mjs" : `/component/${key}`;
+    const filename = key === MAIN ? `${root}/index.mjs` : path.posix.join(root, key);
     if (key.endsWith(".json")) {
       module.exports = JSON.parse(mod.code);
       return module.exports;
     }
-    const fn = vm.compileFunction(mod.code, ["exports", "require", "module", "__filename", "__dirname"], {
+    const fn = vm.compileFunction(mod.code, ["exports", "require", "module", "__filename", "__dirname", INTEROP_PARAM], {
       filename,
     });
-    fn.call(module.exports, module.exports, makeRequire(path.posix.dirname(key)), module, filename, path.posix.dirname(filename));
+    const dir = key === MAIN ? "." : path.posix.dirname(key);
+    fn.call(module.exports, module.exports, makeRequire(dir), module, filename, path.posix.dirname(filename), interop);
     return module.exports;
   }
 
@@ -96,15 +109,68 @@ function loadBundle(bundle, packageDirs) {
         return require_builtin(spec);
       }
       const { name, subpath } = parseSpecifier(spec);
-      if (name === "@pipedream/platform" || name === "@pipedream/types") return platform;
+      if (name === "@pipedream/platform") return platform;
+      if (name === "@pipedream/types") return types;
       const dir_ = packageDirs[spec];
       if (!dir_) throw moduleNotFound(spec, "the package was not prepared for this component");
-      return Module.createRequire(path.join(dir_, "package.json"))(name + subpath);
+      return interop.fromPackage(requirePackage(dir_, name, subpath));
     };
   }
 
   const value = evaluate(MAIN, bundle.main);
   return value && value.__esModule && "default" in value ? value.default : value;
+}
+
+/**
+ * Node's require of an installed package. A package whose `exports` offer only an `import`
+ * entry (ESM-only) is refused by require's resolution; its ES entry file is then required by
+ * path (Node runs with --experimental-require-module, so that gives its namespace).
+ * @param {string} installDir @param {string} name @param {string} subpath
+ */
+function requirePackage(installDir, name, subpath) {
+  const req = Module.createRequire(path.join(installDir, "package.json"));
+  try {
+    return req(name + subpath);
+  } catch (e) {
+    if (!e || /** @type {any} */ (e).code !== "ERR_PACKAGE_PATH_NOT_EXPORTED") throw e;
+    const pkgDir = path.join(installDir, "node_modules", name);
+    const entry = esEntry(JSON.parse(require("node:fs").readFileSync(path.join(pkgDir, "package.json"), "utf8")).exports, `.${subpath}`);
+    if (!entry) throw e;
+    return req(path.join(pkgDir, entry));
+  }
+}
+
+/**
+ * The file an `exports` map gives an ES import of `sub` (`.` or `./x`) under Node's
+ * conditions; exact entries only (no `*` patterns).
+ * @param {unknown} exportsField @param {string} sub @returns {string | undefined}
+ */
+function esEntry(exportsField, sub) {
+  /** @param {unknown} target @returns {string | undefined} */
+  const pick = (target) => {
+    if (typeof target === "string") return target;
+    if (Array.isArray(target)) {
+      for (const t of target) {
+        const found = pick(t);
+        if (found) return found;
+      }
+      return undefined;
+    }
+    if (target && typeof target === "object") {
+      for (const cond of ["node", "import", "default"]) {
+        if (cond in target) {
+          const found = pick(/** @type {any} */ (target)[cond]);
+          if (found) return found;
+        }
+      }
+    }
+    return undefined;
+  };
+  if (typeof exportsField === "string" || Array.isArray(exportsField)) return sub === "." ? pick(exportsField) : undefined;
+  if (!exportsField || typeof exportsField !== "object") return undefined;
+  const keys = Object.keys(exportsField);
+  if (keys.length > 0 && keys.every((k) => !k.startsWith("."))) return sub === "." ? pick(exportsField) : undefined;
+  return pick(/** @type {any} */ (exportsField)[sub]);
 }
 
 /** @param {string} spec */

@@ -81,7 +81,8 @@ function install(policy) {
       process.nextTick(() => this.destroy(err));
       return this;
     };
-    if (options.path !== undefined) return fail(refused("a unix socket"));
+    // As net itself decides (`!!path`): Node's http agent passes `path: null` for TCP.
+    if (options.path) return fail(refused("a unix socket"));
     const port = Number(options.port);
     const host = options.host ?? "localhost";
     if (net.isIP(host)) {

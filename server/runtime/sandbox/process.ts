@@ -30,6 +30,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { PLATFORM_SHIM_ENTRIES, PLATFORM_SHIM_READ_PATHS } from "./shims/host-paths.js";
 
 const SANDBOX_DIR = fs.realpathSync(path.dirname(fileURLToPath(import.meta.url)));
 const WORKER = path.join(SANDBOX_DIR, "worker.cjs");
@@ -163,12 +164,14 @@ export class SandboxProcess {
       `--allow-fs-read=${SANDBOX_DIR}/*`,
       `--allow-fs-read=${npmDir}/*`,
       `--allow-fs-read=${tmpDir}/*`,
+      // The libraries the @pipedream/platform shim is built on (axios and its dependencies).
+      ...PLATFORM_SHIM_READ_PATHS.map((dir) => `--allow-fs-read=${dir}/*`),
       `--allow-fs-write=${tmpDir}/*`,
       `--max-old-space-size=${options.memoryMb}`,
       "--experimental-require-module",
       "--disable-warning=ExperimentalWarning",
     ];
-    const child = fork(WORKER, [JSON.stringify(network)], {
+    const child = fork(WORKER, [JSON.stringify(network), JSON.stringify(PLATFORM_SHIM_ENTRIES)], {
       env: { TMPDIR: tmpDir },
       cwd: tmpDir,
       stdio: ["ignore", "ignore", "pipe", "ipc"],

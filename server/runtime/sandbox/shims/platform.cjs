@@ -1,90 +1,41 @@
 // @ts-check
-/**
- * Our own `@pipedream/platform` / `@pipedream/types` for the sandbox.
- *
- * Why a shim and not the package from npm: the real package pulls axios, io-ts, fp-ts and more
- * for a handful of helpers, would make *describing* any component that imports it depend on the
- * registry being reachable, and its helpers are small. The shim offers what components use:
- * the `define*` identity wrappers, `axios($, config)` (resolves to the response data, like the
- * original; built on the global fetch), `ConfigurationError` and the polling default.
- */
+/* eslint-disable @typescript-eslint/no-require-imports -- plain CommonJS by design: see worker.cjs */
 "use strict";
-
-/** @template T @param {T} x @returns {T} */
-const identity = (x) => x;
-
-class ConfigurationError extends Error {
-  /** @param {string} message */
-  constructor(message) {
-    super(message);
-    this.name = "ConfigurationError";
-  }
-}
-
 /**
- * @param {Record<string, any>} params
+ * Our own `@pipedream/platform` for the sandbox, written from the vendor's documentation and
+ * the package's observed behaviour (the vendor's code is under a licence that excludes a
+ * platform like ours: it is never shipped or loaded). Every export of the vendor's package
+ * (test/runtime/vendor-platform.test.ts checks the list against the registry):
+ *   axios($, config[, signConfig]), axios.create, transformConfigForOauth  -> platform/axios.cjs
+ *   getFileStream, getFileStreamAndMetadata                                -> platform/files.cjs
+ *   sqlProp, sqlProxy (method mixins of SQL apps)                          -> platform/sql.cjs
+ *   jsonStringifySafe, cloneSafe, ConfigurationError, the constants
+ *   the legacy $send config checks, $end                                   -> platform/send.cjs
+ * plus the `define*` helpers of `@pipedream/types` (types.cjs), which older components import
+ * from here.
  */
-function toQuery(params) {
-  const qs = new URLSearchParams();
-  for (const [k, v] of Object.entries(params || {})) {
-    if (v === undefined || v === null) continue;
-    if (Array.isArray(v)) for (const item of v) qs.append(k, String(item));
-    else qs.append(k, typeof v === "object" ? JSON.stringify(v) : String(v));
-  }
-  const s = qs.toString();
-  return s ? `?${s}` : "";
-}
-
-/**
- * axios-compatible request: `axios($, { url, method, params, headers, data, baseURL,
- * returnFullResponse, timeout })`. Throws on a non-2xx status with the response attached.
- * @param {any} _$ the step or source context (unused: kept for the original signature)
- * @param {any} config
- */
-async function axios(_$, config) {
-  if (!config || typeof config !== "object") throw new TypeError("axios($, config) needs a config object");
-  const base = config.baseURL ? String(config.baseURL).replace(/\/+$/, "") : "";
-  const rel = String(config.url || "");
-  const url = (base && !/^https?:/i.test(rel) ? `${base}/${rel.replace(/^\/+/, "")}` : rel) + toQuery(config.params);
-  /** @type {Record<string, string>} */
-  const headers = { ...(config.headers || {}) };
-  let body = config.data;
-  if (body !== undefined && typeof body !== "string" && !(body instanceof Uint8Array)) {
-    body = JSON.stringify(body);
-    if (!Object.keys(headers).some((h) => h.toLowerCase() === "content-type")) headers["content-type"] = "application/json";
-  }
-  const res = await fetch(url, {
-    method: (config.method || "GET").toUpperCase(),
-    headers,
-    body,
-    signal: config.timeout ? AbortSignal.timeout(config.timeout) : undefined,
-  });
-  const text = await res.text();
-  let data = text;
-  if (config.responseType !== "text") {
-    try {
-      data = text ? JSON.parse(text) : text;
-    } catch {
-      data = text;
-    }
-  }
-  const response = { status: res.status, statusText: res.statusText, headers: Object.fromEntries(res.headers), data };
-  if (res.status < 200 || res.status >= 300) {
-    const err = new Error(`Request failed with status code ${res.status}: ${text.slice(0, 500)}`);
-    /** @type {any} */ (err).response = response;
-    throw err;
-  }
-  return config.returnFullResponse ? response : data;
-}
+const { axios, transformConfigForOauth } = require("./platform/axios.cjs");
+const { getFileStream, getFileStreamAndMetadata } = require("./platform/files.cjs");
+const { sqlProp, sqlProxy } = require("./platform/sql.cjs");
+const { jsonStringifySafe, cloneSafe } = require("./platform/json.cjs");
+const { ConfigurationError } = require("./platform/errors.cjs");
+const send = require("./platform/send.cjs");
+const types = require("./types.cjs");
 
 module.exports = {
   axios,
+  transformConfigForOauth,
+  cloneSafe,
+  jsonStringifySafe,
+  getFileStreamAndMetadata,
+  getFileStream,
   ConfigurationError,
+  sqlProp,
+  sqlProxy,
+  /** Seconds between runs of a polling source that sets none (15 minutes). */
   DEFAULT_POLLING_SOURCE_TIMER_INTERVAL: 15 * 60,
-  defineApp: identity,
-  defineComponent: identity,
-  defineSource: identity,
-  defineAction: identity,
-  definePropDefinitions: identity,
-  jsonStringifySafe: (/** @type {unknown} */ v) => JSON.stringify(v),
+  /** The vendor's own Gmail OAuth client's id (Gmail components compare an account's client with it). */
+  PD_OFFICIAL_GMAIL_OAUTH_CLIENT_ID: "fnd4m13k1mjb6djallp1m9kr7o8kslcu",
+  ...send,
+  ...types,
 };
