@@ -5,49 +5,27 @@
  * test database offered by the options endpoint, deployed by key, each row emitted once.
  * Needs the test PostgreSQL with SSL (the app always connects with SSL; .ci/run turns it on).
  */
-import crypto from "node:crypto";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { channelEvents, waitForEvents } from "../runtime/helpers.js";
 import { startServer, type TestServer, type TestUser } from "../support/server.js";
+import { sslPostgresUnavailable, userDatabase, type UserDatabase } from "../support/ssl-postgres.js";
 
-const PG_URL = process.env.HEADWATER_TEST_DATABASE_URL;
 const KEY = "postgresql-new-row";
 const INSTALL_MS = 300_000;
 
-/** Why the test cannot run here, or undefined when it can. */
-async function unavailable(): Promise<string | undefined> {
-  if (!PG_URL) return "HEADWATER_TEST_DATABASE_URL is not set";
-  const c = new pg.Client({ connectionString: PG_URL });
-  try {
-    await c.connect();
-    const r = await c.query<{ ssl: string }>("show ssl");
-    return r.rows[0]?.ssl === "on" ? undefined : "the test PostgreSQL has SSL off (see .ci/run)";
-  } catch (err) {
-    return `the test PostgreSQL is not reachable: ${(err as Error).message}`;
-  } finally {
-    await c.end().catch(() => undefined);
-  }
-}
-const reason = await unavailable();
+const reason = await sslPostgresUnavailable();
 if (reason) console.warn(`postgresql-new-row by key is not run: ${reason}.`);
 
 describe.skipIf(reason !== undefined)("postgresql-new-row by key, from the vendor's npm package", () => {
   let s: TestServer;
   let alice: TestUser;
-  let dbName: string;
-  let db: pg.Client;
+  let userDb: UserDatabase;
+  let db: UserDatabase["client"];
+  const auth = () => userDb.auth();
 
   beforeAll(async () => {
-    dbName = `hw_npm_${crypto.randomBytes(5).toString("hex")}`;
-    const admin = new pg.Client({ connectionString: PG_URL });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${dbName}`);
-    await admin.end();
-    const url = new URL(PG_URL!);
-    url.pathname = `/${dbName}`;
-    db = new pg.Client({ connectionString: url.toString() });
-    await db.connect();
+    userDb = await userDatabase("hw_npm");
+    db = userDb.client;
     await db.query("CREATE TABLE orders (id serial PRIMARY KEY, item text NOT NULL)");
     await db.query("CREATE TABLE customers (id serial PRIMARY KEY)");
     await db.query("INSERT INTO orders (item) VALUES ('a'), ('b')");
@@ -63,29 +41,8 @@ describe.skipIf(reason !== undefined)("postgresql-new-row by key, from the vendo
   }, INSTALL_MS);
   afterAll(async () => {
     await s?.stop();
-    await db?.end();
-    if (dbName) {
-      const admin = new pg.Client({ connectionString: PG_URL });
-      await admin.connect();
-      await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-      await admin.end();
-    }
+    await userDb?.drop();
   });
-
-  /** The app's credentials as a user types them in the form. */
-  const auth = () => {
-    const u = new URL(PG_URL!);
-    return {
-      $auth: {
-        host: u.hostname,
-        port: Number(u.port || 5432),
-        user: decodeURIComponent(u.username),
-        password: decodeURIComponent(u.password),
-        database: dbName,
-        ssl_verification_mode: "skip_verification",
-      },
-    };
-  };
 
   it("is found by key with its props, and the options endpoint offers the database's tables", { timeout: INSTALL_MS }, async () => {
     const c = await alice.client.getRegistryComponent(KEY);

@@ -135,18 +135,17 @@ describe("remote options", () => {
 
     await userEvent.type(within(dialog).getByLabelText("postgresql: host"), "db.local");
     await userEvent.type(within(dialog).getByLabelText("postgresql: password"), "pw");
-    const loads = within(dialog).getAllByRole("button", { name: "Load choices" });
-    await userEvent.click(loads[0]!);
+    await userEvent.click(within(dialog).getByRole("button", { name: "Load choices for Table" }));
     const select = await within(dialog).findByLabelText("Table: choices");
     expect(asked[0]).toEqual({
       configured_props: { postgresql: { $auth: { host: "db.local", password: "pw" } }, schema: "public" },
       page: 0,
     });
     expect(within(select).getAllByRole("option").map((o) => o.textContent)).toEqual(["Choose…", "orders", "users"]);
-    await userEvent.click(within(dialog).getByRole("button", { name: "More" }));
+    await userEvent.click(within(dialog).getByRole("button", { name: "More choices for Table" }));
     await waitFor(() => expect(within(select).getAllByRole("option")).toHaveLength(4));
     expect(asked[1]).toMatchObject({ page: 1, prev_context: { after: 2 } });
-    expect(within(dialog).queryByRole("button", { name: "More" })).toBeNull();
+    expect(within(dialog).queryByRole("button", { name: "More choices for Table" })).toBeNull();
 
     await userEvent.selectOptions(select, "audit log");
     expect(within(dialog).getByLabelText("Table")).toHaveProperty("value", "audit_log");
@@ -172,7 +171,7 @@ describe("remote options", () => {
     let last: FormState = {};
     renderWith(bridge, <Harness props={DB_PROPS} onState={(s) => (last = s)} />);
     await userEvent.type(screen.getByLabelText("Table"), "by_hand");
-    await userEvent.click(screen.getAllByRole("button", { name: "Load choices" })[0]!);
+    await userEvent.click(screen.getByRole("button", { name: "Load choices for Table" }));
     const alert = await screen.findByRole("alert");
     expect(alert.textContent).toContain("Could not load the choices of Table");
     expect(alert.textContent).toContain("ECONNREFUSED");
@@ -185,7 +184,7 @@ describe("remote options", () => {
     bridge.propChoices.columns = { data: [{ label: "id", value: "id" }, { label: "name", value: "name" }], context: null };
     let last: FormState = {};
     renderWith(bridge, <Harness props={DB_PROPS} onState={(s) => (last = s)} />);
-    await userEvent.click(screen.getAllByRole("button", { name: "Load choices" })[1]!);
+    await userEvent.click(screen.getByRole("button", { name: "Load choices for Columns" }));
     const select = await screen.findByLabelText("Columns: choices");
     await userEvent.selectOptions(select, "name");
     await userEvent.selectOptions(select, "id");

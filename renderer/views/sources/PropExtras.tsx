@@ -132,11 +132,23 @@ export function RemoteChoices(props: {
           ))}
         </select>
       )}
-      <button type="button" className="btn small" disabled={disabled || busy} onClick={() => void load(false)}>
+      <button
+        type="button"
+        className="btn small"
+        aria-label={`${choices ? "Reload" : "Load"} choices for ${label}`}
+        disabled={disabled || busy}
+        onClick={() => void load(false)}
+      >
         {choices ? "Reload choices" : "Load choices"}
       </button>
       {next && (
-        <button type="button" className="btn small" disabled={disabled || busy} onClick={() => void load(true)}>
+        <button
+          type="button"
+          className="btn small"
+          aria-label={`More choices for ${label}`}
+          disabled={disabled || busy}
+          onClick={() => void load(true)}
+        >
           More
         </button>
       )}
