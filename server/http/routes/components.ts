@@ -27,7 +27,6 @@ export const componentRoutes: FastifyPluginAsync<{ components: ComponentService 
     app,
     {
       method: "POST",
-      errors: [409],
       url: "/components",
       summary: "Save a component from component_code or component_url (code wins; the URL is then metadata)",
       tags,
@@ -43,7 +42,8 @@ export const componentRoutes: FastifyPluginAsync<{ components: ComponentService 
     {
       method: "GET",
       url: "/components/registry/:key",
-      summary: "A published component, by key",
+      summary:
+        "A registry component by key: published, built-in, or found in the vendor's npm package @pipedream/<app>",
       tags,
       params: KeyParams,
       response: Data(Component),
@@ -68,8 +68,9 @@ export const componentRoutes: FastifyPluginAsync<{ components: ComponentService 
     app,
     {
       method: "POST",
+      errors: [409],
       url: "/components/:id/publish",
-      summary: "Publish a component to the registry (extension)",
+      summary: "Publish a component to the registry (extension); 409 when another user published its key",
       tags,
       params: IdParams,
       response: Data(Component),
