@@ -38,6 +38,16 @@ export default {
 };`,
   "/rss/sources/common/parse.mjs": `export const titles = (xml) => [...xml.matchAll(/<title>([^<]*)<\\/title>/g)].map((m) => m[1]);`,
   "/rss/rss.app.mjs": `export default { type: "app", app: "rss", methods: { async read(url) { return (await fetch(url)).text(); } } };`,
+  "/http/sources/new-requests/new-requests.mjs": `
+import { tag } from "../common/tag.mjs";
+export default {
+  key: "http-new-requests",
+  name: "My HTTP requests by URL",
+  version: "9.1.0",
+  props: { http: "$.interface.http" },
+  async run(event) { this.$emit({ mine: tag(event.method), path: event.path }); },
+};`,
+  "/http/sources/common/tag.mjs": `export const tag = (m) => "url:" + m;`,
   "/feed.xml": `<rss><channel><item><title>first</title></item><item><title>second</title></item></channel></rss>`,
 };
 
@@ -139,6 +149,35 @@ describe.each(testDatabases())("component keys per account on $name", (db) => {
     const daves = await waitForEvents(dave.client, davesByKey.id, "", 1);
     expect(daves[0]!.event).toMatchObject({ method: "POST", body: { y: 2 } });
     expect(daves[0]!.event).not.toHaveProperty("mine");
+  });
+
+  it("the other way round: own http-new-requests by URL (relative imports), own rss-new-item-in-feed by code", async () => {
+    const erin = await s.newUser();
+    const http = await erin.client.createSource({
+      component_url: `${files.url}/http/sources/new-requests/new-requests.mjs`,
+    });
+    const url = (http.configured_props.http as { endpoint_url: string }).endpoint_url;
+    await hit(url, { body: { z: 1 }, path: "/b" });
+    expect((await waitForEvents(erin.client, http.id, "", 1))[0]!.event).toEqual({ mine: "url:POST", path: "/b" });
+
+    const rssCode = `export default {
+      key: "rss-new-item-in-feed", name: "My RSS by code", version: "1.0.0",
+      props: { url: { type: "string" }, timer: { type: "$.interface.timer", default: { intervalSeconds: 3600 } } },
+      hooks: { async deploy() { await this.poll(); } },
+      methods: {
+        async poll() {
+          const xml = await (await fetch(this.url)).text();
+          for (const m of xml.matchAll(/<title>([^<]*)<\\/title>/g)) this.$emit({ title: m[1] }, { id: m[1] });
+        },
+      },
+      async run() { await this.poll(); },
+    };`;
+    const rss = await erin.client.createSource({ component_code: rssCode, configured_props: { url: `${files.url}/feed.xml` } });
+    expect((await waitForEvents(erin.client, rss.id, "", 2)).map((e) => e.event)).toEqual([{ title: "first" }, { title: "second" }]);
+    // Each resolves to erin's own by key; the registry still has the built-ins.
+    expect((await erin.client.getComponent("http-new-requests")).id).toBe(http.component_id);
+    expect((await erin.client.getComponent("rss-new-item-in-feed")).id).toBe(rss.component_id);
+    expect((await erin.client.getRegistryComponent("rss-new-item-in-feed")).name).not.toBe("My RSS by code");
   });
 
   it("a user's own rss-new-item-in-feed deploys by component_url with relative imports and emits every item", async () => {
