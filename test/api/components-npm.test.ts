@@ -5,6 +5,8 @@
  * deployable by key. HEADWATER_NPM_COMPONENTS=0 turns the lookup off (a plain 404).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "../../server/config.js";
+import { NpmComponents } from "../../server/components/npm-registry.js";
 import { expectApiError, timerComponent } from "../support/fixtures.js";
 import { startServer, type TestServer, type TestUser } from "../support/server.js";
 
@@ -91,5 +93,22 @@ describe("HEADWATER_NPM_COMPONENTS=0", () => {
     const fs = await import("node:fs");
     const cached = fs.existsSync(`${s.dataDir}/npm`) ? fs.readdirSync(`${s.dataDir}/npm`) : [];
     expect(cached.filter((d) => d.startsWith("@pipedream+"))).toEqual([]);
+  });
+});
+
+describe("configuration and package names", () => {
+  it("reads HEADWATER_NPM_COMPONENTS and the pinned versions, and refuses a bad list", () => {
+    const on = loadConfig({ HEADWATER_NPM_COMPONENT_VERSIONS: "@pipedream/postgresql@2.2.4, @pipedream/slack@^0.10" });
+    expect(on.npm.components).toBe(true);
+    expect(on.npm.componentVersions).toEqual({ "@pipedream/postgresql": "2.2.4", "@pipedream/slack": "^0.10" });
+    expect(loadConfig({ HEADWATER_NPM_COMPONENTS: "0" }).npm.components).toBe(false);
+    expect(() => loadConfig({ HEADWATER_NPM_COMPONENT_VERSIONS: "left-pad@1.0.0" })).toThrow(ConfigError);
+  });
+
+  it("takes the package from the key's part before its first dash", () => {
+    expect(NpmComponents.packageFor("postgresql-new-row")).toBe("@pipedream/postgresql");
+    expect(NpmComponents.packageFor("google_sheets-new-row-added")).toBe("@pipedream/google_sheets");
+    for (const bad of ["schedule", "-x", "Upper-case", "../etc-passwd", "a/b-c", ""])
+      expect(NpmComponents.packageFor(bad), bad).toBeUndefined();
   });
 });
