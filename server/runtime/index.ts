@@ -22,6 +22,7 @@ import { BundleCache } from "./bundles.js";
 import { cachingCatalog, httpProp, type RuntimeCatalog } from "./catalog.js";
 import { createDescriber, packageCacheFor } from "./describe.js";
 import { Invoker } from "./invoke.js";
+import { DelayedEmits } from "./delayed-emits.js";
 import type { PackageCache } from "./npm/cache.js";
 import { createPropOptionsRunner } from "./prop-options.js";
 import { RuntimeLifecycle } from "./lifecycle.js";
@@ -104,7 +105,9 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
   const quotas = new Quotas(quotasRepo, config.quotas);
   const endpointUrl = (id: string) => endpointUrlFor(deps.publicUrl(), id);
   const timeoutMs = config.sandbox.invocationTimeoutMs;
-  const invoker = new Invoker({ pool, bundles, events: deps.events, state, quotas, timeoutMs, endpointUrl });
+  // Emits with a future delivery_ts are held until then; the invoker appends through it.
+  const delayed = new DelayedEmits(db, deps.events, { log });
+  const invoker = new Invoker({ pool, bundles, events: delayed.heldStore, state, quotas, timeoutMs, endpointUrl });
   const queue = new DurableQueue(jobs, {
     // Targets held at once. More than the sandbox processes: a target waiting for a process keeps
     // its lease and its place (the pool serves waiters in order) instead of being looked for
@@ -184,9 +187,11 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       removeStaleTmpDirs(path.join(config.dataDir, "sandbox"));
       await queue.start();
       timers.start();
+      delayed.start();
     },
     async close() {
       await timers.stop();
+      await delayed.stop();
       await queue.stop();
       await pool.close();
     },

@@ -228,6 +228,8 @@ export class Invoker {
       event: e.data,
       meta: metaOf(e.meta),
       hops,
+      // Held until then by delayed-emits.ts (the EventStore this invoker is given).
+      ...(e.meta.delivery_ts !== undefined ? { deliverAt: e.meta.delivery_ts } : {}),
     }));
   }
 

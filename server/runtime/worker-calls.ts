@@ -24,7 +24,7 @@ export interface HttpResponse {
 
 export interface Emitted {
   data: unknown;
-  meta: { id?: string | number; name?: string; summary?: string; ts?: number };
+  meta: { id?: string | number; name?: string; summary?: string; ts?: number; delivery_ts?: number };
 }
 
 /** What one run streamed back. A run that was stopped keeps what it emitted and logged before. */
@@ -79,6 +79,8 @@ function sourceInput(
     bundle: proc.loaded.has(ready.key) ? undefined : ready.bundle,
     packageDirs: ready.packageDirs,
     props: source.configuredProps,
+    // `process.env.PD_COMPONENT` inside the run.
+    sourceId: source.id,
     db,
     endpoint: deps.endpointUrl(source.id),
   };

@@ -165,12 +165,13 @@ describe("isolation", () => {
     expect(list[emits - 1]!.event).toEqual({ priority: Math.min(19, os.getPriority() + SANDBOX_NICE) });
   });
 
-  it("shows the component an empty environment", async () => {
+  it("shows the component an empty environment (its temp dir and, as on the hosted service, its own id)", async () => {
     await hit(url, { body: { what: "env" } });
     emits += 1;
     const list = await waitForEvents(alice.client, sourceId, "", emits);
     const env = (list[emits - 1]!.event as { env: Record<string, string> }).env;
-    expect(Object.keys(env)).toEqual(["TMPDIR"]);
+    expect(Object.keys(env).sort()).toEqual(["PD_COMPONENT", "TMPDIR"]);
+    expect(env.PD_COMPONENT).toBe(sourceId);
     expect(JSON.stringify(env)).not.toContain(s.adminKey);
   });
 });

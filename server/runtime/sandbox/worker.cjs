@@ -192,6 +192,9 @@ async function handleInvoke(msg, item) {
     emit: (data, meta) => send({ t: "emit", id, item, data, meta: safeMeta(meta) }),
     respond: (response) => send({ t: "respond", id, item, response }),
   });
+  // The hosted service's way for a component to know its own id (the scheduled-tasks source
+  // subscribes itself with it); set for this run only, the process may serve other sources.
+  if (typeof msg.sourceId === "string") process.env.PD_COMPONENT = msg.sourceId;
   try {
     if (msg.action === "run") {
       if (typeof component.run === "function") await component.run.call(ctx, msg.event);
@@ -203,6 +206,8 @@ async function handleInvoke(msg, item) {
     return { dbChanges: dbChanges() };
   } catch (e) {
     return { dbChanges: dbChanges(), error: serialiseError(e) };
+  } finally {
+    delete process.env.PD_COMPONENT;
   }
 }
 
@@ -243,6 +248,8 @@ function safeMeta(meta) {
   if (typeof meta.name === "string") out.name = meta.name;
   if (meta.summary !== undefined) out.summary = String(meta.summary);
   if (typeof meta.ts === "number" && Number.isFinite(meta.ts)) out.ts = meta.ts;
+  // Epoch ms, as `Date.parse` gives it: the event is delivered then (server/runtime/delayed-emits.ts).
+  if (typeof meta.delivery_ts === "number" && Number.isFinite(meta.delivery_ts)) out.delivery_ts = meta.delivery_ts;
   return out;
 }
 
