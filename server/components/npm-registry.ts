@@ -41,6 +41,8 @@ const SOURCE_FILE = /\.(mjs|js|cjs|ts)$/;
 const MAX_SCANNED = 3000;
 /** How long "there is no such package" is believed before npm is asked again. */
 const MISSING_TTL_MS = 10 * 60_000;
+/** Most such answers remembered (made-up keys must not grow the map without end). */
+const MAX_MISSING = 1000;
 
 export class NpmComponents {
   private readonly missing = new Map<string, number>();
@@ -89,7 +91,9 @@ export class NpmComponents {
     } catch (err) {
       if (!(err instanceof PackageError)) throw err;
       if (/\b404\b|E404|Not Found|not in the package cache/i.test(err.message)) {
+        this.missing.delete(name);
         this.missing.set(name, Date.now() + MISSING_TTL_MS);
+        while (this.missing.size > MAX_MISSING) this.missing.delete(this.missing.keys().next().value!);
         return undefined;
       }
       throw new ComponentFetchError(err.message);
