@@ -116,16 +116,9 @@ export class ComponentService {
     };
   }
 
-  /**
-   * Saves a row made by `newRow`. Keys are per account, so this conflicts with nobody; only a
-   * row saved as published claims a registry key (409 when another user published it).
-   */
+  /** Saves a row made by `newRow`. Keys are per account: this conflicts with nobody. */
   async save(row: NewComponentRow, db?: Db): Promise<void> {
-    try {
-      await this.repo.insert(row, db);
-    } catch (err) {
-      throw registryConflict(err);
-    }
+    await this.repo.insert(row, db);
   }
 
   /** `POST /components`. */
@@ -236,14 +229,9 @@ export class ComponentService {
     }
     if (!found) return undefined;
     // Saved once: the next lookup finds it in the registry (and so does a restarted server).
+    // Two instances racing save it twice, harmlessly: the newest is the registry's.
     const row = { ...this.newRow(npm.ownerId, found), published: 1 };
-    try {
-      await this.save(row);
-    } catch (err) {
-      // Another instance saved it first, or a user published the key meanwhile: theirs is the registry's.
-      if (err instanceof ConflictError) return this.repo.findPublishedByKey(key);
-      throw err;
-    }
+    await this.save(row);
     return row as ComponentRow;
   }
 
@@ -277,14 +265,7 @@ export class ComponentService {
       const loaded = await this.load({ component_code: code });
       if (!loaded.description.key)
         throw new Error(`built-in component "${loaded.description.name}" has no key`);
-      const row = { ...this.newRow(ownerId, loaded), published: 1 };
-      try {
-        await this.save(row);
-      } catch (err) {
-        // A user published this key before the built-in existed: theirs stays the registry's.
-        if (err instanceof ConflictError) continue;
-        throw err;
-      }
+      await this.save({ ...this.newRow(ownerId, loaded), published: 1 });
     }
   }
 }

@@ -119,12 +119,19 @@ describe.each(testDatabases())("component keys per account on $name", (db) => {
     expect(lost.map((r) => (r.reason as { status: number }).status)).toEqual([409]);
   });
 
-  it("built-ins hold their registry keys, but block no user from saving them", async () => {
-    const builtin = await alice.client.getRegistryComponent("http-new-requests");
-    const mine = await alice.client.createComponent({ component_code: ownHttpSource("alice") });
-    expect(mine).toMatchObject({ key: "http-new-requests", name: "My HTTP requests" });
-    await expectApiError(alice.client.publishComponent(mine.id), 409, "conflict");
-    expect((await bob.client.getRegistryComponent("http-new-requests")).id).toBe(builtin.id);
+  it("built-ins block no user's key: a user may save and publish one, and the registry then gives theirs", async () => {
+    const builtin = await bob.client.getRegistryComponent("schedule");
+    const frank = await s.newUser();
+    const mine = await frank.client.createComponent({ component_code: timerComponent("schedule", "Frank's schedule") });
+    expect(mine.key).toBe("schedule");
+    expect((await frank.client.publishComponent(mine.id)).published).toBe(true);
+    expect((await bob.client.getRegistryComponent("schedule")).id).toBe(mine.id);
+    expect((await bob.client.createSource({ key: "schedule" })).component_id).toBe(mine.id);
+    // From then on the key is frank's in the registry: another user's publish is a 409.
+    const other = await bob.client.createComponent({ component_code: timerComponent("schedule", "Bob's") });
+    await expectApiError(bob.client.publishComponent(other.id), 409, "conflict");
+    // The built-in is still there by id (sources made from it keep running).
+    expect((await bob.client.getComponent(builtin.id)).key).toBe("schedule");
   });
 
   it("a user's own http-new-requests deploys by code next to the built-in; key lookups: account, then registry", async () => {

@@ -1,7 +1,7 @@
 /**
  * Migration 0004 on a database made before it: global key claims become registry claims for
- * what was published (built-ins included), unpublished keys are freed, and the repository
- * then lets another user save (but not publish) a published key.
+ * what users published; unpublished keys and the built-ins' (the system user's) are freed; the
+ * repository then lets another user save any key, and publish any but a user-published one.
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -15,8 +15,8 @@ import { openDb } from "../../server/store/db.js";
 import { ComponentsRepo, KeyTakenError } from "../../server/store/repos/components.js";
 import { testDatabases } from "../support/databases.js";
 
-const user = (id: string) =>
-  sql`INSERT INTO users (id, username, email, admin, created_ms, created_at, updated_at) VALUES (${id}, ${id}, '', 0, 1, 1, 1)`;
+const user = (id: string, username = id) =>
+  sql`INSERT INTO users (id, username, email, admin, created_ms, created_at, updated_at) VALUES (${id}, ${username}, '', 0, 1, 1, 1)`;
 const component = (id: string, userId: string, key: string, published: number) =>
   sql`INSERT INTO components (id, user_id, "key", code, code_hash, name, version, props, meta, published, created_ms, created_at, updated_at)
       VALUES (${id}, ${userId}, ${key}, 'x', 'h', 'n', '1', '[]', '{}', ${published}, 1, 1, 1)`;
@@ -42,7 +42,7 @@ describe.each(testDatabases())("migration 0004 (keys per account) on $name", (td
       const before = await migrator.migrateTo("0003_runtime");
       expect(before.error).toBeUndefined();
       for (const q of [
-        user("u_system"),
+        user("u_system", "headwater"),
         user("u_alice"),
         user("u_bob"),
         component("sc_builtin", "u_system", "http-new-requests", 1),
@@ -60,10 +60,7 @@ describe.each(testDatabases())("migration 0004 (keys per account) on $name", (td
     const opened = await openDb({ databaseUrl: fresh.databaseUrl, dataDir });
     try {
       const keys = await opened.db.selectFrom("registry_keys").select(["key", "user_id"]).orderBy("key").execute();
-      expect(keys).toEqual([
-        { key: "alice-published", user_id: "u_alice" },
-        { key: "http-new-requests", user_id: "u_system" },
-      ]);
+      expect(keys).toEqual([{ key: "alice-published", user_id: "u_alice" }]);
       const repo = new ComponentsRepo(opened.db);
       const row = (id: string, userId: string, key: string) => ({
         id, user_id: userId, key, code: "x", code_hash: "h", name: "n", version: "1", description: null,
@@ -73,11 +70,14 @@ describe.each(testDatabases())("migration 0004 (keys per account) on $name", (td
       for (const [i, key] of ["http-new-requests", "alice-published", "alice-private"].entries())
         await repo.insert(row(`sc_bob${i}`, "u_bob", key));
       expect((await repo.findOwnByKey("u_bob", "alice-private"))?.id).toBe("sc_bob2");
-      // ... and publish the freed one, but not a key the registry holds.
+      // Before anyone publishes a built-in's key, the registry gives the built-in.
+      expect((await repo.findPublishedByKey("http-new-requests"))?.id).toBe("sc_builtin");
+      // ... bob may publish the freed key and the built-in's, but not a key a user published.
       await repo.publish({ id: "sc_bob2", user_id: "u_bob", key: "alice-private" }, 3);
+      await repo.publish({ id: "sc_bob0", user_id: "u_bob", key: "http-new-requests" }, 3);
       await expect(repo.publish({ id: "sc_bob1", user_id: "u_bob", key: "alice-published" }, 3)).rejects.toBeInstanceOf(KeyTakenError);
       expect((await repo.findPublishedByKey("alice-published"))?.id).toBe("sc_pub");
-      expect((await repo.findPublishedByKey("http-new-requests"))?.id).toBe("sc_builtin");
+      expect((await repo.findPublishedByKey("http-new-requests"))?.id).toBe("sc_bob0");
       expect((await repo.findPublishedByKey("alice-private"))?.id).toBe("sc_bob2");
     } finally {
       await opened.close();

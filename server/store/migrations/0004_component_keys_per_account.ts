@@ -1,8 +1,10 @@
 /**
  * 0004: component keys name a component within one account (decisions.md, Components). Until
  * now `component_keys` made every key global: the first user to save a key held it. From here on
- * only the registry is one namespace: `registry_keys` says who published each key there.
- * Existing databases keep what they published (built-ins included); unpublished keys are freed.
+ * only the registry is one namespace: `registry_keys` says which user published each key there.
+ * Existing databases keep what users published; unpublished keys are freed, and so are the keys
+ * of the built-ins (published by the system user `headwater`, see components/builtin/seed.ts),
+ * which block no user's key.
  * Written once for SQLite and PostgreSQL.
  */
 import { sql, type Kysely } from "kysely";
@@ -19,6 +21,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     INSERT INTO registry_keys ("key", user_id, created_at)
     SELECT "key", MIN(user_id), MIN(updated_at) FROM components
     WHERE published = 1 AND "key" IS NOT NULL
+      AND user_id NOT IN (SELECT id FROM users WHERE username = 'headwater')
     GROUP BY "key"`.execute(db);
   await db.schema.dropTable("component_keys").execute();
   // "The account's newest component with this key" is the lookup of every key request.

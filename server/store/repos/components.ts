@@ -2,7 +2,8 @@
  * Saved components and the registry's keys. Every read is scoped to its owner, except the
  * registry (published components, visible to all). A key names a component within one account
  * (any number of users may save the same key); only the registry is one namespace, held in
- * `registry_keys` by whoever published the key first.
+ * `registry_keys` by the user who published the key first. Built-in and vendor components are
+ * published by the system user and hold no key there: they block no user's key.
  */
 import type { Insertable, Selectable } from "kysely";
 import type { Db } from "../db.js";
@@ -24,17 +25,12 @@ export class ComponentsRepo {
   constructor(private readonly db: Db) {}
 
   /**
-   * Inserts a component. One saved as published (a built-in, a vendor component) claims its
-   * registry key in the same transaction. Pass a transaction as `db` to make it part of a
-   * larger write (a source created from code).
+   * Inserts a component. Keys are per account, so this conflicts with nobody; rows saved as
+   * published here are the system's (built-ins, vendor components), which claim no registry key.
+   * Pass a transaction as `db` to make it part of a larger write (a source created from code).
    */
-  async insert(row: NewComponentRow, db?: Db): Promise<void> {
-    if (row.published === 1 && row.key) {
-      const key = row.key;
-      if (!db) return this.db.transaction().execute((trx) => this.insert(row, trx));
-      await this.claimRegistryKey(db, key, row.user_id, row.created_at);
-    }
-    await (db ?? this.db).insertInto("components").values(row).execute();
+  async insert(row: NewComponentRow, db: Db = this.db): Promise<void> {
+    await db.insertInto("components").values(row).execute();
   }
 
   /** Makes `userId` the registry holder of `key`, unless another user already is. */
@@ -98,19 +94,15 @@ export class ComponentsRepo {
       .executeTakeFirst();
   }
 
-  /** The registry's component for this key: the holder's newest published one. */
+  /**
+   * The registry's component for this key: the newest published by the user holding the key,
+   * else (no user published it) the system's newest: a built-in or a vendor component.
+   */
   async findPublishedByKey(key: string): Promise<ComponentRow | undefined> {
-    return this.db
-      .selectFrom("components")
-      .selectAll()
-      .where("key", "=", key)
-      .where("published", "=", 1)
-      .where("user_id", "=", (eb) =>
-        eb.selectFrom("registry_keys").select("registry_keys.user_id").where("registry_keys.key", "=", key),
-      )
-      .orderBy("created_ms", "desc")
-      .orderBy("id", "desc")
-      .executeTakeFirst();
+    const holder = await this.registryHolder(key);
+    let q = this.db.selectFrom("components").selectAll().where("key", "=", key).where("published", "=", 1);
+    if (holder) q = q.where("user_id", "=", holder);
+    return q.orderBy("created_ms", "desc").orderBy("id", "desc").executeTakeFirst();
   }
 
   /** The owner's component with this code, if saved before (built-ins are saved once). */
