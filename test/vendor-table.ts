@@ -60,9 +60,19 @@ async function main(): Promise<void> {
         headers: { authorization: `Bearer ${user.key}`, "content-type": "application/json" },
         body: JSON.stringify({ component_url: `${server.url}${file}` }),
       });
-      const body = (await res.json()) as { data?: { key: string; configurable_props: Array<{ name: string; type: string }> }; error?: string };
+      const body = (await res.json()) as {
+        data?: { key: string; configurable_props: Array<{ name: string; type: string }> };
+        error?: string;
+      };
       const props = body.data?.configurable_props.map((p) => `${p.name}:${p.type}`).join(", ") ?? "";
-      rows.push({ pkg, file, key: body.data?.key ?? file.split("/").pop()!, ok: res.status === 200, props, why: res.status === 200 ? "" : `${res.status} ${body.error ?? ""}` });
+      rows.push({
+        pkg,
+        file,
+        key: body.data?.key ?? file.split("/").pop()!,
+        ok: res.status === 200,
+        props,
+        why: res.status === 200 ? "" : `${res.status} ${body.error ?? ""}`,
+      });
       process.stderr.write(res.status === 200 ? "." : "x");
     }
   } finally {
@@ -73,7 +83,8 @@ async function main(): Promise<void> {
   }
   const cell = (t: string) => t.replace(/\|/g, "\\|").replace(/\s+/g, " ").slice(0, 300);
   console.log(`| package | component key | loads | props | why not |\n|---|---|---|---|---|`);
-  for (const r of rows) console.log(`| ${r.pkg} | ${r.key} | ${r.ok ? "yes" : "NO"} | ${cell(r.props)} | ${cell(r.why)} |`);
+  for (const r of rows)
+    console.log(`| ${r.pkg} | ${r.key} | ${r.ok ? "yes" : "NO"} | ${cell(r.props)} | ${cell(r.why)} |`);
   const ok = rows.filter((r) => r.ok).length;
   console.log(`\n${ok} of ${rows.length} components load.`);
 }

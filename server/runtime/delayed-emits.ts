@@ -6,8 +6,8 @@
  * Such an emit is held in the `delayed_emits` table (so it survives a restart) under its source
  * (delivered as that source's event, on the channel it was emitted to; removed with the source:
  * SourceStateRepo.drop), and appended to the event store once due. Hooked in as an EventStore
- * wrapper (`heldStore`): whatever appends a run's emits goes through it, and events without a
- * future `deliverAt` pass straight on.
+ * wrapper (`wrap(store)`, given to the invoker): whatever stores a run's emits goes through it,
+ * and events without a future `deliverAt` pass straight on.
  *
  * Delivery: a loop wakes at the next due time (at least every `pollMs`, for rows another
  * instance added), claims each due row with a compare-and-set on `claimed_until`, appends the
@@ -27,6 +27,8 @@ export interface DelayedEmitsOptions {
 }
 
 const BATCH = 100;
+/** The latest time a Date can hold; a later `delivery_ts` is not a time, and is delivered now. */
+const MAX_TIME = 8.64e15;
 
 export class DelayedEmits {
   private timer: NodeJS.Timeout | undefined;
@@ -44,16 +46,36 @@ export class DelayedEmits {
     this.claimMs = options.claimMs ?? 30_000;
   }
 
-  /** The event store as the invoker should see it: future emits are held, the rest appended. */
-  readonly heldStore: EventStore = {
-    append: async (inputs: EmitInput[]): Promise<StoredEvent[]> => {
-      const now = Date.now();
-      const later = inputs.filter((i) => i.deliverAt !== undefined && i.deliverAt > now);
-      if (later.length === 0) return this.events.append(inputs);
-      const [stored] = await Promise.all([this.events.append(inputs.filter((i) => !later.includes(i))), this.hold(later, now)]);
-      return stored;
-    },
-  };
+  /**
+   * The event store as the invoker should see it: every method that stores a run's emits
+   * (`append`, and `commit` where the store has it) holds the ones with a future `deliverAt`
+   * first, then passes the rest on with its other arguments unchanged. Held before the store's
+   * own write: if that write fails the run is retried and may hold its event twice (at least
+   * once), never lose it.
+   */
+  wrap<S extends EventStore>(store: S): S {
+    const storing = new Set<PropertyKey>(["append", "commit"]);
+    return new Proxy(store, {
+      get: (target, key) => {
+        const value: unknown = Reflect.get(target, key, target);
+        if (typeof value !== "function") return value;
+        const method = value as (...args: unknown[]) => Promise<StoredEvent[]>;
+        if (!storing.has(key)) return method.bind(target);
+        return async (inputs: EmitInput[], ...rest: unknown[]): Promise<StoredEvent[]> => {
+          const now = Date.now();
+          const later = inputs.filter(
+            (i) => i.deliverAt !== undefined && i.deliverAt > now && i.deliverAt <= MAX_TIME,
+          );
+          if (later.length === 0) return method.apply(target, [inputs, ...rest]);
+          await this.hold(later, now);
+          const rest_ = inputs.filter((i) => !later.includes(i));
+          // A bare append of nothing is no write at all; a commit still ends its job.
+          if (rest_.length === 0 && key === "append") return [];
+          return method.apply(target, [rest_, ...rest]);
+        };
+      },
+    });
+  }
 
   private async hold(inputs: EmitInput[], now: number): Promise<void> {
     await this.db
@@ -150,19 +172,35 @@ export class DelayedEmits {
         if (Number(r.numUpdatedRows) === 1) claimed.push(row);
       }
       if (claimed.length > 0) {
-        await this.events.append(
-          claimed.map((row) => ({
-            emitterId: row.source_id,
-            ownerId: row.owner_id,
-            channel: row.channel,
-            event: JSON.parse(row.event) as unknown,
-            meta: JSON.parse(row.meta) as EmitInput["meta"],
-            hops: row.hops,
-          })),
+        // A source deleted while its run was still storing these: they go with it.
+        const alive = new Set(
+          (
+            await this.db
+              .selectFrom("sources")
+              .select("id")
+              .where("id", "in", [...new Set(claimed.map((r) => r.source_id))])
+              .execute()
+          ).map((r) => r.id),
         );
+        const deliver = claimed.filter((row) => alive.has(row.source_id));
+        if (deliver.length > 0)
+          await this.events.append(
+            deliver.map((row) => ({
+              emitterId: row.source_id,
+              ownerId: row.owner_id,
+              channel: row.channel,
+              event: JSON.parse(row.event) as unknown,
+              meta: JSON.parse(row.meta) as EmitInput["meta"],
+              hops: row.hops,
+            })),
+          );
         await this.db
           .deleteFrom("delayed_emits")
-          .where("id", "in", claimed.map((r) => r.id))
+          .where(
+            "id",
+            "in",
+            claimed.map((r) => r.id),
+          )
           .execute();
       }
       if (due.length < BATCH) return;

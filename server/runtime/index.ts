@@ -107,7 +107,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
   const timeoutMs = config.sandbox.invocationTimeoutMs;
   // Emits with a future delivery_ts are held until then; the invoker appends through it.
   const delayed = new DelayedEmits(db, deps.events, { log });
-  const invoker = new Invoker({ pool, bundles, events: delayed.heldStore, state, quotas, timeoutMs, endpointUrl });
+  const invoker = new Invoker({ pool, bundles, events: delayed.wrap(deps.events), state, quotas, timeoutMs, endpointUrl });
   const queue = new DurableQueue(jobs, {
     // Targets held at once. More than the sandbox processes: a target waiting for a process keeps
     // its lease and its place (the pool serves waiters in order) instead of being looked for

@@ -18,7 +18,8 @@ export default {
   },
 };`;
 
-const endpointOf = (src: { configured_props: Record<string, unknown> }) => (src.configured_props.http as { endpoint_url: string }).endpoint_url;
+const endpointOf = (src: { configured_props: Record<string, unknown> }) =>
+  (src.configured_props.http as { endpoint_url: string }).endpoint_url;
 
 describe.each(testDatabases())("delivery_ts on $name", (database) => {
   let s: TestServer | undefined;
@@ -28,22 +29,32 @@ describe.each(testDatabases())("delivery_ts on $name", (database) => {
   });
 
   const held = async (sourceId: string) =>
-    (await s!.server.store.db.selectFrom("delayed_emits").select("id").where("source_id", "=", sourceId).execute()).length;
+    (
+      await s!.server.store.db
+        .selectFrom("delayed_emits")
+        .select("id")
+        .where("source_id", "=", sourceId)
+        .execute()
+    ).length;
 
-  it("delivers the event on its channel no earlier than delivery_ts; PD_COMPONENT is the source's id", { timeout: 60_000 }, async () => {
-    s = await startServer({ db: database });
-    const alice = await s.newUser();
-    const src = await alice.client.createSource({ component_code: COMPONENT });
-    await hit(endpointOf(src), { body: { delayMs: 1500 } });
-    const [now] = await waitForEvents(alice.client, src.id, "", 1);
-    expect(now!.event).toEqual({ n: "now", component: src.id });
-    const [later] = await waitForEvents(alice.client, src.id, "self", 1, 30_000);
-    const at = (later!.event as { at: number }).at;
-    expect(later!.event).toEqual({ n: "later", at });
-    expect(later!.indexed_at_ms).toBeGreaterThanOrEqual(at);
-    expect(await held(src.id)).toBe(0);
-    expect(await channelEvents(alice.client, src.id, "$errors")).toEqual([]);
-  });
+  it(
+    "delivers the event on its channel no earlier than delivery_ts; PD_COMPONENT is the source's id",
+    { timeout: 60_000 },
+    async () => {
+      s = await startServer({ db: database });
+      const alice = await s.newUser();
+      const src = await alice.client.createSource({ component_code: COMPONENT });
+      await hit(endpointOf(src), { body: { delayMs: 1500 } });
+      const [now] = await waitForEvents(alice.client, src.id, "", 1);
+      expect(now!.event).toEqual({ n: "now", component: src.id });
+      const [later] = await waitForEvents(alice.client, src.id, "self", 1, 30_000);
+      const at = (later!.event as { at: number }).at;
+      expect(later!.event).toEqual({ n: "later", at });
+      expect(later!.indexed_at_ms).toBeGreaterThanOrEqual(at);
+      expect(await held(src.id)).toBe(0);
+      expect(await channelEvents(alice.client, src.id, "$errors")).toEqual([]);
+    },
+  );
 
   it("keeps a held event across a restart and delivers it after", { timeout: 90_000 }, async () => {
     s = await startServer({ db: database });
@@ -60,10 +71,32 @@ describe.each(testDatabases())("delivery_ts on $name", (database) => {
     expect((await channelEvents(alice.client, src.id, "self")).length).toBe(1);
   });
 
+  it("delivers at once what is not a time (a string, beyond the last Date, in the past), without errors", { timeout: 60_000 }, async () => {
+    s = await startServer({ db: database });
+    const alice = await s.newUser();
+    const code = `export default {
+      props: { http: "$.interface.http" },
+      run() {
+        for (const [n, delivery_ts] of [["string", "tomorrow"], ["huge", 1e20], ["past", 1000], ["nan", NaN]]) {
+          this.$emit({ n }, { name: "self", delivery_ts });
+        }
+      },
+    };`;
+    const src = await alice.client.createSource({ component_code: code });
+    await hit(endpointOf(src), { body: {} });
+    const got = await waitForEvents(alice.client, src.id, "self", 4);
+    expect(got.map((e) => (e.event as { n: string }).n).sort()).toEqual(["huge", "nan", "past", "string"]);
+    expect(await held(src.id)).toBe(0);
+    expect(await channelEvents(alice.client, src.id, "$errors")).toEqual([]);
+  });
+
   it("removes the source's held events with it; other sources keep theirs", { timeout: 60_000 }, async () => {
     s = await startServer({ db: database });
     const alice = await s.newUser();
-    const [a, b] = [await alice.client.createSource({ component_code: COMPONENT }), await alice.client.createSource({ component_code: COMPONENT })];
+    const [a, b] = [
+      await alice.client.createSource({ component_code: COMPONENT }),
+      await alice.client.createSource({ component_code: COMPONENT }),
+    ];
     for (const src of [a, b]) {
       await hit(endpointOf(src), { body: { delayMs: 600_000 } });
       await waitForEvents(alice.client, src.id, "", 1);

@@ -9,7 +9,9 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compileBundle } from "../../server/runtime/compile.js";
 
-type Loader = { loadBundle: (bundle: unknown, packageDirs: Record<string, string>) => Record<string, unknown> };
+type Loader = {
+  loadBundle: (bundle: unknown, packageDirs: Record<string, string>) => Record<string, unknown>;
+};
 const { loadBundle } = createRequire(import.meta.url)("../../server/runtime/sandbox/loader.cjs") as Loader;
 
 /** One install dir per package, as server/runtime/npm/cache.ts makes them. */
@@ -32,7 +34,11 @@ describe("sandbox loader", () => {
     dirs = {
       // ESM-only, and reachable only through the `import` condition.
       "import-only": install(root, "import-only", {
-        "package.json": JSON.stringify({ name: "import-only", type: "module", exports: { ".": { import: "./index.js" } } }),
+        "package.json": JSON.stringify({
+          name: "import-only",
+          type: "module",
+          exports: { ".": { import: "./index.js" } },
+        }),
         "index.js": "export default function greet(n) { return `hi ${n}`; }\nexport const version = 3;",
       }),
       // ESM-only with an object default and named exports.
@@ -43,9 +49,24 @@ describe("sandbox loader", () => {
       // CommonJS as TypeScript emits it: __esModule set, no `default`.
       "ts-cjs": install(root, "ts-cjs", {
         "package.json": JSON.stringify({ name: "ts-cjs", main: "index.js" }),
-        "index.js": 'Object.defineProperty(exports, "__esModule", { value: true });\nexports.add = (a, b) => a + b;',
+        "index.js":
+          'Object.defineProperty(exports, "__esModule", { value: true });\nexports.add = (a, b) => a + b;',
+      }),
+      // A package that requires @pipedream/platform itself, with a stand-in for the vendor's
+      // package installed beside it (as npm would install it as a dependency).
+      "uses-platform": install(root, "uses-platform", {
+        "package.json": JSON.stringify({ name: "uses-platform", main: "index.js" }),
+        "index.js":
+          'const p = require("@pipedream/platform"); module.exports = { vendor: p.vendor === true, sql: typeof p.sqlProxy };',
       }),
     };
+    const standIn = path.join(dirs["uses-platform"]!, "node_modules", "@pipedream", "platform");
+    fs.mkdirSync(standIn, { recursive: true });
+    fs.writeFileSync(
+      path.join(standIn, "package.json"),
+      JSON.stringify({ name: "@pipedream/platform", main: "index.js" }),
+    );
+    fs.writeFileSync(path.join(standIn, "index.js"), "module.exports = { vendor: true };");
   });
   afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
 
@@ -64,13 +85,29 @@ describe("sandbox loader", () => {
   });
 
   it("import x from a CommonJS package marked __esModule gets module.exports, as in Node", () => {
-    const c = load(`import lib, { add } from "ts-cjs"; import * as all from "ts-cjs"; export default { viaDefault: lib.add(1, 2), named: add(2, 2), star: all.add(3, 3), starDefault: all.default === lib };`);
+    const c = load(
+      `import lib, { add } from "ts-cjs"; import * as all from "ts-cjs"; export default { viaDefault: lib.add(1, 2), named: add(2, 2), star: all.add(3, 3), starDefault: all.default === lib };`,
+    );
     expect(c).toEqual({ viaDefault: 3, named: 4, star: 6, starDefault: true });
   });
 
+  it("gives npm packages that require @pipedream/platform our shim, never the installed package", () => {
+    expect(load(`module.exports = require("uses-platform");`)).toEqual({ vendor: false, sql: "object" });
+  });
+
   it("keys files above the main file's folder apart from their namesakes below it", () => {
-    const bundle = compileBundle("", { "../common/c.mjs": "", "./common/c.mjs": "", "../../common/c.mjs": "", "./a/../b/./d.mjs": "" });
-    expect(Object.keys(bundle.files).sort()).toEqual(["../../common/c.mjs", "../common/c.mjs", "b/d.mjs", "common/c.mjs"]);
+    const bundle = compileBundle("", {
+      "../common/c.mjs": "",
+      "./common/c.mjs": "",
+      "../../common/c.mjs": "",
+      "./a/../b/./d.mjs": "",
+    });
+    expect(Object.keys(bundle.files).sort()).toEqual([
+      "../../common/c.mjs",
+      "../common/c.mjs",
+      "b/d.mjs",
+      "common/c.mjs",
+    ]);
     const c = load(
       `import up from "../common/c.mjs"; import here from "./common/c.mjs"; import top from "../../common/c.mjs"; export default { up, here, top };`,
       {

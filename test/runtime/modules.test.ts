@@ -10,7 +10,8 @@ import { serveFiles, type FilesServer } from "../support/files-server.js";
 import { startServer, type TestServer, type TestUser } from "../support/server.js";
 import { channelEvents, hit, waitForEvents } from "./helpers.js";
 
-const endpointOf = (src: { configured_props: Record<string, unknown> }) => (src.configured_props.http as { endpoint_url: string }).endpoint_url;
+const endpointOf = (src: { configured_props: Record<string, unknown> }) =>
+  (src.configured_props.http as { endpoint_url: string }).endpoint_url;
 
 /** The first event on the default channel, or the run's error when there is none. */
 async function firstEvent(user: TestUser, sourceId: string): Promise<Record<string, unknown>> {
@@ -53,16 +54,20 @@ describe("relative imports", () => {
     await files?.close();
   });
 
-  it("resolve against the importing module's own folder, at any depth, by URL", { timeout: 60_000 }, async () => {
-    const src = await alice.client.createSource({ component_url: `${files.url}/pkg/sources/x/x.mjs` });
-    await hit(endpointOf(src), { body: {} });
-    expect(await firstEvent(alice, src.id)).toEqual({
-      near: "sources/common",
-      far: "common",
-      viaSibling: "sources/common",
-      deep: ["common", "sources/x/lib/deep"],
-    });
-  });
+  it(
+    "resolve against the importing module's own folder, at any depth, by URL",
+    { timeout: 60_000 },
+    async () => {
+      const src = await alice.client.createSource({ component_url: `${files.url}/pkg/sources/x/x.mjs` });
+      await hit(endpointOf(src), { body: {} });
+      expect(await firstEvent(alice, src.id)).toEqual({
+        near: "sources/common",
+        far: "common",
+        viaSibling: "sources/common",
+        deep: ["common", "sources/x/lib/deep"],
+      });
+    },
+  );
 });
 
 describe("npm interop", () => {
@@ -72,7 +77,9 @@ describe("npm interop", () => {
   let apiUrl: string;
 
   beforeAll(async () => {
-    api = http.createServer((req, res) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ path: req.url })));
+    api = http.createServer((req, res) =>
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ path: req.url })),
+    );
     await new Promise<void>((r) => api.listen(0, "127.0.0.1", r));
     apiUrl = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
     s = await startServer({ env: { HEADWATER_SANDBOX_ALLOW_PRIVATE_NETWORK: "1" } });
@@ -83,8 +90,11 @@ describe("npm interop", () => {
     await new Promise<void>((r) => api?.close(() => r()));
   });
 
-  it("require() of an ESM-only package (node-fetch 3) is callable, named exports reachable; node-fetch@2 still works", { timeout: 240_000 }, async () => {
-    const code = `
+  it(
+    "require() of an ESM-only package (node-fetch 3) is callable, named exports reachable; node-fetch@2 still works",
+    { timeout: 240_000 },
+    async () => {
+      const code = `
       const fetch = require("node-fetch");
       const { Headers } = require("node-fetch");
       const fetch2 = require("node-fetch@2");
@@ -96,10 +106,18 @@ describe("npm interop", () => {
           this.$emit({ kind: typeof fetch, v3, v2, header: new Headers({ a: "1" }).get("a"), named: typeof fetch.Response, hasDefault: typeof fetch.default });
         },
       };`;
-    const src = await alice.client.createSource({ component_code: code });
-    await hit(endpointOf(src), { body: { url: apiUrl } });
-    expect(await firstEvent(alice, src.id)).toEqual({ kind: "function", v3: { path: "/three" }, v2: { path: "/two" }, header: "1", named: "function", hasDefault: "function" });
-  });
+      const src = await alice.client.createSource({ component_code: code });
+      await hit(endpointOf(src), { body: { url: apiUrl } });
+      expect(await firstEvent(alice, src.id)).toEqual({
+        kind: "function",
+        v3: { path: "/three" },
+        v2: { path: "/two" },
+        header: "1",
+        named: "function",
+        hasDefault: "function",
+      });
+    },
+  );
 
   it("import of an ESM-only package gets its default and named exports", { timeout: 240_000 }, async () => {
     const code = `
@@ -114,11 +132,19 @@ describe("npm interop", () => {
       };`;
     const src = await alice.client.createSource({ component_code: code });
     await hit(endpointOf(src), { body: { url: apiUrl } });
-    expect(await firstEvent(alice, src.id)).toEqual({ got: { path: "/esm" }, header: "2", nsDefault: "function", nsNamed: "function" });
+    expect(await firstEvent(alice, src.id)).toEqual({
+      got: { path: "/esm" },
+      header: "2",
+      nsDefault: "function",
+      nsNamed: "function",
+    });
   });
 
-  it("import x from a CommonJS package gets module.exports, even one marked __esModule (uuid 8)", { timeout: 240_000 }, async () => {
-    const code = `
+  it(
+    "import x from a CommonJS package gets module.exports, even one marked __esModule (uuid 8)",
+    { timeout: 240_000 },
+    async () => {
+      const code = `
       import uuid from "uuid@8.3.2";
       import { validate } from "uuid@8.3.2";
       import * as all from "uuid@8.3.2";
@@ -129,8 +155,14 @@ describe("npm interop", () => {
           this.$emit({ valid: validate(id), version: uuid.version(id), star: typeof all.v4, starDefault: all.default === uuid });
         },
       };`;
-    const src = await alice.client.createSource({ component_code: code });
-    await hit(endpointOf(src), { body: {} });
-    expect(await firstEvent(alice, src.id)).toEqual({ valid: true, version: 4, star: "function", starDefault: true });
-  });
+      const src = await alice.client.createSource({ component_code: code });
+      await hit(endpointOf(src), { body: {} });
+      expect(await firstEvent(alice, src.id)).toEqual({
+        valid: true,
+        version: 4,
+        star: "function",
+        starDefault: true,
+      });
+    },
+  );
 });

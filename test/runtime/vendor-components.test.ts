@@ -15,7 +15,10 @@ import { channelEvents, hit, waitForEvents } from "./helpers.js";
 const POSTGRESQL = "@pipedream/postgresql@2.2.4";
 const SHOPIFY = "@pipedream/shopify@1.0.1";
 const PG_URL = process.env.HEADWATER_TEST_DATABASE_URL;
-if (!PG_URL) console.warn("HEADWATER_TEST_DATABASE_URL is not set: the vendor's PostgreSQL sources are not run (they need a PostgreSQL server with SSL, see .ci/run).");
+if (!PG_URL)
+  console.warn(
+    "HEADWATER_TEST_DATABASE_URL is not set: the vendor's PostgreSQL sources are not run (they need a PostgreSQL server with SSL, see .ci/run).",
+  );
 
 /** Serves each package's files under `/<prefix>/`. */
 async function servePackages(packages: Record<string, string>): Promise<FilesServer> {
@@ -27,7 +30,11 @@ async function servePackages(packages: Record<string, string>): Promise<FilesSer
 }
 
 /** Events on the default channel, oldest first; with the run's errors when they do not come. */
-async function events(user: TestUser, sourceId: string, count: number): Promise<Array<Record<string, unknown>>> {
+async function events(
+  user: TestUser,
+  sourceId: string,
+  count: number,
+): Promise<Array<Record<string, unknown>>> {
   const got = await waitForEvents(user.client, sourceId, "", count, 90_000).catch(async (err: Error) => {
     const errors = await channelEvents(user.client, sourceId, "$errors");
     throw new Error(`${err.message}; $errors: ${JSON.stringify(errors.map((x) => x.event)).slice(0, 3000)}`);
@@ -53,19 +60,34 @@ describe("the vendor's shopify new-event-emitted", () => {
     if (dir) fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it("loads by URL with its relative imports and shows its props (topics from sources/common/constants.mjs)", { timeout: 300_000 }, async () => {
-    const r = await hit(`${s.baseUrl}/components`, {
-      body: { component_url: `${files.url}/shopify/sources/new-event-emitted/new-event-emitted.mjs` },
-      headers: { authorization: `Bearer ${alice.key}` },
-    });
-    expect(r.status, r.text).toBe(200);
-    const component = (r.json as { data: { key: string; configurable_props: Array<{ name: string; type: string; options?: unknown[] }> } }).data;
-    expect(component.key).toBe("shopify-new-event-emitted");
-    const topic = component.configurable_props.find((p) => p.name === "topic");
-    expect(topic?.type).toBe("string");
-    expect(topic?.options).toEqual(expect.arrayContaining([{ value: "APP_UNINSTALLED", label: "app/uninstalled" }]));
-    expect(component.configurable_props.map((p) => p.name)).toEqual(expect.arrayContaining(["app", "db", "http", "topic"]));
-  });
+  it(
+    "loads by URL with its relative imports and shows its props (topics from sources/common/constants.mjs)",
+    { timeout: 300_000 },
+    async () => {
+      const r = await hit(`${s.baseUrl}/components`, {
+        body: { component_url: `${files.url}/shopify/sources/new-event-emitted/new-event-emitted.mjs` },
+        headers: { authorization: `Bearer ${alice.key}` },
+      });
+      expect(r.status, r.text).toBe(200);
+      const component = (
+        r.json as {
+          data: {
+            key: string;
+            configurable_props: Array<{ name: string; type: string; options?: unknown[] }>;
+          };
+        }
+      ).data;
+      expect(component.key).toBe("shopify-new-event-emitted");
+      const topic = component.configurable_props.find((p) => p.name === "topic");
+      expect(topic?.type).toBe("string");
+      expect(topic?.options).toEqual(
+        expect.arrayContaining([{ value: "APP_UNINSTALLED", label: "app/uninstalled" }]),
+      );
+      expect(component.configurable_props.map((p) => p.name)).toEqual(
+        expect.arrayContaining(["app", "db", "http", "topic"]),
+      );
+    },
+  );
 });
 
 describe.skipIf(!PG_URL)("the vendor's postgresql sources against the test PostgreSQL (SSL)", () => {
@@ -120,12 +142,23 @@ describe.skipIf(!PG_URL)("the vendor's postgresql sources against the test Postg
     };
   };
 
+  it("runs against a PostgreSQL with SSL on (bash .ci/run turns it on with a self-signed certificate)", async () => {
+    const { rows } = await db.query<{ ssl: string }>("SHOW ssl");
+    expect(rows[0]!.ssl, "SSL is off on the test PostgreSQL: run the SSL step of .ci/run").toBe("on");
+  });
+
   it("new-row: existing rows at deploy, then each new row emitted once", { timeout: 300_000 }, async () => {
     await db.query("CREATE TABLE orders (id serial PRIMARY KEY, item text NOT NULL)");
     await db.query("INSERT INTO orders (item) VALUES ('a'), ('b')");
     const src = await alice.client.createSource({
       component_url: `${files.url}/postgresql/sources/new-row/new-row.mjs`,
-      configured_props: { postgresql: auth(), schema: "public", table: "orders", column: "id", timer: { intervalSeconds: 1 } },
+      configured_props: {
+        postgresql: auth(),
+        schema: "public",
+        table: "orders",
+        column: "id",
+        timer: { intervalSeconds: 1 },
+      },
     });
     expect((await events(alice, src.id, 2)).map((e) => e.item).sort()).toEqual(["a", "b"]);
     await db.query("INSERT INTO orders (item) VALUES ('c'), ('d')");
@@ -138,7 +171,9 @@ describe.skipIf(!PG_URL)("the vendor's postgresql sources against the test Postg
   });
 
   it("new-or-updated-row: new rows and updated rows are emitted", { timeout: 300_000 }, async () => {
-    await db.query("CREATE TABLE tasks (id serial PRIMARY KEY, title text NOT NULL, updated_at timestamptz NOT NULL DEFAULT now())");
+    await db.query(
+      "CREATE TABLE tasks (id serial PRIMARY KEY, title text NOT NULL, updated_at timestamptz NOT NULL DEFAULT now())",
+    );
     await db.query("INSERT INTO tasks (title) VALUES ('write'), ('test')");
     const src = await alice.client.createSource({
       component_url: `${files.url}/postgresql/sources/new-or-updated-row/new-or-updated-row.mjs`,
@@ -152,7 +187,9 @@ describe.skipIf(!PG_URL)("the vendor's postgresql sources against the test Postg
       },
     });
     expect((await events(alice, src.id, 2)).map((e) => e.title).sort()).toEqual(["test", "write"]);
-    await db.query("UPDATE tasks SET title = 'write more', updated_at = now() + interval '1 second' WHERE title = 'write'");
+    await db.query(
+      "UPDATE tasks SET title = 'write more', updated_at = now() + interval '1 second' WHERE title = 'write'",
+    );
     await events(alice, src.id, 3);
     await db.query("INSERT INTO tasks (title, updated_at) VALUES ('ship', now() + interval '2 seconds')");
     const all = await events(alice, src.id, 4);

@@ -31,7 +31,10 @@ export function vendorTempDir(): string {
  */
 export async function packVendor(spec: string, dir: string): Promise<string> {
   const into = fs.mkdtempSync(path.join(dir, "pack-"));
-  const { stdout } = await run(NPM, ["pack", spec, "--silent", "--pack-destination", into], { env: npmEnv(), timeout: 120_000 });
+  const { stdout } = await run(NPM, ["pack", spec, "--silent", "--pack-destination", into], {
+    env: npmEnv(),
+    timeout: 120_000,
+  });
   const tarball = path.join(into, stdout.trim().split("\n").pop()!.trim());
   await run("tar", ["xzf", tarball, "-C", into], { timeout: 60_000 });
   return path.join(into, "package");
@@ -40,11 +43,25 @@ export async function packVendor(spec: string, dir: string): Promise<string> {
 /** `npm install` of fixed specs (with their dependencies) into `dir`, install scripts off. */
 export async function installVendor(specs: string[], dir: string): Promise<void> {
   fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "hw-vendor-test", private: true }));
-  await run(NPM, ["install", "--ignore-scripts", "--no-audit", "--no-fund", "--no-package-lock", "--omit=dev", "--prefix", dir, ...specs], {
-    env: npmEnv(),
-    timeout: 300_000,
-    maxBuffer: 8 << 20,
-  });
+  await run(
+    NPM,
+    [
+      "install",
+      "--ignore-scripts",
+      "--no-audit",
+      "--no-fund",
+      "--no-package-lock",
+      "--omit=dev",
+      "--prefix",
+      dir,
+      ...specs,
+    ],
+    {
+      env: npmEnv(),
+      timeout: 300_000,
+      maxBuffer: 8 << 20,
+    },
+  );
 }
 
 /** Every file of a package folder by its path inside the package (`sources/x/x.mjs`). */

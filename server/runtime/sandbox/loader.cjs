@@ -53,6 +53,15 @@ function parseSpecifier(spec) {
   return { name, subpath: rest.length ? `/${rest.join("/")}` : "" };
 }
 
+// npm packages that require `@pipedream/platform` themselves get ours too: the vendor's package
+// is never loaded here, even when the npm cache installed it as some package's dependency.
+const SHIMS = { "@pipedream/platform": platform, "@pipedream/types": types };
+const nodeLoad = /** @type {any} */ (Module)._load;
+/** @type {any} */ (Module)._load = function load(/** @type {string} */ request, /** @type {unknown[]} */ ...rest) {
+  if (Object.prototype.hasOwnProperty.call(SHIMS, request)) return SHIMS[/** @type {keyof typeof SHIMS} */ (request)];
+  return nodeLoad.call(this, request, ...rest);
+};
+
 const MAIN = "\0main";
 /** Must match INTEROP_PARAM in server/runtime/compile.ts. */
 const INTEROP_PARAM = "__headwaterInterop";

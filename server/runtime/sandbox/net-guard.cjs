@@ -81,7 +81,7 @@ function install(policy) {
       process.nextTick(() => this.destroy(err));
       return this;
     };
-    // As net itself decides (`!!path`): Node's http agent passes `path: null` for TCP.
+    // As Node decides: a truthy `path` is a unix socket (http agents pass `path: null`).
     if (options.path) return fail(refused("a unix socket"));
     const port = Number(options.port);
     const host = options.host ?? "localhost";

@@ -12,8 +12,12 @@ import fs from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 
-/** The libraries the shim uses: axios for `axios($, config)`, mime-types for file metadata. */
-const LIBRARIES = ["axios", "mime-types"] as const;
+/**
+ * The libraries the shim uses: axios for `axios($, config)`, mime-types for file metadata
+ * (a list of package names, for a mount list that takes names and finds their dependencies).
+ */
+export const PLATFORM_SHIM_LIBRARIES = ["axios", "mime-types"] as const;
+const LIBRARIES = PLATFORM_SHIM_LIBRARIES;
 
 const requireHere = createRequire(import.meta.url);
 
@@ -45,9 +49,24 @@ function closure(roots: readonly string[]): string[] {
   return [...seen].sort();
 }
 
+/**
+ * axios is a dependency of the server; mime-types comes with it (form-data's), so it is looked
+ * for beside axios' own dependencies too. A library that cannot be found is left out: the shim
+ * then says so when a component calls what needs it (file metadata just has no content type).
+ */
 function entries(): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const name of LIBRARIES) out[name] = fs.realpathSync(requireHere.resolve(name));
+  for (const name of LIBRARIES) {
+    const from = [requireHere, ...Object.values(out).map((entry) => createRequire(entry))];
+    for (const req of from) {
+      try {
+        out[name] = fs.realpathSync(req.resolve(name));
+        break;
+      } catch {
+        // Not reachable from here; try the next place.
+      }
+    }
+  }
   return out;
 }
 
@@ -56,5 +75,9 @@ export const PLATFORM_SHIM_ENTRIES: Readonly<Record<string, string>> = Object.fr
 
 /** Folders the sandbox needs read access to for the platform shim's libraries (see above). */
 export const PLATFORM_SHIM_READ_PATHS: readonly string[] = Object.freeze(
-  closure(LIBRARIES.map((name) => packageDir(name, path.dirname(PLATFORM_SHIM_ENTRIES[name]!))!)),
+  closure(
+    Object.entries(PLATFORM_SHIM_ENTRIES)
+      .map(([name, entry]) => packageDir(name, path.dirname(entry)))
+      .filter((dir): dir is string => dir !== undefined),
+  ),
 );

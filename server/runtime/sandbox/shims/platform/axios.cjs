@@ -27,7 +27,8 @@ const lib = () => library("axios");
 
 /** A copy without its undefined entries (objects only; arrays and streams stay as they are). @param {unknown} o */
 function withoutUndefined(o) {
-  if (!o || typeof o !== "object" || Array.isArray(o) || Object.getPrototypeOf(o) !== Object.prototype) return o;
+  if (!o || typeof o !== "object" || Array.isArray(o) || Object.getPrototypeOf(o) !== Object.prototype)
+    return o;
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
 }
 
@@ -44,15 +45,18 @@ function prepare(config) {
   out.params = withoutUndefined(out.params);
   out.data = withoutUndefined(out.data);
   if (typeof out.url === "string" && out.url.includes("?")) {
-    const absolute = /^[a-z][a-z0-9+.-]*:/i.test(out.url);
-    const full = new URL(absolute ? out.url : `${out.baseURL ?? ""}${out.url}`);
-    if (full.search) {
+    // Only the URL's own text is read (not joined with baseURL): a query string moves to
+    // params unless it repeats a key, which params could not say the same way.
+    const q = out.url.indexOf("?");
+    const hash = out.url.indexOf("#", q);
+    const query = new URLSearchParams(out.url.slice(q + 1, hash >= 0 ? hash : undefined));
+    const keys = [...query.keys()];
+    if (new Set(keys).size === keys.length) {
       /** @type {Record<string, unknown>} */
       const params = { ...(out.params || {}) };
-      for (const [k, v] of full.searchParams) if (!(k in params)) params[k] = v;
+      for (const [k, v] of query) if (!(k in params)) params[k] = v;
       out.params = params;
-      full.search = "";
-      out.url = absolute || !out.baseURL ? full.toString() : full.toString().slice(String(out.baseURL).length);
+      out.url = out.url.slice(0, q) + (hash >= 0 ? out.url.slice(hash) : "");
     }
   }
   return out;
@@ -72,7 +76,12 @@ function exportDebug($, key, value) {
 
 /** @param {any} response */
 function summary(response) {
-  return { status: response.status, statusText: response.statusText, headers: response.headers, data: response.data };
+  return {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+    data: response.data,
+  };
 }
 
 /**
@@ -100,12 +109,14 @@ function cleanError(err) {
 
 /** RFC 3986 query encoding, which OAuth 1 signatures are computed over. @param {Record<string, any>} params */
 function oauthQuery(params) {
-  const strict = (/** @type {string} */ s) => encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  const strict = (/** @type {string} */ s) =>
+    encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
   /** @type {string[]} */
   const parts = [];
   for (const [k, v] of Object.entries(params || {})) {
     if (v === undefined) continue;
-    for (const item of Array.isArray(v) ? v : [v]) parts.push(`${strict(k)}=${strict(item === null ? "" : String(item))}`);
+    for (const item of Array.isArray(v) ? v : [v])
+      parts.push(`${strict(k)}=${strict(item === null ? "" : String(item))}`);
   }
   return parts.join("&");
 }
@@ -123,7 +134,8 @@ function transformConfigForOauth(config) {
   const request = { method: config.method || "get", url };
   const headers = config.headers || {};
   const typeKey = Object.keys(headers).find((h) => h.toLowerCase() === "content-type");
-  const form = typeKey !== undefined && String(headers[typeKey]).startsWith("application/x-www-form-urlencoded");
+  const form =
+    typeKey !== undefined && String(headers[typeKey]).startsWith("application/x-www-form-urlencoded");
   if (config.data && typeof config.data === "object" && form) request.data = config.data;
   else if (typeof config.data === "string" && (typeKey === undefined || form)) {
     request.data = Object.fromEntries(new URLSearchParams(config.data));

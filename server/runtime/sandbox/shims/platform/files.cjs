@@ -57,11 +57,19 @@ async function fromDisk(file) {
     stats = await fs.promises.stat(file);
   } catch (e) {
     const err = /** @type {any} */ (e);
-    throw new Error(err && err.code === "ENOENT" ? `File not found: ${file}` : `Cannot read ${file}: ${err && err.message}`, { cause: e });
+    throw new Error(
+      err && err.code === "ENOENT" ? `File not found: ${file}` : `Cannot read ${file}: ${err && err.message}`,
+      { cause: e },
+    );
   }
   if (!stats.isFile()) throw new Error(`Not a file: ${file}`);
   /** @type {FileMetadata} */
-  const metadata = { size: stats.size, contentType: typeOf(file), lastModified: stats.mtime, name: path.basename(file) };
+  const metadata = {
+    size: stats.size,
+    contentType: typeOf(file),
+    lastModified: stats.mtime,
+    name: path.basename(file),
+  };
   return { stream: fs.createReadStream(file), metadata };
 }
 
@@ -87,7 +95,8 @@ async function fromUrl(url) {
   };
   const length = h.get("content-length");
   const body = Readable.fromWeb(/** @type {any} */ (res.body));
-  if (length !== null && /^\d+$/.test(length)) return { stream: body, metadata: { ...base, size: Number(length) } };
+  if (length !== null && /^\d+$/.test(length))
+    return { stream: body, metadata: { ...base, size: Number(length) } };
   // Unknown size: keep a copy in the temp dir, measured, then stream that.
   const tmp = path.join(os.tmpdir(), `file-stream-${randomUUID()}`);
   try {
@@ -104,7 +113,8 @@ async function fromUrl(url) {
 
 /** @param {string} pathOrUrl @returns {Promise<{ stream: import("node:stream").Readable, metadata: FileMetadata }>} */
 async function getFileStreamAndMetadata(pathOrUrl) {
-  if (typeof pathOrUrl !== "string" || !pathOrUrl) throw new TypeError("getFileStreamAndMetadata needs a path or URL");
+  if (typeof pathOrUrl !== "string" || !pathOrUrl)
+    throw new TypeError("getFileStreamAndMetadata needs a path or URL");
   if (isDataUrl(pathOrUrl)) return fromDataUrl(pathOrUrl);
   if (isHttpUrl(pathOrUrl)) return fromUrl(pathOrUrl);
   return fromDisk(pathOrUrl);

@@ -33,31 +33,66 @@ function codec(_tag, name, check, extra = {}) {
 
 /** @param {unknown} value @param {string[]} p @param {string} expected @returns {Failure[]} */
 const fail = (value, p, expected) => [
-  { value, context: p.map((key) => ({ key })), message: `Invalid value ${JSON.stringify(value)} supplied to ${p.join("/") || "config"}: expected ${expected}` },
+  {
+    value,
+    context: p.map((key) => ({ key })),
+    message: `Invalid value ${JSON.stringify(value)} supplied to ${p.join("/") || "config"}: expected ${expected}`,
+  },
 ];
 
 const string = codec("StringType", "string", (u, p) => (typeof u === "string" ? [] : fail(u, p, "string")));
-const object = codec("AnyDictionaryType", "object", (u, p) => (typeof u === "object" && u !== null ? [] : fail(u, p, "object")));
+const object = codec("AnyDictionaryType", "object", (u, p) =>
+  typeof u === "object" && u !== null ? [] : fail(u, p, "object"),
+);
 /** @param {Codec[]} types */
 const union = (types) =>
-  codec("UnionType", types.map((t) => t.name).join(" | "), (u, p) => (types.some((t) => t.is(u)) ? [] : fail(u, p, types.map((t) => t.name).join(" | "))), { types });
+  codec(
+    "UnionType",
+    types.map((t) => t.name).join(" | "),
+    (u, p) => (types.some((t) => t.is(u)) ? [] : fail(u, p, types.map((t) => t.name).join(" | "))),
+    { types },
+  );
 /** @param {string[]} keys */
-const keyof = (keys) => codec("KeyofType", keys.join(" | "), (u, p) => (typeof u === "string" && keys.includes(u) ? [] : fail(u, p, keys.join(" | "))), { keys: Object.fromEntries(keys.map((k) => [k, null])) });
+const keyof = (keys) =>
+  codec(
+    "KeyofType",
+    keys.join(" | "),
+    (u, p) => (typeof u === "string" && keys.includes(u) ? [] : fail(u, p, keys.join(" | "))),
+    { keys: Object.fromEntries(keys.map((k) => [k, null])) },
+  );
 
 /** Every listed key present and valid. @param {Record<string, Codec>} props */
 const required = (props) =>
-  codec("ExactType", `{ ${Object.keys(props).join(", ")} }`, (u, p) => {
-    if (typeof u !== "object" || u === null) return fail(u, p, "object");
-    return Object.entries(props).flatMap(([k, t]) => t.validate(/** @type {any} */ (u)[k], [...p, k]));
-  }, { props });
+  codec(
+    "ExactType",
+    `{ ${Object.keys(props).join(", ")} }`,
+    (u, p) => {
+      if (typeof u !== "object" || u === null) return fail(u, p, "object");
+      return Object.entries(props).flatMap(([k, t]) => t.validate(/** @type {any} */ (u)[k], [...p, k]));
+    },
+    { props },
+  );
 /** Listed keys valid when present. @param {Record<string, Codec>} props */
 const optional = (props) =>
-  codec("PartialType", `Partial<{ ${Object.keys(props).join(", ")} }>`, (u, p) => {
-    if (typeof u !== "object" || u === null) return fail(u, p, "object");
-    return Object.entries(props).flatMap(([k, t]) => ((/** @type {any} */ (u))[k] === undefined ? [] : t.validate(/** @type {any} */ (u)[k], [...p, k])));
-  }, { props });
+  codec(
+    "PartialType",
+    `Partial<{ ${Object.keys(props).join(", ")} }>`,
+    (u, p) => {
+      if (typeof u !== "object" || u === null) return fail(u, p, "object");
+      return Object.entries(props).flatMap(([k, t]) =>
+        /** @type {any} */ (u)[k] === undefined ? [] : t.validate(/** @type {any} */ (u)[k], [...p, k]),
+      );
+    },
+    { props },
+  );
 /** @param {Codec[]} types */
-const both = (types) => codec("IntersectionType", types.map((t) => t.name).join(" & "), (u, p) => types.flatMap((t) => t.validate(u, p)), { types });
+const both = (types) =>
+  codec(
+    "IntersectionType",
+    types.map((t) => t.name).join(" & "),
+    (u, p) => types.flatMap((t) => t.validate(u, p)),
+    { types },
+  );
 
 const stringOrObject = union([string, object]);
 const HTTP_METHODS = ["GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH"];
@@ -68,17 +103,37 @@ const SendConfigEmit_optional = optional({ event: object });
 const SendConfigEmit = both([SendConfigEmit_required, SendConfigEmit_optional]);
 const SendConfigHTTP = both([
   required({ method: keyof(HTTP_METHODS), url: string }),
-  optional({ auth: required({ password: string, username: string }), data: stringOrObject, headers: object, params: object }),
+  optional({
+    auth: required({ password: string, username: string }),
+    data: stringOrObject,
+    headers: object,
+    params: object,
+  }),
 ]);
 const SendConfigS3 = required({ bucket: string, payload: stringOrObject, prefix: string });
 const SendConfigSQL = required({ payload: stringOrObject, table: string });
 const SendConfigSnowflake = required({
-  account: string, database: string, host: string, payload: stringOrObject, pipe_name: string,
-  private_key: string, schema: string, stage_name: string, user: string,
+  account: string,
+  database: string,
+  host: string,
+  payload: stringOrObject,
+  pipe_name: string,
+  private_key: string,
+  schema: string,
+  stage_name: string,
+  user: string,
 });
 const SendConfigSSE = required({ channel: string, payload: stringOrObject });
 
-const sendTypeMap = { email: SendConfigEmail, emit: SendConfigEmit, http: SendConfigHTTP, s3: SendConfigS3, sql: SendConfigSQL, snowflake: SendConfigSnowflake, sse: SendConfigSSE };
+const sendTypeMap = {
+  email: SendConfigEmail,
+  emit: SendConfigEmit,
+  http: SendConfigHTTP,
+  s3: SendConfigS3,
+  sql: SendConfigSQL,
+  snowflake: SendConfigSnowflake,
+  sse: SendConfigSSE,
+};
 
 /** Per destination, a function that throws on an invalid config (the first problem found). */
 const $sendConfigRuntimeTypeChecker = Object.fromEntries(
@@ -103,7 +158,20 @@ function $end(message) {
 }
 
 module.exports = {
-  SendConfigEmail, SendConfigEmit_required, SendConfigEmit_optional, SendConfigEmit, HTTP_METHODS,
-  SendConfigHTTP, SendConfigS3, SendConfigSQL, SendConfigSnowflake, SendConfigSSE, sendTypeMap,
-  $event: undefined, END_NEEDLE, $send: undefined, $sendConfigRuntimeTypeChecker, $end,
+  SendConfigEmail,
+  SendConfigEmit_required,
+  SendConfigEmit_optional,
+  SendConfigEmit,
+  HTTP_METHODS,
+  SendConfigHTTP,
+  SendConfigS3,
+  SendConfigSQL,
+  SendConfigSnowflake,
+  SendConfigSSE,
+  sendTypeMap,
+  $event: undefined,
+  END_NEEDLE,
+  $send: undefined,
+  $sendConfigRuntimeTypeChecker,
+  $end,
 };
