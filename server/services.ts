@@ -54,6 +54,8 @@ export class ComponentLoadError extends Error {
 
 /** What `POST /components/{id}/props/{prop}/options` asks of a component's `options()`. */
 export interface PropOptionsRequest {
+  /** Who asks: the run counts against their daily quotas. */
+  userId: string;
   prop: string;
   /** The props configured so far (app props as `{$auth: {...}}`). */
   configuredProps: Record<string, unknown>;
@@ -70,9 +72,10 @@ export interface PropOptionsAnswer {
 
 export interface PropOptionsRunner {
   /**
-   * Runs the prop's `options()` in the sandbox with the usual limits. Rejects with a
-   * `PropOptionsError`, or a `ComponentLoadError` for code that fails to load, loops or
-   * allocates without end.
+   * Runs the prop's `options()` in the sandbox with the usual limits, counted as an invocation
+   * of the asking user (refused with a `QuotaExceededError` when their quota is used up).
+   * Rejects with a `PropOptionsError`, or a `ComponentLoadError` for code that fails to load,
+   * loops or allocates without end.
    */
   options(code: string, files: ComponentFiles | undefined, request: PropOptionsRequest): Promise<PropOptionsAnswer>;
 }

@@ -156,6 +156,7 @@ export class ComponentService {
     if (!this.optionsRunner) throw new InvalidRequestError("prop options need the runtime, which this server runs without");
     try {
       return await this.optionsRunner.options(row.code, componentFiles(row), {
+        userId,
         prop,
         configuredProps: body.configured_props ?? {},
         prevContext: body.prev_context ?? {},

@@ -140,7 +140,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
   return {
     describer: createDescriber(config, { packages }),
     packages,
-    propOptions: createPropOptionsRunner(config, packages),
+    propOptions: createPropOptionsRunner(config, packages, quotas),
     lifecycle: new RuntimeLifecycle({ catalog, invoker, timers, state, jobs, onChanged: (id) => sourceTargets.forget(id) }),
     forgetSource: (id: string) => sourceTargets.forget(id),
     queue,

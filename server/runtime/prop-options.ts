@@ -1,12 +1,14 @@
 /**
  * PropOptionsRunner: a prop's choices from its `async options()`, computed in a fresh sandbox
  * process with the usual limits (the sandbox's heap and network policy; a time limit of the
- * invocation timeout, at most 30 s, since a person is waiting on a form). The worker side is
- * sandbox/prop-options.cjs.
+ * invocation timeout, at most 30 s, since a person is waiting on a form; the asking user's daily
+ * quotas, which count each call as an invocation). The worker side is sandbox/prop-options.cjs.
  */
 import { randomUUID } from "node:crypto";
 import path from "node:path";
 import type { Config } from "../config.js";
+import { QuotaExceededError } from "../errors.js";
+import type { Quotas } from "../quotas/quotas.js";
 import {
   ComponentLoadError,
   PropOptionsError,
@@ -23,7 +25,7 @@ import { SandboxProcess } from "./sandbox/process.js";
 
 const MAX_TIMEOUT_MS = 30_000;
 
-export function createPropOptionsRunner(config: Config, packages: PackageCache): PropOptionsRunner {
+export function createPropOptionsRunner(config: Config, packages: PackageCache, quotas: Quotas): PropOptionsRunner {
   const timeoutMs = Math.min(config.sandbox.invocationTimeoutMs, MAX_TIMEOUT_MS);
   const slots = new Slots(Math.max(2, Math.ceil(config.sandbox.maxProcesses / 2)));
   const tmpRoot = path.join(config.dataDir, "sandbox");
@@ -38,6 +40,8 @@ export function createPropOptionsRunner(config: Config, packages: PackageCache):
       if (e instanceof CompileError || e instanceof PackageError) throw new ComponentLoadError("invalid_component", e.message);
       throw e;
     }
+    const allowed = await quotas.check(req.userId);
+    if (!allowed.ok) throw new QuotaExceededError(allowed.message);
     await slots.take();
     let proc: SandboxProcess;
     try {
@@ -51,6 +55,7 @@ export function createPropOptionsRunner(config: Config, packages: PackageCache):
       slots.give();
       throw e;
     }
+    const t0 = Date.now();
     try {
       const outcome = await proc.request(
         {
@@ -86,6 +91,7 @@ export function createPropOptionsRunner(config: Config, packages: PackageCache):
     } finally {
       proc.kill();
       slots.give();
+      await quotas.record(req.userId, Date.now() - t0);
     }
   }
 

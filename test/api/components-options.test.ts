@@ -156,7 +156,7 @@ describe.each(testDatabases())("prop options on $name", (db) => {
     expect(op).toBeDefined();
     expect(JSON.stringify(op!.requestBody)).toContain("prev_context");
     expect(JSON.stringify(op!.responses["200"])).toContain("label");
-    expect(Object.keys(op!.responses)).toEqual(expect.arrayContaining(["200", "400", "401", "404"]));
+    expect(Object.keys(op!.responses)).toEqual(expect.arrayContaining(["200", "400", "401", "404", "429"]));
   });
 
   it("validates the body (400) and changes nothing", async () => {
@@ -167,5 +167,32 @@ describe.each(testDatabases())("prop options on $name", (db) => {
     });
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ code: "validation_failed" });
+  });
+});
+
+describe("prop options and daily quotas", () => {
+  let s: TestServer;
+
+  beforeAll(async () => {
+    s = await startServer({ env: { HEADWATER_DAILY_INVOCATIONS_QUOTA: "2" } });
+  });
+  afterAll(async () => {
+    await s?.stop();
+  });
+
+  it("each call counts as an invocation of the asking user; past the quota it is a 429", async () => {
+    const carol = await s.newUser();
+    const dave = await s.newUser();
+    const c = await carol.client.createComponent({ component_code: shelfComponent(uniqueKey("shelf")) });
+    await carol.client.publishComponent(c.id);
+    await carol.client.propOptions(c.id, "limit");
+    await expectApiError(carol.client.propOptions(c.id, "broken"), 400, "prop_options_failed");
+    const me = await carol.client.getMe();
+    expect(me.daily_invocations_used).toBe(2);
+    expect(me.daily_compute_time_used).toBeGreaterThan(0);
+    const e = await expectApiError(carol.client.propOptions(c.id, "limit"), 429, "quota_exceeded");
+    expect(e.message).toContain("daily invocations quota of 2");
+    // Another user's quota is their own.
+    expect((await dave.client.propOptions(c.id, "limit")).data).toHaveLength(2);
   });
 });

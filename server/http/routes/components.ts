@@ -82,6 +82,7 @@ export const componentRoutes: FastifyPluginAsync<{ components: ComponentService 
     app,
     {
       method: "POST",
+      errors: [429],
       url: "/components/:id/props/:prop/options",
       summary:
         "A prop's choices from its options(), run in the sandbox with the props configured so far (extension)",
