@@ -16,6 +16,7 @@ import { randomUUID } from "node:crypto";
 import type { FastifyInstance } from "fastify";
 import { seedBuiltinComponents } from "./components/builtin/seed.js";
 import { fetchComponent } from "./components/fetch.js";
+import { NpmComponents } from "./components/npm-registry.js";
 import { ComponentService } from "./components/service.js";
 import type { Config } from "./config.js";
 import { createEventServices, type EventServices } from "./events/index.js";
@@ -134,12 +135,24 @@ export async function createServer(config: Config): Promise<Server> {
 
     // Components are described in the runtime's sandbox; a component_url is fetched under the
     // sandbox's network policy. Built-ins are published at start.
-    const components = new ComponentService(repos.components, runtime.describer, (url) =>
-      fetchComponent(url, networkPolicyFor(config)),
+    const components = new ComponentService(
+      repos.components,
+      runtime.describer,
+      (url) => fetchComponent(url, networkPolicyFor(config)),
+      runtime.propOptions,
     );
-    await withStartupLock(store.db, store.dialect, () =>
+    const systemUserId = await withStartupLock(store.db, store.dialect, () =>
       seedBuiltinComponents(repos.users, components, runtime.describer),
     );
+    // A key no registry component has is looked up in the vendor's npm packages (on by default).
+    if (config.npm.components) {
+      const npm = new NpmComponents({
+        packages: runtime.packages,
+        describer: runtime.describer,
+        versions: config.npm.componentVersions,
+      });
+      components.useNpmComponents(npm, systemUserId);
+    }
 
     // Sources: the runtime's lifecycle runs their hooks; deleting one forgets its events.
     const sources = new SourceService({

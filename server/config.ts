@@ -45,6 +45,14 @@ const Env = z.object({
   HEADWATER_SANDBOX_ALLOW_PRIVATE_NETWORK: Bool.default(false),
   HEADWATER_NPM_INSTALL: Bool.default(true),
   HEADWATER_NPM_REGISTRY: z.url().optional(),
+  HEADWATER_NPM_COMPONENTS: Bool.default(true),
+  HEADWATER_NPM_COMPONENT_VERSIONS: z
+    .string()
+    .regex(
+      /^\s*(@pipedream\/[a-z0-9_.-]+@[0-9A-Za-z.^~<>=*x+-]+\s*(,\s*|$))*$/,
+      "must be a comma-separated list of @pipedream/<app>@<version>",
+    )
+    .default(""),
   HEADWATER_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
 
@@ -68,7 +76,14 @@ export interface Config {
     /** Whether components may connect to loopback and private addresses (never the database's port). */
     allowPrivateNetwork: boolean;
   };
-  npm: { allowInstall: boolean; registry: string | undefined };
+  npm: {
+    allowInstall: boolean;
+    registry: string | undefined;
+    /** Look keys up in the vendor's `@pipedream/<app>` packages when no registry component has them. */
+    components: boolean;
+    /** Versions pinned per vendor package (`@pipedream/rss` → `0.5.2`); the others are `latest`. */
+    componentVersions: Record<string, string>;
+  };
   logLevel: string;
 }
 
@@ -100,7 +115,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxProcesses: e.HEADWATER_SANDBOX_MAX_PROCESSES ?? defaultMaxProcesses(),
       allowPrivateNetwork: e.HEADWATER_SANDBOX_ALLOW_PRIVATE_NETWORK,
     },
-    npm: { allowInstall: e.HEADWATER_NPM_INSTALL, registry: e.HEADWATER_NPM_REGISTRY },
+    npm: {
+      allowInstall: e.HEADWATER_NPM_INSTALL,
+      registry: e.HEADWATER_NPM_REGISTRY,
+      components: e.HEADWATER_NPM_COMPONENTS,
+      componentVersions: Object.fromEntries(
+        e.HEADWATER_NPM_COMPONENT_VERSIONS.split(",")
+          .map((spec) => spec.trim())
+          .filter(Boolean)
+          .map((spec) => [spec.slice(0, spec.lastIndexOf("@")), spec.slice(spec.lastIndexOf("@") + 1)]),
+      ),
+    },
     logLevel: e.HEADWATER_LOG_LEVEL,
   };
 }

@@ -30,3 +30,11 @@ export class ConflictError extends Error {
     this.name = "ConflictError";
   }
 }
+
+/** A daily quota of the user is used up: 429 `quota_exceeded`. */
+export class QuotaExceededError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "QuotaExceededError";
+  }
+}

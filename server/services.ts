@@ -56,6 +56,45 @@ export class ComponentLoadError extends Error {
   }
 }
 
+/** What `POST /components/{id}/props/{prop}/options` asks of a component's `options()`. */
+export interface PropOptionsRequest {
+  /** Who asks: the run counts against their daily quotas. */
+  userId: string;
+  prop: string;
+  /** The props configured so far (app props as `{$auth: {...}}`). */
+  configuredProps: Record<string, unknown>;
+  /** The `context` of the previous answer (the next page), `{}` at first. */
+  prevContext: Record<string, unknown>;
+  query: string | undefined;
+  page: number;
+}
+
+export interface PropOptionsAnswer {
+  data: Array<{ label: string; value: unknown }>;
+  context: unknown;
+}
+
+export interface PropOptionsRunner {
+  /**
+   * Runs the prop's `options()` in the sandbox with the usual limits, counted as an invocation
+   * of the asking user (refused with a `QuotaExceededError` when their quota is used up).
+   * Rejects with a `PropOptionsError`, or a `ComponentLoadError` for code that fails to load,
+   * loops or allocates without end.
+   */
+  options(code: string, files: ComponentFiles | undefined, request: PropOptionsRequest): Promise<PropOptionsAnswer>;
+}
+
+export class PropOptionsError extends Error {
+  constructor(
+    /** no_such_prop: the component has no such prop; no_options: it has no options; options_failed: options() threw or answered badly. */
+    readonly code: "no_such_prop" | "no_options" | "options_failed",
+    message: string,
+  ) {
+    super(message);
+    this.name = "PropOptionsError";
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Sources' life (implemented in runtime/)
 

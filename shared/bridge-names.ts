@@ -19,6 +19,7 @@ export const BRIDGE_METHOD_NAMES = [
   "getComponent",
   "getRegistryComponent",
   "publishComponent",
+  "propOptions",
   "listMySources",
   "createSource",
   "getSource",

@@ -28,6 +28,7 @@ import {
   DeleteEventsQuery,
   EventListQuery,
   PageQuery,
+  PropOptionsBody,
   SubscriptionParams,
   UpdateSourceBody,
   UpdateWorkflowBody,
@@ -35,6 +36,7 @@ import {
   type Component,
   type EventSummary,
   type Page,
+  type PropOptions,
   type Source,
   type Subscription,
   type User,
@@ -205,6 +207,7 @@ export const bridgeArgs = {
   getComponent: z.tuple([Str(200)]),
   getRegistryComponent: z.tuple([Str(200)]),
   publishComponent: z.tuple([ComponentId]),
+  propOptions: z.tuple([Str(200), Str(200), PropOptionsBody.optional()]),
   // sources
   listMySources: z.tuple([PageQuery.optional()]),
   createSource: z.tuple([CreateSourceBody]),
@@ -277,6 +280,8 @@ export interface HeadwaterBridge {
   getComponent(keyOrId: string): R<Component>;
   getRegistryComponent(key: string): R<Component>;
   publishComponent(id: string): R<Component>;
+  /** A prop's choices from its `options()` (component id or key, prop name, props so far). */
+  propOptions(keyOrId: string, prop: string, body?: BridgeArgs<"propOptions">[2]): R<PropOptions>;
 
   listMySources(q?: PageQuery): R<Page<Source>>;
   createSource(body: BridgeArgs<"createSource">[0]): R<Source>;

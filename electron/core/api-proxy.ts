@@ -41,6 +41,7 @@ export const apiHandlers: Handlers = {
   getComponent: (c, keyOrId) => c.getComponent(keyOrId),
   getRegistryComponent: (c, key) => c.getRegistryComponent(key),
   publishComponent: (c, id) => c.publishComponent(id),
+  propOptions: (c, keyOrId, prop, body) => c.propOptions(keyOrId, prop, body),
   listMySources: (c, q) => c.listMySources(q),
   createSource: (c, body) => c.createSource(body),
   getSource: (c, id) => c.getSource(id),

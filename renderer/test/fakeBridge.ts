@@ -18,6 +18,8 @@ import type {
   Component,
   EventSummary,
   Page,
+  PropOptions,
+  PropOptionsBody,
   Source,
   Subscription,
   User,
@@ -99,6 +101,8 @@ export class FakeBridge implements HeadwaterBridge {
   events = new Map<string, EventSummary[]>();
   subscriptions: Subscription[] = [];
   workflows: Workflow[] = [];
+  /** Choices per prop name for `propOptions` (a function sees the body); others answer 400 no_options. */
+  propChoices: Record<string, PropOptions | ((body: PropOptionsBody) => PropOptions)> = {};
   user: User = { id: "u_me", username: "ada", email: "ada@example.com" };
   host: HostInfo = { mode: "web", version: "test", keyStorage: "file" };
   profiles: Profile[] = [
@@ -250,12 +254,26 @@ export class FakeBridge implements HeadwaterBridge {
       if (!c) throw this.notFound(`component ${k}`);
       return c;
     });
-  getRegistryComponent = (k: string) => this.getComponent(k);
+  /** Components only the registry has (looked up by key); the account's are found there too. */
+  registry: Component[] = [];
+  getRegistryComponent = (k: string) =>
+    this.respond("getRegistryComponent", [k], () => {
+      const c = [...this.registry, ...this.components].find((x) => x.key === k);
+      if (!c) throw this.notFound(`registry component ${k}`);
+      return c;
+    });
   publishComponent = (id: string) =>
     this.respond("publishComponent", [id], () => ({
       ...this.components.find((c) => c.id === id)!,
       published: true,
     }));
+
+  propOptions = (keyOrId: string, prop: string, body: PropOptionsBody = {}) =>
+    this.respond("propOptions", [keyOrId, prop, body], () => {
+      const answer = this.propChoices[prop];
+      if (!answer) throw { status: 400, code: "no_options", message: `prop "${prop}" has no options` } as BridgeError;
+      return typeof answer === "function" ? answer(body) : answer;
+    });
 
   listMySources = (q?: { limit?: number; after?: string }) =>
     this.respond("listMySources", [q], () => this.page(this.sources, q?.limit, q?.after));

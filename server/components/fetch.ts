@@ -8,8 +8,8 @@ import dns from "node:dns";
 import http from "node:http";
 import https from "node:https";
 import net from "node:net";
-import path from "node:path";
 import type { ComponentFiles } from "../services.js";
+import { EXTENSIONS, gatherModules } from "./gather.js";
 
 /**
  * Which addresses the server may fetch from: the sandbox's policy (a component's URL is as
@@ -55,22 +55,8 @@ export function rawUrl(url: string): string {
   return url;
 }
 
-const RELATIVE_IMPORTS = [
-  /\b(?:import|export)\s[^'"`;]*?\bfrom\s*(['"])(\.{1,2}\/[^'"]+)\1/g,
-  /\bimport\s*(['"])(\.{1,2}\/[^'"]+)\1/g,
-  /\bimport\s*\(\s*(['"])(\.{1,2}\/[^'"]+)\1\s*\)/g,
-  /\brequire\s*\(\s*(['"])(\.{1,2}\/[^'"]+)\1\s*\)/g,
-];
-
-/** Relative specifiers a module imports, in order of appearance, without duplicates. */
-export function relativeImports(code: string): string[] {
-  const found = new Set<string>();
-  for (const re of RELATIVE_IMPORTS) for (const m of code.matchAll(re)) found.add(m[2]!);
-  return [...found];
-}
-
-/** What the loader tries after a specifier without the file's own extension (as the runtime does). */
-const EXTENSIONS = ["", ".js", ".mjs", ".cjs", ".ts", ".json", "/index.js", "/index.mjs", "/index.ts"];
+// Relative imports are gathered by gather.ts, shared with the vendor's npm components.
+export { relativeImports } from "./gather.js";
 
 export async function fetchComponent(
   url: string,
@@ -90,27 +76,16 @@ export async function fetchComponent(
 
   // Imports resolve against where the file really is (after redirects).
   const main = (await get(new URL(rawUrl(url)), false))!;
-  const code = main.text;
-  const mainUrl = main.url;
-  const mainDir = path.posix.dirname(mainUrl.pathname);
-  const files: ComponentFiles = {};
-  const seen = new Set<string>([mainUrl.pathname]);
-  const queue: Array<{ from: URL; code: string }> = [{ from: mainUrl, code }];
-  while (queue.length > 0) {
-    const { from, code: src } = queue.shift()!;
-    for (const spec of relativeImports(src)) {
-      const found = await fetchModule(from, spec, get);
-      if (seen.has(found.url.pathname)) continue;
-      seen.add(found.url.pathname);
-      if (Object.keys(files).length >= limits.maxFiles) {
-        throw new ComponentFetchError(`the component imports more than ${limits.maxFiles} modules`);
-      }
-      const rel = path.posix.relative(mainDir, found.url.pathname);
-      files[rel.startsWith("..") ? rel : `./${rel}`] = found.code;
-      queue.push({ from: found.url, code: found.code });
-    }
-  }
-  return { code, files };
+  const files = await gatherModules<URL>(
+    { at: main.url, path: main.url.pathname, code: main.text },
+    async (from, spec) => {
+      const found = await fetchModule(from.at, spec, get);
+      return { at: found.url, path: found.url.pathname, code: found.code };
+    },
+    limits.maxFiles,
+    () => new ComponentFetchError(`the component imports more than ${limits.maxFiles} modules`),
+  );
+  return { code: main.text, files };
 }
 
 async function fetchModule(

@@ -4,9 +4,21 @@
  */
 import crypto from "node:crypto";
 import { newId } from "../../shared/ids.js";
-import { ERROR_CODES, type Component, type PropDescriptor } from "../../shared/resources/index.js";
+import {
+  ERROR_CODES,
+  type Component,
+  type PropDescriptor,
+  type PropOptions,
+  type PropOptionsBody,
+} from "../../shared/resources/index.js";
 import { ConflictError, InvalidRequestError, NotFoundError } from "../errors.js";
-import type { ComponentDescriber, ComponentDescription, ComponentFiles } from "../services.js";
+import {
+  PropOptionsError,
+  type ComponentDescriber,
+  type ComponentDescription,
+  type ComponentFiles,
+  type PropOptionsRunner,
+} from "../services.js";
 import { nextCreatedMs, nowSeconds } from "../store/repos/clock.js";
 import {
   KeyTakenError,
@@ -17,6 +29,7 @@ import {
 import type { PageRequest, PageRows } from "../store/repos/paging.js";
 import type { Db } from "../store/db.js";
 import { ComponentFetchError } from "./fetch.js";
+import type { NpmComponents } from "./npm-registry.js";
 
 export interface ComponentInput {
   component_code?: string | undefined;
@@ -41,11 +54,18 @@ interface ComponentMeta {
 export const sha256Hex = (text: string) => crypto.createHash("sha256").update(text, "utf8").digest("hex");
 
 export class ComponentService {
+  /** The vendor's npm packages as a registry, and the system user its components are saved under. */
+  private npm: { components: NpmComponents; ownerId: string } | undefined;
+  /** npm lookups under way, by key: a second request for the same key waits for the first. */
+  private readonly npmLookups = new Map<string, Promise<ComponentRow | undefined>>();
+
   constructor(
     private readonly repo: ComponentsRepo,
     private readonly describer: ComponentDescriber,
     /** Reads a component_url (see fetch.ts; app.ts gives it the network policy). */
     private readonly fetchCode: (url: string) => Promise<{ code: string; files: ComponentFiles }>,
+    /** Runs a prop's `options()` in the sandbox (runtime/prop-options.ts). */
+    private readonly optionsRunner?: PropOptionsRunner,
   ) {}
 
   /** Reads the code (component_code wins; the URL is then only metadata) and describes it. */
@@ -96,15 +116,9 @@ export class ComponentService {
     };
   }
 
-  /** Saves a row made by `newRow`; 409 when its key belongs to another user. */
+  /** Saves a row made by `newRow`. Keys are per account: this conflicts with nobody. */
   async save(row: NewComponentRow, db?: Db): Promise<void> {
-    try {
-      await this.repo.insert(row, db);
-    } catch (err) {
-      if (err instanceof KeyTakenError)
-        throw new ConflictError(`component key "${err.key}" belongs to another user`);
-      throw err;
-    }
+    await this.repo.insert(row, db);
   }
 
   /** `POST /components`. */
@@ -127,6 +141,33 @@ export class ComponentService {
       throw new NotFoundError(`component ${keyOrId}`);
     }
     return present(await this.findOwn(userId, keyOrId));
+  }
+
+  /**
+   * `POST /components/{id}/props/{prop}/options`: the prop's choices, for a component the user
+   * may read (their own, by id or key, or a published one by id). 404 for an unknown prop, 400
+   * for a prop without options or an options() that throws.
+   */
+  async propOptions(userId: string, keyOrId: string, prop: string, body: PropOptionsBody): Promise<PropOptions> {
+    const row = keyOrId.startsWith("sc_")
+      ? await this.repo.findById(keyOrId).then((r) => (r && (r.user_id === userId || r.published === 1) ? r : undefined))
+      : await this.repo.findOwnByKey(userId, keyOrId);
+    if (!row) throw new NotFoundError(`component ${keyOrId}`);
+    if (!this.optionsRunner) throw new InvalidRequestError("prop options need the runtime, which this server runs without");
+    try {
+      return await this.optionsRunner.options(row.code, componentFiles(row), {
+        userId,
+        prop,
+        configuredProps: body.configured_props ?? {},
+        prevContext: body.prev_context ?? {},
+        query: body.query,
+        page: body.page ?? 0,
+      });
+    } catch (err) {
+      if (!(err instanceof PropOptionsError)) throw err;
+      if (err.code === "no_such_prop") throw new NotFoundError(`prop ${prop} of component ${keyOrId}`);
+      throw new InvalidRequestError(err.message, err.code === "no_options" ? "no_options" : ERROR_CODES.propOptionsFailed);
+    }
   }
 
   async findOwn(userId: string, keyOrId: string): Promise<ComponentRow> {
@@ -153,13 +194,46 @@ export class ComponentService {
 
   /** `GET /components/registry/{key}`. */
   async getPublished(key: string): Promise<Component> {
-    const row = await this.repo.findPublishedByKey(key);
+    const row = await this.findPublished(key);
     if (!row) throw new NotFoundError(`registry component ${key}`);
     return present(row);
   }
 
+  /**
+   * Turns on the vendor's npm packages as a fallback registry (HEADWATER_NPM_COMPONENTS):
+   * components found there are saved once, published, under `ownerId` (the system user).
+   */
+  useNpmComponents(components: NpmComponents, ownerId: string): void {
+    this.npm = { components, ownerId };
+  }
+
+  /** The registry's component for a key: a published or built-in one, else the vendor's npm package's. */
   async findPublished(key: string): Promise<ComponentRow | undefined> {
-    return this.repo.findPublishedByKey(key);
+    const row = await this.repo.findPublishedByKey(key);
+    if (row || !this.npm) return row;
+    let lookup = this.npmLookups.get(key);
+    if (!lookup) {
+      lookup = this.fromNpm(this.npm, key).finally(() => this.npmLookups.delete(key));
+      this.npmLookups.set(key, lookup);
+    }
+    return lookup;
+  }
+
+  private async fromNpm(npm: { components: NpmComponents; ownerId: string }, key: string): Promise<ComponentRow | undefined> {
+    let found;
+    try {
+      found = await npm.components.find(key);
+    } catch (err) {
+      if (err instanceof ComponentFetchError)
+        throw new InvalidRequestError(err.message, ERROR_CODES.componentFetchFailed);
+      throw err;
+    }
+    if (!found) return undefined;
+    // Saved once: the next lookup finds it in the registry (and so does a restarted server).
+    // Two instances racing save it twice, harmlessly: the newest is the registry's.
+    const row = { ...this.newRow(npm.ownerId, found), published: 1 };
+    await this.save(row);
+    return row as ComponentRow;
   }
 
   /** `POST /components/{id}/publish`: visible to every user at the registry, by key. */
@@ -169,7 +243,11 @@ export class ComponentService {
     if (!row.key)
       throw new InvalidRequestError("only a component with a key can be published (the registry is by key)");
     const now = nowSeconds();
-    await this.repo.publish(row.id, now);
+    try {
+      await this.repo.publish({ id: row.id, user_id: row.user_id, key: row.key }, now);
+    } catch (err) {
+      throw registryConflict(err);
+    }
     return present({ ...row, published: 1, updated_at: now });
   }
 
@@ -188,10 +266,16 @@ export class ComponentService {
       const loaded = await this.load({ component_code: code });
       if (!loaded.description.key)
         throw new Error(`built-in component "${loaded.description.name}" has no key`);
-      const row = { ...this.newRow(ownerId, loaded), published: 1 };
-      await this.save(row);
+      await this.save({ ...this.newRow(ownerId, loaded), published: 1 });
     }
   }
+}
+
+/** A registry key held by another user is a 409 (decisions.md, Components). */
+function registryConflict(err: unknown): unknown {
+  if (err instanceof KeyTakenError)
+    return new ConflictError(`component key "${err.key}" is already published to the registry by another user`);
+  return err;
 }
 
 export function componentProps(row: ComponentRow): PropDescriptor[] {

@@ -138,8 +138,8 @@ function normalise(d: ComponentDescription): ComponentDescription {
   };
 }
 
-/** A counting semaphore. */
-class Slots {
+/** A counting semaphore (also used by prop-options.ts). */
+export class Slots {
   private readonly waiting: Array<() => void> = [];
   constructor(private free: number) {}
 

@@ -11,7 +11,7 @@ import type { ResponseRelay } from "../cluster/response-relay.js";
 import type { Config } from "../config.js";
 import { errorEvent } from "../delivery/error-event.js";
 import { Quotas, utcDay } from "../quotas/quotas.js";
-import type { ComponentDescriber, EventStore, InvocationQueue, SourceLifecycle } from "../services.js";
+import type { ComponentDescriber, EventStore, InvocationQueue, PropOptionsRunner, SourceLifecycle } from "../services.js";
 import type { Db } from "../store/db.js";
 import { JobsRepo } from "../store/repos/jobs.js";
 import { QuotasRepo } from "../store/repos/quotas.js";
@@ -23,6 +23,8 @@ import { cachingCatalog, httpProp, type RuntimeCatalog } from "./catalog.js";
 import { createDescriber, packageCacheFor } from "./describe.js";
 import { Invoker } from "./invoke.js";
 import { DelayedEmits } from "./delayed-emits.js";
+import type { PackageCache } from "./npm/cache.js";
+import { createPropOptionsRunner } from "./prop-options.js";
 import { RuntimeLifecycle } from "./lifecycle.js";
 import { DurableQueue, type BatchHandler, type JobHandler } from "./queue.js";
 import { networkPolicyFor } from "./sandbox/policy.js";
@@ -58,6 +60,10 @@ export interface RuntimeDeps {
 
 export interface Runtime {
   describer: ComponentDescriber;
+  /** The npm package cache the sandbox loads packages from (also holds the vendor's component packages). */
+  packages: PackageCache;
+  /** A prop's choices from its `options()` (POST /components/{id}/props/{prop}/options). */
+  propOptions: PropOptionsRunner;
   lifecycle: SourceLifecycle;
   /** A source was deleted: its endpoint must answer 404 at once (endpoint targets are cached). */
   forgetSource(sourceId: string): void;
@@ -133,6 +139,8 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
 
   return {
     describer: createDescriber(config, { packages }),
+    packages,
+    propOptions: createPropOptionsRunner(config, packages, quotas),
     lifecycle: new RuntimeLifecycle({ catalog, invoker, timers, state, jobs, onChanged: (id) => sourceTargets.forget(id) }),
     forgetSource: (id: string) => sourceTargets.forget(id),
     queue,

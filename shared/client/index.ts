@@ -8,6 +8,7 @@ import {
   Component,
   EventSummary,
   Page,
+  PropOptions,
   Source,
   Subscription,
   User,
@@ -19,6 +20,7 @@ import {
   type DeleteEventsQuery,
   type EventListQuery,
   type PageQuery,
+  type PropOptionsBody,
   type SubscriptionParams,
   type UpdateSourceBody,
   type UpdateWorkflowBody,
@@ -128,6 +130,9 @@ export function createClient(options: ClientOptions) {
       (await request("GET", `/components/registry/${enc(key)}`, Data(Component))).data,
     publishComponent: async (id: string) =>
       (await request("POST", `/components/${enc(id)}/publish`, Data(Component))).data,
+    /** A prop's choices from its `options()`, given the props configured so far: `{data, context}`. */
+    propOptions: (keyOrId: string, prop: string, body: PropOptionsBody = {}) =>
+      request("POST", `/components/${enc(keyOrId)}/props/${enc(prop)}/options`, PropOptions, { body }),
 
     // -- sources ---------------------------------------------------------------------------------
     createSource: async (body: CreateSourceBody) =>

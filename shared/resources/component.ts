@@ -18,6 +18,10 @@ export const PropDescriptor = z.looseObject({
   min: z.number().optional(),
   max: z.number().optional(),
   customResponse: z.boolean().optional(),
+  /** The prop's choices come from its `async options()`: ask POST /components/{id}/props/{prop}/options. */
+  remoteOptions: z.boolean().optional(),
+  /** An app prop: the `$auth` fields its code reads (a hint for the credentials form). */
+  authFields: z.array(z.string()).optional(),
 });
 export type PropDescriptor = z.infer<typeof PropDescriptor>;
 
@@ -50,3 +54,24 @@ export const CreateComponentBody = z
     path: ["component_code"],
   });
 export type CreateComponentBody = z.infer<typeof CreateComponentBody>;
+
+/**
+ * `POST /components/{id}/props/{prop}/options`: the props configured so far (an app prop as
+ * `{$auth: {...}}`), the `context` of the previous answer to get the next page, the page number
+ * (from 0) and the text typed so far, as the hosted service hands them to `options()`.
+ */
+export const PropOptionsBody = z.object({
+  configured_props: z.record(z.string(), z.unknown()).optional(),
+  prev_context: z.record(z.string(), z.unknown()).nullable().optional(),
+  page: z.number().int().min(0).max(10_000).optional(),
+  query: z.string().max(1000).optional(),
+});
+export type PropOptionsBody = z.infer<typeof PropOptionsBody>;
+
+/** One choice: a plain option `"x"` comes back as `{label: "x", value: "x"}`. */
+export const PropOption = z.object({ label: z.string(), value: z.unknown() });
+export type PropOption = z.infer<typeof PropOption>;
+
+/** The choices, and the `context` to send back as `prev_context` for the next page (or null). */
+export const PropOptions = z.object({ data: z.array(PropOption), context: z.unknown() });
+export type PropOptions = z.infer<typeof PropOptions>;

@@ -25,6 +25,7 @@ export const ERROR_CODES = {
   componentTimeout: "component_timeout",
   componentFetchFailed: "component_fetch_failed",
   hookFailed: "hook_failed",
+  propOptionsFailed: "prop_options_failed",
   internal: "internal_error",
 } as const;
 export type ErrorCode = (typeof ERROR_CODES)[keyof typeof ERROR_CODES];

@@ -92,31 +92,6 @@ describe.each(testDatabases())("components on $name", (db) => {
     await expectApiError(alice.client.getComponent("sc_doesnotexist"), 404, "not_found");
   });
 
-  it("a key owned by another user is a 409 and saves nothing", async () => {
-    const key = uniqueKey();
-    await alice.client.createComponent({ component_code: timerComponent(key) });
-    const before = (await bob.client.listMyComponents()).page_info.total_count;
-    await expectApiError(
-      bob.client.createComponent({ component_code: timerComponent(key) }),
-      409,
-      "conflict",
-    );
-    expect((await bob.client.listMyComponents()).page_info.total_count).toBe(before);
-  });
-
-  it("two users racing for a new key: one gets it, the other a 409 (no 5xx)", async () => {
-    const key = uniqueKey();
-    const results = await Promise.allSettled([
-      alice.client.createComponent({ component_code: timerComponent(key) }),
-      bob.client.createComponent({ component_code: timerComponent(key) }),
-    ]);
-    const won = results.filter((r) => r.status === "fulfilled");
-    const lost = results.filter((r): r is PromiseRejectedResult => r.status === "rejected");
-    expect(won).toHaveLength(1);
-    expect(lost).toHaveLength(1);
-    expect((lost[0]!.reason as { status: number }).status).toBe(409);
-  });
-
   it("publish makes it visible to every user at the registry", async () => {
     const key = uniqueKey();
     const c = await alice.client.createComponent({ component_code: timerComponent(key) });

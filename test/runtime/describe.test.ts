@@ -42,7 +42,8 @@ describe("describe", () => {
       props: [
         { name: "db", type: "$.service.db" },
         { name: "http", type: "$.interface.http", customResponse: true },
-        { name: "label", type: "string", label: "Label", default: "x" },
+        // The options() function is dropped; remoteOptions says the choices can be asked for.
+        { name: "label", type: "string", label: "Label", default: "x", remoteOptions: true },
         { name: "count", type: "integer", min: 1, optional: true },
       ],
     });
@@ -90,7 +91,7 @@ describe("describe", () => {
     );
     expect(d.props).toEqual([
       { name: "github", type: "app", app: "github" },
-      { name: "repo", type: "string", label: "Repository", description: "owner/name", optional: true },
+      { name: "repo", type: "string", label: "Repository", description: "owner/name", optional: true, remoteOptions: true },
       { name: "timer", type: "$.interface.timer" },
     ]);
   });

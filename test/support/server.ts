@@ -66,6 +66,9 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
     HEADWATER_DATA_DIR: dataDir,
     HEADWATER_API_KEY: adminKey,
     HEADWATER_LOG_LEVEL: "error",
+    // Unknown keys stay a plain 404 rather than a lookup on the npm registry; the tests of the
+    // vendor's packages as a registry turn it on.
+    HEADWATER_NPM_COMPONENTS: "0",
     ...(fresh.databaseUrl ? { HEADWATER_DATABASE_URL: fresh.databaseUrl } : {}),
     ...opts.env,
   });
@@ -157,6 +160,7 @@ export function spawnServer(opts: SpawnOptions): Promise<SpawnedServer> {
       HEADWATER_PORT: "0",
       HEADWATER_DATA_DIR: opts.dataDir,
       HEADWATER_LOG_LEVEL: "warn",
+      HEADWATER_NPM_COMPONENTS: "0",
       ...(opts.apiKey ? { HEADWATER_API_KEY: opts.apiKey } : {}),
       ...(opts.databaseUrl ? { HEADWATER_DATABASE_URL: opts.databaseUrl } : {}),
       ...opts.env,

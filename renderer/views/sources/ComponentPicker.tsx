@@ -1,11 +1,13 @@
 /**
- * Chooses the component a new source runs: a saved one, one looked up by key, one from the
- * registry, or pasted code (saved first, so its props can be read). Reports the component and the
- * reference to send in `POST /sources/`.
+ * Chooses the component a new source runs: a saved one, one looked up by key (the account's,
+ * else the registry's, as `POST /sources/` with `key` resolves it), one from the registry (which
+ * also finds the vendor's components in their npm packages: `postgresql-new-row`), or pasted
+ * code (saved first, so its props can be read). Reports the component and the reference to send
+ * in `POST /sources/`.
  */
 import { useState } from "react";
 import type { Component } from "../../../shared/resources/index.js";
-import { call } from "../../state/bridge.js";
+import { BridgeCallError, call } from "../../state/bridge.js";
 import { useComponentsPage } from "../../state/queries.js";
 import { CodeEditor } from "../../ui/CodeEditor.js";
 import { ErrorNote } from "../../ui/ErrorNote.js";
@@ -69,8 +71,15 @@ export function ComponentPicker(props: { onPicked: (p: PickedComponent) => void;
         const c = await call("getRegistryComponent", k);
         return { component: c, ref: { key: c.key ?? k }, from: "registry" };
       }
-      const c = await call("getComponent", k);
-      return { component: c, ref: { component_id: c.id }, from: "key" };
+      try {
+        const c = await call("getComponent", k);
+        return { component: c, ref: { component_id: c.id }, from: "key" };
+      } catch (err) {
+        // Not in the account: the registry's, as a source created with this key would get.
+        if (!(err instanceof BridgeCallError) || err.status !== 404 || k.startsWith("sc_")) throw err;
+        const c = await call("getRegistryComponent", k);
+        return { component: c, ref: { key: c.key ?? k }, from: "registry" };
+      }
     });
 
   return (
@@ -122,7 +131,7 @@ export function ComponentPicker(props: { onPicked: (p: PickedComponent) => void;
               id="component-key"
               value={key}
               onChange={(e) => setKey(e.target.value)}
-              placeholder={mode === "registry" ? "e.g. http-new-requests" : "my-component or sc_…"}
+              placeholder={mode === "registry" ? "e.g. http-new-requests or postgresql-new-row" : "my-component or sc_…"}
               disabled={busy || disabled}
             />
             <button type="submit" className="btn primary" disabled={busy || disabled || !key.trim()}>
@@ -149,6 +158,13 @@ export function ComponentPicker(props: { onPicked: (p: PickedComponent) => void;
               </button>
             </div>
           </>
+        )}
+        {mode !== "code" && mode !== "saved" && (
+          <p className="hint">
+            A key no registry component has is looked up in the vendor's npm package for its app
+            (<code>@pipedream/&lt;app&gt;</code>, under the vendor's licence); the first lookup installs it and
+            can take a minute.
+          </p>
         )}
         {busy && (
           <Spinner label={mode === "code" ? "Saving the component" : "Looking up the component"} showLabel />

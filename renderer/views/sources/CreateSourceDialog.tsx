@@ -99,6 +99,7 @@ export function CreateSourceDialog(props: { onClose: () => void; onCreated: (s: 
             onChange={setForm}
             errors={errors}
             disabled={create.isPending}
+            componentId={picked.component.id}
           />
           <ErrorNote error={create.error} title="Could not create the source" />
         </form>

@@ -1,10 +1,14 @@
 /** The inputs generated from `configurable_props` (see propsForm.ts for the rules). */
 import { useId, type ReactNode } from "react";
 import type { PropDescriptor } from "../../../shared/resources/index.js";
+import { CredentialsGroup, RemoteChoices } from "./PropExtras.js";
 import {
+  configuredSoFar,
   editableProps,
   fieldKind,
+  hasRemoteOptions,
   optionItems,
+  type AppState,
   type FieldValue,
   type FormState,
   type TimerState,
@@ -16,8 +20,10 @@ export function PropsForm(props: {
   onChange: (next: FormState) => void;
   errors: Record<string, string>;
   disabled?: boolean;
+  /** The component's id: props with `async options()` ask it for their choices. */
+  componentId?: string;
 }) {
-  const { descriptors, state, onChange, errors, disabled } = props;
+  const { descriptors, state, onChange, errors, disabled, componentId } = props;
   const fields = editableProps(descriptors);
   const hasHttp = descriptors.some((p) => fieldKind(p) === "http");
   const set = (name: string, v: FieldValue) => onChange({ ...state, [name]: v });
@@ -33,6 +39,11 @@ export function PropsForm(props: {
           error={errors[p.name]}
           disabled={disabled}
           onChange={(v) => set(p.name, v)}
+          remote={
+            componentId && hasRemoteOptions(p)
+              ? { componentId, configuredSoFar: () => configuredSoFar(descriptors, state) }
+              : undefined
+          }
         />
       ))}
     </div>
@@ -45,8 +56,10 @@ function PropField(props: {
   error: string | undefined;
   disabled?: boolean;
   onChange: (v: FieldValue) => void;
+  /** Where this prop's choices come from, when its definition has `async options()`. */
+  remote?: { componentId: string; configuredSoFar: () => Record<string, unknown> } | undefined;
 }) {
-  const { p, value, error, disabled, onChange } = props;
+  const { p, value, error, disabled, onChange, remote } = props;
   const id = useId();
   const kind = fieldKind(p);
   const label = p.label ?? p.name;
@@ -95,6 +108,17 @@ function PropField(props: {
       );
       break;
     }
+    case "app":
+      input = (
+        <CredentialsGroup
+          p={p}
+          value={(value as AppState | undefined) ?? { fields: [] }}
+          disabled={disabled}
+          describedBy={describedBy}
+          onChange={onChange}
+        />
+      );
+      break;
     case "boolean":
       input = (
         <label className="checkbox">
@@ -194,7 +218,7 @@ function PropField(props: {
 
   return (
     <div className={error ? "field invalid" : "field"}>
-      {kind !== "boolean" && (
+      {kind !== "boolean" && kind !== "app" && (
         <label id={`${id}-label`} htmlFor={kind === "timer" || kind === "multiselect" ? undefined : id}>
           {label}
           {p.optional ? <span className="muted"> (optional)</span> : null}
@@ -202,6 +226,16 @@ function PropField(props: {
         </label>
       )}
       {input}
+      {remote && (
+        <RemoteChoices
+          p={p}
+          componentId={remote.componentId}
+          configuredSoFar={remote.configuredSoFar}
+          text={text}
+          disabled={disabled}
+          onChange={onChange}
+        />
+      )}
       {p.description && (
         <div id={descId} className="hint">
           {p.description}

@@ -230,6 +230,7 @@ function SourceConfig({ source }: { source: Source }) {
           onChange={setState}
           errors={errors}
           disabled={update.isPending}
+          componentId={component.data.id}
         />
         <ErrorNote error={update.error} title="Could not save the props" />
         <div className="form-actions">

@@ -7,6 +7,7 @@ import type { PropDescriptor } from "../../../shared/resources/index.js";
 
 export type FieldKind =
   | "timer"
+  | "app"
   | "http"
   | "hidden"
   | "string"
@@ -24,7 +25,15 @@ export interface TimerState {
   interval: string;
   cron: string;
 }
-export type FieldValue = string | boolean | string[] | TimerState;
+/** An app prop's credentials: the `$auth` fields, named and filled in by the user. */
+export interface CredentialField {
+  name: string;
+  value: string;
+}
+export interface AppState {
+  fields: CredentialField[];
+}
+export type FieldValue = string | boolean | string[] | TimerState | AppState;
 export type FormState = Record<string, FieldValue>;
 
 export interface OptionItem {
@@ -36,6 +45,7 @@ export interface OptionItem {
 export function fieldKind(p: PropDescriptor): FieldKind {
   const t = p.type;
   if (t === "$.interface.timer") return "timer";
+  if (t === "app") return "app";
   if (t === "$.interface.http") return "http";
   if (t.startsWith("$.")) return "hidden"; // $.service.db and other platform-provided props
   const hasOptions = Array.isArray(p.options) && p.options.length > 0;
@@ -56,6 +66,30 @@ export function editableProps(props: readonly PropDescriptor[]): PropDescriptor[
     const k = fieldKind(p);
     return k !== "http" && k !== "hidden";
   });
+}
+
+/** The prop's choices come from its `options()` (asked of the server), on top of a typed value. */
+export function hasRemoteOptions(p: PropDescriptor): boolean {
+  return p.remoteOptions === true && ["string", "integer", "string[]", "integer[]"].includes(p.type);
+}
+
+/** Credential names that are masked as they are typed. */
+const SECRET_NAME = /pass|secret|token|key|cert|credential|private|auth|session|cookie/i;
+export const isSecretField = (name: string) => SECRET_NAME.test(name);
+
+/** A remote option's value as the text of the prop's input (strings as they are, others as JSON). */
+export const optionText = (value: unknown) => (typeof value === "string" ? value : JSON.stringify(value));
+
+function appFrom(p: PropDescriptor, v: unknown): AppState {
+  const given = v !== null && typeof v === "object" ? (v as Record<string, unknown>) : undefined;
+  const auth = given && given.$auth !== null && typeof given.$auth === "object" ? (given.$auth as Record<string, unknown>) : given;
+  const fields: CredentialField[] = Object.entries(auth ?? {}).map(([name, value]) => ({
+    name,
+    value: typeof value === "string" ? value : JSON.stringify(value),
+  }));
+  // The fields the app's code reads, not filled in yet, are offered empty.
+  for (const name of p.authFields ?? []) if (!fields.some((f) => f.name === name)) fields.push({ name, value: "" });
+  return { fields };
 }
 
 export function optionItems(p: PropDescriptor): OptionItem[] {
@@ -83,6 +117,9 @@ export function initialState(props: readonly PropDescriptor[], current?: Record<
     switch (fieldKind(p)) {
       case "timer":
         state[p.name] = timerFrom(v);
+        break;
+      case "app":
+        state[p.name] = appFrom(p, v);
         break;
       case "boolean":
         state[p.name] = v === true;
@@ -120,13 +157,26 @@ function checkRange(p: PropDescriptor, n: number): string | null {
 
 /** Converts the form into `configured_props`; an empty optional field is left out. */
 export function buildConfiguredProps(props: readonly PropDescriptor[], state: FormState): BuildResult {
+  const { value, errors } = convert(props, state);
+  return Object.keys(errors).length > 0 ? { ok: false, errors } : { ok: true, value };
+}
+
+/** The props that are valid so far (for `options()`, which may depend on them); the rest left out. */
+export function configuredSoFar(props: readonly PropDescriptor[], state: FormState): Record<string, unknown> {
+  return convert(props, state).value;
+}
+
+function convert(
+  props: readonly PropDescriptor[],
+  state: FormState,
+): { value: Record<string, unknown>; errors: Record<string, string> } {
   const value: Record<string, unknown> = {};
   const errors: Record<string, string> = {};
   for (const p of editableProps(props)) {
     const raw = state[p.name];
     const required = !p.optional;
     const kind = fieldKind(p);
-    const fail = (msg: string) => (errors[p.name] = msg);
+    const fail = (msg: string) => (errors[p.name] ??= msg);
     if (kind === "timer") {
       const t = (raw ?? timerFrom(p.default)) as TimerState;
       if (t.mode === "cron") {
@@ -139,6 +189,20 @@ export function buildConfiguredProps(props: readonly PropDescriptor[], state: Fo
     }
     if (kind === "boolean") {
       value[p.name] = raw === true;
+      continue;
+    }
+    if (kind === "app") {
+      const fields = (raw as AppState | undefined)?.fields ?? [];
+      const auth: Record<string, string> = {};
+      for (const f of fields) {
+        const name = f.name.trim();
+        // A field left empty (one the app's code reads, offered blank) is not sent.
+        if (!f.value) continue;
+        if (!name) fail("every credential needs a name");
+        else if (name in auth) fail(`"${name}" is given twice`);
+        else auth[name] = f.value;
+      }
+      if (!errors[p.name]) value[p.name] = { $auth: auth };
       continue;
     }
     if (kind === "multiselect") {
@@ -193,5 +257,5 @@ export function buildConfiguredProps(props: readonly PropDescriptor[], state: Fo
         value[p.name] = text;
     }
   }
-  return Object.keys(errors).length > 0 ? { ok: false, errors } : { ok: true, value };
+  return { value, errors };
 }

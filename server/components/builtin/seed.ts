@@ -17,7 +17,7 @@ export const SYSTEM_USERNAME = "headwater";
  * `describer`, when given, describes every built-in at once on a fresh database (each describe
  * starts a sandbox process), so that the sequential saves that follow find them known.
  */
-export async function seedBuiltinComponents(users: UsersRepo, components: ComponentService, describer?: ComponentDescriber): Promise<void> {
+export async function seedBuiltinComponents(users: UsersRepo, components: ComponentService, describer?: ComponentDescriber): Promise<string> {
   let system = await users.findByUsername(SYSTEM_USERNAME);
   if (!system) {
     if (describer) await Promise.all(builtinComponentCodes().map((code) => describer.describe(code)));
@@ -30,4 +30,5 @@ export async function seedBuiltinComponents(users: UsersRepo, components: Compon
     });
   }
   await components.ensureBuiltins(system.id, builtinComponentCodes());
+  return system.id;
 }

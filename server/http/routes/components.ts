@@ -1,13 +1,21 @@
 /** Components (spec §4 Components, decisions.md Components). */
 import type { FastifyPluginAsync } from "fastify";
 import { z } from "zod";
-import { Component, CreateComponentBody, Page, PageQuery } from "../../../shared/resources/index.js";
+import {
+  Component,
+  CreateComponentBody,
+  Page,
+  PageQuery,
+  PropOptions,
+  PropOptionsBody,
+} from "../../../shared/resources/index.js";
 import type { ComponentService } from "../../components/service.js";
 import { pageBody, pageRequest } from "../paging.js";
 import { route } from "../route.js";
 import { Data, IdParams } from "../schemas.js";
 
 const KeyParams = z.object({ key: z.string().min(1).max(200) });
+const PropParams = z.object({ id: z.string().min(1).max(200), prop: z.string().min(1).max(200) });
 
 export const componentRoutes: FastifyPluginAsync<{ components: ComponentService }> = async (
   app,
@@ -19,7 +27,6 @@ export const componentRoutes: FastifyPluginAsync<{ components: ComponentService 
     app,
     {
       method: "POST",
-      errors: [409],
       url: "/components",
       summary: "Save a component from component_code or component_url (code wins; the URL is then metadata)",
       tags,
@@ -35,7 +42,8 @@ export const componentRoutes: FastifyPluginAsync<{ components: ComponentService 
     {
       method: "GET",
       url: "/components/registry/:key",
-      summary: "A published component, by key",
+      summary:
+        "A registry component by key: published, built-in, or found in the vendor's npm package @pipedream/<app>",
       tags,
       params: KeyParams,
       response: Data(Component),
@@ -60,13 +68,30 @@ export const componentRoutes: FastifyPluginAsync<{ components: ComponentService 
     app,
     {
       method: "POST",
+      errors: [409],
       url: "/components/:id/publish",
-      summary: "Publish a component to the registry (extension)",
+      summary: "Publish a component to the registry (extension); 409 when another user published its key",
       tags,
       params: IdParams,
       response: Data(Component),
     },
     async ({ user, params }) => ({ data: await components.publish(user.id, params.id) }),
+  );
+
+  route(
+    app,
+    {
+      method: "POST",
+      errors: [429],
+      url: "/components/:id/props/:prop/options",
+      summary:
+        "A prop's choices from its options(), run in the sandbox with the props configured so far (extension)",
+      tags,
+      params: PropParams,
+      body: PropOptionsBody,
+      response: PropOptions,
+    },
+    async ({ user, params, body }) => components.propOptions(user.id, params.id, params.prop, body),
   );
 
   route(

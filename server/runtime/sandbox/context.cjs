@@ -120,4 +120,4 @@ function buildContext(component, input, io) {
   return { ctx, dbChanges: db.changes, responded: () => responded };
 }
 
-module.exports = { buildContext };
+module.exports = { buildContext, appInstance };

@@ -76,11 +76,45 @@ function propEntries(component) {
   return entries;
 }
 
+/**
+ * The `$auth` fields an app's code reads (`this.$auth.host`, `const { user } = this.$auth`), in
+ * order of appearance: a hint for the form that asks for the app's credentials. Read from the
+ * functions' text, so an app that builds names at run time simply lists fewer.
+ * @param {Record<string, any>} app
+ */
+function authFields(app) {
+  /** @type {Set<string>} */
+  const found = new Set();
+  /** @param {unknown} v @param {number} depth */
+  const scan = (v, depth) => {
+    if (depth > 3 || !isObject(v)) return;
+    for (const x of Object.values(v)) {
+      if (typeof x === "function") {
+        const text = Function.prototype.toString.call(x);
+        for (const m of text.matchAll(/\$auth\??\.([A-Za-z_][\w]*)/g)) found.add(m[1]);
+        for (const m of text.matchAll(/\{([^{}]*)\}\s*=\s*(?:this\.)?\$auth\b/g))
+          for (const part of m[1].split(",")) {
+            const field = /^\s*([A-Za-z_][\w]*)/.exec(part);
+            if (field) found.add(field[1]);
+          }
+      } else scan(x, depth + 1);
+    }
+  };
+  scan(app.methods, 0);
+  scan(app.propDefinitions, 0);
+  return [...found];
+}
+
 /** @param {string} name @param {Record<string, any>} def */
 function describeProp(name, def) {
-  if (isApp(def)) return { name, type: "app", app: def.app };
+  if (isApp(def)) {
+    const fields = authFields(def);
+    return { name, type: "app", app: def.app, ...(fields.length > 0 ? { authFields: fields } : {}) };
+  }
   const { propDefinitions: _a, methods: _b, ...rest } = def;
-  return { name, ...(/** @type {object} */ (plain(rest))) };
+  // `async options()` cannot travel as JSON: say that the prop has choices to ask for.
+  const remote = typeof def.options === "function" ? { remoteOptions: true } : {};
+  return { name, ...(/** @type {object} */ (plain(rest))), ...remote };
 }
 
 /**

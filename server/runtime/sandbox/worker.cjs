@@ -15,6 +15,8 @@
  *             streams emit / log / respond with `item`, then itemDone {item, dbChanges, error?}
  *             per item; the last one says `last: true` and ends the request (no `done`)
  *   steps     {steps, packageDirs, triggerEvent, context} -> done {result: {returnValues, emits, error?}}
+ *   options   {bundle, packageDirs, prop, props, prevContext, query, page}
+ *             -> done {result: {data: [{label, value}], context}}   (prop-options.cjs)
  *
  * Written as plain CommonJS with JSDoc types because a TypeScript loader would have to be read
  * from node_modules, which the permission model forbids (and should: it is the server's code).
@@ -30,6 +32,7 @@ const { loadBundle } = require("./loader.cjs");
 const { describe } = require("./describe-component.cjs");
 const { buildContext } = require("./context.cjs");
 const { runSteps } = require("./steps.cjs");
+const { propOptions } = require("./prop-options.cjs");
 const platform = require("./shims/platform.cjs");
 // Where the platform shim's libraries (axios, mime-types) are: see shims/host-paths.ts.
 require("./shims/platform/modules.cjs").configure(JSON.parse(process.argv[3] || "{}"));
@@ -250,6 +253,12 @@ function safeMeta(meta) {
   return out;
 }
 
+/** A prop's choices (prop-options.cjs); errors carry their code (no_such_prop, options_failed). @param {any} msg */
+async function handleOptions(msg) {
+  const result = await propOptions(loadBundle(msg.bundle, msg.packageDirs || {}), msg);
+  send({ t: "done", id: msg.id, result });
+}
+
 process.on("message", async (/** @type {any} */ msg) => {
   current = msg.id;
   logged = 0;
@@ -273,6 +282,8 @@ process.on("message", async (/** @type {any} */ msg) => {
     } else if (msg.t === "steps") {
       const result = await runSteps(msg);
       send({ t: "done", id: msg.id, result });
+    } else if (msg.t === "options") {
+      await handleOptions(msg);
     }
   } catch (e) {
     send({ t: "done", id: msg.id, error: serialiseError(e) });

@@ -1,6 +1,9 @@
 /**
- * Saved components and the global ownership of component keys. Every read is scoped to its
- * owner, except the registry (published components, visible to all).
+ * Saved components and the registry's keys. Every read is scoped to its owner, except the
+ * registry (published components, visible to all). A key names a component within one account
+ * (any number of users may save the same key); only the registry is one namespace, held in
+ * `registry_keys` by the user who published the key first. Built-in and vendor components are
+ * published by the system user and hold no key there: they block no user's key.
  */
 import type { Insertable, Selectable } from "kysely";
 import type { Db } from "../db.js";
@@ -11,10 +14,10 @@ import { pageByCreation, type PageRequest, type PageRows } from "./paging.js";
 export type ComponentRow = Selectable<ComponentsTable>;
 export type NewComponentRow = Insertable<ComponentsTable>;
 
-/** The key is held by another user (keys are global). */
+/** The key is published to the registry by another user. */
 export class KeyTakenError extends Error {
   constructor(readonly key: string) {
-    super(`component key ${key} belongs to another user`);
+    super(`component key ${key} is published to the registry by another user`);
   }
 }
 
@@ -22,68 +25,43 @@ export class ComponentsRepo {
   constructor(private readonly db: Db) {}
 
   /**
-   * Inserts a component, claiming its key for the owner when it has one. Pass a transaction
-   * as `db` to make it part of a larger write (a source created from code).
+   * Inserts a component. Keys are per account, so this conflicts with nobody; rows saved as
+   * published here are the system's (built-ins, vendor components), which claim no registry key.
+   * Pass a transaction as `db` to make it part of a larger write (a source created from code).
    */
-  async insert(row: NewComponentRow, db?: Db): Promise<void> {
-    // The key claim and the row go together: alone, run them in a transaction of their own.
-    if (!db) return this.db.transaction().execute((trx) => this.insert(row, trx));
-    if (row.key) {
-      const holder = await db
-        .selectFrom("component_keys")
-        .select("user_id")
-        .where("key", "=", row.key)
-        .executeTakeFirst();
-      if (holder && holder.user_id !== row.user_id) throw new KeyTakenError(row.key);
-      if (!holder) {
-        try {
-          await db
-            .insertInto("component_keys")
-            .values({ key: row.key, user_id: row.user_id, created_at: row.created_at })
-            .execute();
-        } catch (err) {
-          // Another user claimed it between our read and this write.
-          if (isUniqueViolation(err)) throw new KeyTakenError(row.key);
-          throw err;
-        }
-      }
-    }
+  async insert(row: NewComponentRow, db: Db = this.db): Promise<void> {
     await db.insertInto("components").values(row).execute();
   }
 
-  /**
-   * Deletes a component no source uses, releasing its key when the owner has no other
-   * component with it (so an undone request leaves no trace).
-   */
-  async deleteUnused(id: string, userId: string, db: Db = this.db): Promise<void> {
-    const row = await db
-      .selectFrom("components")
-      .select("key")
-      .where("id", "=", id)
-      .where("user_id", "=", userId)
+  /** Makes `userId` the registry holder of `key`, unless another user already is. */
+  private async claimRegistryKey(db: Db, key: string, userId: string, now: number): Promise<void> {
+    const holder = await db
+      .selectFrom("registry_keys")
+      .select("user_id")
+      .where("key", "=", key)
       .executeTakeFirst();
-    if (!row) return;
-    await db.deleteFrom("components").where("id", "=", id).execute();
-    if (row.key) {
-      const other = await db
-        .selectFrom("components")
-        .select("id")
-        .where("key", "=", row.key)
-        .where("user_id", "=", userId)
-        .executeTakeFirst();
-      if (!other)
-        await db
-          .deleteFrom("component_keys")
-          .where("key", "=", row.key)
-          .where("user_id", "=", userId)
-          .execute();
+    if (holder) {
+      if (holder.user_id !== userId) throw new KeyTakenError(key);
+      return;
+    }
+    try {
+      await db.insertInto("registry_keys").values({ key, user_id: userId, created_at: now }).execute();
+    } catch (err) {
+      // Another user published it between our read and this write.
+      if (isUniqueViolation(err)) throw new KeyTakenError(key);
+      throw err;
     }
   }
 
-  /** Who holds `key`, if anyone. */
-  async keyHolder(key: string): Promise<string | undefined> {
+  /** Deletes a component no source uses (so an undone request leaves no trace). */
+  async deleteUnused(id: string, userId: string, db: Db = this.db): Promise<void> {
+    await db.deleteFrom("components").where("id", "=", id).where("user_id", "=", userId).execute();
+  }
+
+  /** Who published `key` to the registry, if anyone. */
+  async registryHolder(key: string): Promise<string | undefined> {
     const r = await this.db
-      .selectFrom("component_keys")
+      .selectFrom("registry_keys")
       .select("user_id")
       .where("key", "=", key)
       .executeTakeFirst();
@@ -116,16 +94,15 @@ export class ComponentsRepo {
       .executeTakeFirst();
   }
 
-  /** The newest published component with this key, whoever owns it. */
+  /**
+   * The registry's component for this key: the newest published by the user holding the key,
+   * else (no user published it) the system's newest: a built-in or a vendor component.
+   */
   async findPublishedByKey(key: string): Promise<ComponentRow | undefined> {
-    return this.db
-      .selectFrom("components")
-      .selectAll()
-      .where("key", "=", key)
-      .where("published", "=", 1)
-      .orderBy("created_ms", "desc")
-      .orderBy("id", "desc")
-      .executeTakeFirst();
+    const holder = await this.registryHolder(key);
+    let q = this.db.selectFrom("components").selectAll().where("key", "=", key).where("published", "=", 1);
+    if (holder) q = q.where("user_id", "=", holder);
+    return q.orderBy("created_ms", "desc").orderBy("id", "desc").executeTakeFirst();
   }
 
   /** The owner's component with this code, if saved before (built-ins are saved once). */
@@ -138,12 +115,20 @@ export class ComponentsRepo {
       .executeTakeFirst();
   }
 
-  async publish(id: string, nowSeconds: number): Promise<void> {
-    await this.db
-      .updateTable("components")
-      .set({ published: 1, updated_at: nowSeconds })
-      .where("id", "=", id)
-      .execute();
+  /**
+   * Publishes the owner's component: claims its key in the registry (KeyTakenError when another
+   * user published it) and marks it published, together.
+   */
+  async publish(row: { id: string; user_id: string; key: string }, nowSeconds: number): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await this.claimRegistryKey(trx, row.key, row.user_id, nowSeconds);
+      await trx
+        .updateTable("components")
+        .set({ published: 1, updated_at: nowSeconds })
+        .where("id", "=", row.id)
+        .where("user_id", "=", row.user_id)
+        .execute();
+    });
   }
 
   async listOwn(userId: string, page: PageRequest): Promise<PageRows<ComponentRow>> {

@@ -1,5 +1,6 @@
 /**
- * Tables owned by the core concern (users, keys, components, sources); created by 0001_core.
+ * Tables owned by the core concern (users, keys, components, sources); created by 0001_core
+ * (registry_keys by 0004).
  * Conventions (see db.ts): times are integers, booleans 0/1, JSON is TEXT.
  * `created_ms` orders lists newest first; it is strictly increasing within one server process.
  */
@@ -21,8 +22,11 @@ export interface ApiKeysTable {
   created_at: number;
 }
 
-/** Which user holds a component key. Keys are global: this table is what makes them so. */
-export interface ComponentKeysTable {
+/**
+ * Who published each key to the registry (a namespace of its own; within an account, keys are
+ * free: see migration 0004). Built-in components hold theirs, under the system user.
+ */
+export interface RegistryKeysTable {
   key: string;
   user_id: string;
   created_at: number;
@@ -67,7 +71,7 @@ export interface SourcesTable {
 export interface CoreTables {
   users: UsersTable;
   api_keys: ApiKeysTable;
-  component_keys: ComponentKeysTable;
+  registry_keys: RegistryKeysTable;
   components: ComponentsTable;
   sources: SourcesTable;
 }

@@ -1,0 +1,175 @@
+/**
+ * The vendor's npm packages as a registry: the hosted service publishes its components as npm
+ * packages named `@pipedream/<app>`, where `<app>` is the part of a component key before its
+ * first `-` (`postgresql-new-row` is in `@pipedream/postgresql`). For a key no registry
+ * component has, this installs that package into the server's package cache (runtime/npm/
+ * cache.ts: the server runs npm, install scripts off), finds the source file under `sources/`
+ * that declares the key (a text scan picks candidates; the sandbox's describe confirms the key,
+ * so the server never evaluates the code), and gathers its relative imports from the package
+ * folder as a component_url fetch gathers them over HTTP (gather.ts).
+ *
+ * The vendor's code stays under the vendor's licence; it is fetched from the npm registry on a
+ * user's server, never shipped with Headwater.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { PackageError, type PackageCache } from "../runtime/npm/cache.js";
+import type { ComponentDescriber, ComponentDescription, ComponentFiles } from "../services.js";
+import { ComponentFetchError, DEFAULT_FETCH_LIMITS, type FetchLimits } from "./fetch.js";
+import { EXTENSIONS, gatherModules, type FoundModule } from "./gather.js";
+
+export interface NpmComponent {
+  code: string;
+  files: ComponentFiles | undefined;
+  /** Where it came from: `npm:@pipedream/<app>@<version>/sources/.../x.mjs`. */
+  url: string;
+  description: ComponentDescription;
+}
+
+export interface NpmComponentsOptions {
+  packages: PackageCache;
+  describer: ComponentDescriber;
+  /** Pinned versions by package name; the others are installed at `latest`. */
+  versions?: Record<string, string>;
+  limits?: FetchLimits;
+}
+
+/** A key whose app part can name an npm package: `app-rest`, lower case. */
+const KEY = /^([a-z0-9][a-z0-9_.]*)-[a-z0-9][a-z0-9_.-]*$/;
+const SOURCE_FILE = /\.(mjs|js|cjs|ts)$/;
+/** Most files scanned in one package's sources/ folder. */
+const MAX_SCANNED = 3000;
+/** How long "there is no such package" is believed before npm is asked again. */
+const MISSING_TTL_MS = 10 * 60_000;
+/** Most such answers remembered (made-up keys must not grow the map without end). */
+const MAX_MISSING = 1000;
+
+export class NpmComponents {
+  private readonly missing = new Map<string, number>();
+  private readonly limits: FetchLimits;
+
+  constructor(private readonly options: NpmComponentsOptions) {
+    this.limits = options.limits ?? DEFAULT_FETCH_LIMITS;
+  }
+
+  /** The package that would hold `key`, or undefined when the key cannot name one. */
+  static packageFor(key: string): string | undefined {
+    const m = KEY.exec(key);
+    return m ? `@pipedream/${m[1]}` : undefined;
+  }
+
+  /**
+   * The vendor's component with this key, or undefined when there is no such package or no
+   * source in it with that key. A package that cannot be installed for another reason, or files
+   * over the limits, are a ComponentFetchError; code that does not load a ComponentLoadError.
+   */
+  async find(key: string): Promise<NpmComponent | undefined> {
+    const name = NpmComponents.packageFor(key);
+    if (!name) return undefined;
+    const pkgDir = await this.install(name);
+    if (!pkgDir) return undefined;
+    const version = readVersion(pkgDir);
+    for (const file of candidates(pkgDir, key)) {
+      const { code, files } = await this.load(pkgDir, file);
+      const description = await this.options.describer.describe(code, files);
+      if (description.key !== key) continue;
+      const rel = path.relative(pkgDir, file).split(path.sep).join("/");
+      return { code, files, url: `npm:${name}@${version}/${rel}`, description };
+    }
+    return undefined;
+  }
+
+  /** The package's folder in the cache, installing it on first use; undefined when npm has no such package. */
+  private async install(name: string): Promise<string | undefined> {
+    const until = this.missing.get(name);
+    if (until !== undefined && until > Date.now()) return undefined;
+    const version = this.options.versions?.[name];
+    const spec = version ? `${name}@${version}` : name;
+    let dir: string;
+    try {
+      dir = await this.options.packages.ensure(spec);
+    } catch (err) {
+      if (!(err instanceof PackageError)) throw err;
+      if (/\b404\b|E404|Not Found|not in the package cache/i.test(err.message)) {
+        this.missing.delete(name);
+        this.missing.set(name, Date.now() + MISSING_TTL_MS);
+        while (this.missing.size > MAX_MISSING) this.missing.delete(this.missing.keys().next().value!);
+        return undefined;
+      }
+      throw new ComponentFetchError(err.message);
+    }
+    return path.join(dir, "node_modules", ...name.split("/"));
+  }
+
+  /** A source file and the modules it imports, read from the package folder (never outside it). */
+  private async load(pkgDir: string, file: string): Promise<{ code: string; files: ComponentFiles | undefined }> {
+    let total = 0;
+    const read = (full: string): FoundModule<string> => {
+      // A link inside the package must not lead out of it.
+      if (!inside(pkgDir, fs.realpathSync(full))) throw new ComponentFetchError(`${full} leaves the package`);
+      const size = fs.statSync(full).size;
+      total += size;
+      if (size > this.limits.maxFileBytes) throw new ComponentFetchError(`${full} is larger than ${this.limits.maxFileBytes} bytes`);
+      if (total > this.limits.maxTotalBytes)
+        throw new ComponentFetchError(`the component and its modules exceed ${this.limits.maxTotalBytes} bytes`);
+      const rel = path.relative(pkgDir, full).split(path.sep).join("/");
+      return { at: full, path: `/${rel}`, code: fs.readFileSync(full, "utf8") };
+    };
+    const main = read(file);
+    const files = await gatherModules<string>(
+      main,
+      async (from, spec) => {
+        const base = path.resolve(path.dirname(from.at), spec);
+        for (const ext of EXTENSIONS) {
+          const full = base + ext;
+          if (!inside(pkgDir, full)) throw new ComponentFetchError(`import ${spec} leaves the package`);
+          if (fs.statSync(full, { throwIfNoEntry: false })?.isFile()) return read(full);
+        }
+        throw new ComponentFetchError(`import ${spec} from ${from.path}: not found in the package`);
+      },
+      this.limits.maxFiles,
+      () => new ComponentFetchError(`the component imports more than ${this.limits.maxFiles} modules`),
+    );
+    return { code: main.code, files: Object.keys(files).length > 0 ? files : undefined };
+  }
+}
+
+/** Files under `sources/` whose text declares `key: "<key>"`, the likeliest first. */
+function candidates(pkgDir: string, key: string): string[] {
+  const root = path.join(pkgDir, "sources");
+  if (!fs.existsSync(root)) return [];
+  const declares = new RegExp(`\\bkey\\s*:\\s*(["'\`])${key.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\1`);
+  const found: string[] = [];
+  let scanned = 0;
+  const walk = (dir: string, depth: number) => {
+    if (depth > 8) return;
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      if (scanned >= MAX_SCANNED) return;
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) {
+        if (entry.name !== "node_modules") walk(full, depth + 1);
+      } else if (entry.isFile() && SOURCE_FILE.test(entry.name)) {
+        scanned += 1;
+        if (declares.test(fs.readFileSync(full, "utf8"))) found.push(full);
+      }
+    }
+  };
+  walk(root, 0);
+  // `sources/<name>/<name>.mjs` is how the vendor lays out a source: try those first.
+  const conventional = (f: string) => path.basename(path.dirname(f)) === path.basename(f).replace(SOURCE_FILE, "");
+  return found.sort((a, b) => Number(conventional(b)) - Number(conventional(a)));
+}
+
+function inside(root: string, full: string): boolean {
+  const rel = path.relative(root, full);
+  return rel !== "" && !rel.startsWith("..") && !path.isAbsolute(rel);
+}
+
+function readVersion(pkgDir: string): string {
+  try {
+    const pkg = JSON.parse(fs.readFileSync(path.join(pkgDir, "package.json"), "utf8")) as { version?: unknown };
+    return typeof pkg.version === "string" ? pkg.version : "unknown";
+  } catch {
+    return "unknown";
+  }
+}

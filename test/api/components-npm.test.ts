@@ -1,0 +1,114 @@
+/**
+ * The vendor's npm packages as a registry: a key no published or built-in component has is found
+ * in `@pipedream/<app>` (installed from the npm registry at test time, at a fixed version: the
+ * vendor's code is never committed here), loaded with its relative imports, saved once, and
+ * deployable by key. HEADWATER_NPM_COMPONENTS=0 turns the lookup off (a plain 404).
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "../../server/config.js";
+import { NpmComponents } from "../../server/components/npm-registry.js";
+import { expectApiError, timerComponent } from "../support/fixtures.js";
+import { startServer, type TestServer, type TestUser } from "../support/server.js";
+
+/** A small vendor source: an HTTP API, an app file one folder up, and an npm dependency. */
+const PACKAGE = "@pipedream/pipedream";
+const VERSION = "0.4.2";
+const KEY = "pipedream-new-scheduled-tasks";
+const INSTALL_MS = 240_000;
+
+describe("the vendor's npm packages as a registry", () => {
+  let s: TestServer;
+  let alice: TestUser;
+  let bob: TestUser;
+
+  beforeAll(async () => {
+    s = await startServer({
+      env: { HEADWATER_NPM_COMPONENTS: "1", HEADWATER_NPM_COMPONENT_VERSIONS: `${PACKAGE}@${VERSION}` },
+    });
+    alice = await s.newUser();
+    bob = await s.newUser();
+  });
+  afterAll(async () => {
+    await s?.stop();
+  });
+
+  it("GET /components/registry/{key} installs the package, finds the source by key and describes it", { timeout: INSTALL_MS }, async () => {
+    const c = await alice.client.getRegistryComponent(KEY);
+    expect(c).toMatchObject({
+      key: KEY,
+      name: "New Scheduled Tasks",
+      published: true,
+      component_url: `npm:${PACKAGE}@${VERSION}/sources/new-scheduled-tasks/new-scheduled-tasks.mjs`,
+    });
+    expect(c.code).toContain(`key: "${KEY}"`);
+    expect(c.configurable_props.map((p) => [p.name, p.type])).toEqual([
+      ["pipedream", "app"],
+      ["secret", "string"],
+      ["http", "$.interface.http"],
+      ["db", "$.service.db"],
+    ]);
+    expect(c.configurable_props[0]).toMatchObject({ app: "pipedream" });
+    // Saved after first use: every later lookup is the same component, without npm.
+    const again = await bob.client.getRegistryComponent(KEY);
+    expect(again.id).toBe(c.id);
+    expect((await bob.client.getComponent(c.id)).key).toBe(KEY);
+  });
+
+  it("POST /sources/ with the key alone deploys it; the account's own component with that key comes first", { timeout: INSTALL_MS }, async () => {
+    const registry = await bob.client.getRegistryComponent(KEY);
+    const src = await bob.client.createSource({ key: KEY, configured_props: { secret: "s3cret" } });
+    expect(src.component_id).toBe(registry.id);
+    expect(src.configured_props).toMatchObject({
+      secret: "s3cret",
+      http: { endpoint_url: `${s.origin}/e/${src.id}` },
+    });
+    const mine = await alice.client.createComponent({ component_code: timerComponent(KEY, "Alice's fork") });
+    expect((await alice.client.createSource({ key: KEY })).component_id).toBe(mine.id);
+  });
+
+  it("a key the package does not have, or a package npm does not have, is a 404", { timeout: INSTALL_MS }, async () => {
+    await expectApiError(alice.client.getRegistryComponent("pipedream-no-such-source"), 404, "not_found");
+    await expectApiError(alice.client.createSource({ key: "pipedream-no-such-source" }), 404, "not_found");
+    await expectApiError(alice.client.getRegistryComponent("hwnosuchapp0-new-thing"), 404, "not_found");
+    // Not a key that can name a package at all.
+    await expectApiError(alice.client.getRegistryComponent("Not A Key"), 404, "not_found");
+  });
+});
+
+describe("HEADWATER_NPM_COMPONENTS=0", () => {
+  let s: TestServer;
+  let alice: TestUser;
+
+  beforeAll(async () => {
+    s = await startServer({ env: { HEADWATER_NPM_COMPONENTS: "0" } });
+    alice = await s.newUser();
+  });
+  afterAll(async () => {
+    await s?.stop();
+  });
+
+  it("leaves a key no registry component has a 404, and installs nothing", async () => {
+    await expectApiError(alice.client.getRegistryComponent(KEY), 404, "not_found");
+    await expectApiError(alice.client.createSource({ key: KEY }), 404, "not_found");
+    const fs = await import("node:fs");
+    const cached = fs.existsSync(`${s.dataDir}/npm`) ? fs.readdirSync(`${s.dataDir}/npm`) : [];
+    expect(cached.filter((d) => d.startsWith("@pipedream+"))).toEqual([]);
+  });
+});
+
+describe("configuration and package names", () => {
+  it("reads HEADWATER_NPM_COMPONENTS and the pinned versions, and refuses a bad list", () => {
+    const on = loadConfig({ HEADWATER_NPM_COMPONENT_VERSIONS: "@pipedream/postgresql@2.2.4, @pipedream/slack@^0.10" });
+    expect(on.npm.components).toBe(true);
+    expect(on.npm.componentVersions).toEqual({ "@pipedream/postgresql": "2.2.4", "@pipedream/slack": "^0.10" });
+    expect(loadConfig({ HEADWATER_NPM_COMPONENTS: "0" }).npm.components).toBe(false);
+    expect(() => loadConfig({ HEADWATER_NPM_COMPONENT_VERSIONS: "left-pad@1.0.0" })).toThrow(ConfigError);
+  });
+
+  it("takes the package from the key's part before its first dash", () => {
+    expect(NpmComponents.packageFor("postgresql-new-row")).toBe("@pipedream/postgresql");
+    expect(NpmComponents.packageFor("google_sheets-new-row-added")).toBe("@pipedream/google_sheets");
+    for (const bad of ["schedule", "-x", "Upper-case", "../etc-passwd", "a/b-c", ""])
+      expect(NpmComponents.packageFor(bad), bad).toBeUndefined();
+  });
+});
