@@ -91,6 +91,16 @@ export class Quotas {
     return { userId, day: utcDay(this.now()), invocations, computeMs: Math.max(0, Math.round(computeMs)) };
   }
 
+  /**
+   * Counts work that is no queued job (a prop's options() run for the create-source form): it
+   * has no results to commit with, so the count is written on its own.
+   */
+  async record(userId: string, computeMs: number, invocations = 1): Promise<void> {
+    const usage = this.countFor(userId, computeMs, invocations);
+    await this.repo.add(usage.userId, usage.day, usage.invocations, usage.computeMs);
+    this.counted(usage);
+  }
+
   /** A count committed elsewhere (with a job's completion): what `admits` trusts adds it. */
   counted(usage: NonNullable<JobCompletion["usage"]>): void {
     const hit = this.recent.get(usage.userId);
