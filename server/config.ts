@@ -43,6 +43,7 @@ const Env = z.object({
   HEADWATER_SANDBOX_MEMORY_MB: Int(32).default(256),
   HEADWATER_SANDBOX_MAX_PROCESSES: Int(1).optional(),
   HEADWATER_SANDBOX_ALLOW_PRIVATE_NETWORK: Bool.default(false),
+  HEADWATER_SANDBOX_ISOLATION: z.enum(["auto", "namespaces", "process"]).default("auto"),
   HEADWATER_NPM_INSTALL: Bool.default(true),
   HEADWATER_NPM_REGISTRY: z.url().optional(),
   HEADWATER_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
@@ -67,6 +68,8 @@ export interface Config {
     maxProcesses: number;
     /** Whether components may connect to loopback and private addresses (never the database's port). */
     allowPrivateNetwork: boolean;
+    /** Workers in Linux namespaces (bubblewrap), plain processes, or namespaces where bwrap works. */
+    isolation: "auto" | "namespaces" | "process";
   };
   npm: { allowInstall: boolean; registry: string | undefined };
   logLevel: string;
@@ -99,6 +102,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       memoryMb: e.HEADWATER_SANDBOX_MEMORY_MB,
       maxProcesses: e.HEADWATER_SANDBOX_MAX_PROCESSES ?? defaultMaxProcesses(),
       allowPrivateNetwork: e.HEADWATER_SANDBOX_ALLOW_PRIVATE_NETWORK,
+      isolation: e.HEADWATER_SANDBOX_ISOLATION,
     },
     npm: { allowInstall: e.HEADWATER_NPM_INSTALL, registry: e.HEADWATER_NPM_REGISTRY },
     logLevel: e.HEADWATER_LOG_LEVEL,

@@ -13,6 +13,7 @@
  *      connect to, connects, and answers `OK <name>\n` or `ERR <code> <message>\n`.
  *   2. `<name>` is a one-time unix socket in the same directory: the worker connects its own
  *      socket to it, and from then on the bytes are the upstream connection's, both ways.
+ * `CHECK <host> <port>\n` answers `OK <address>\n`: the policy's verdict on UDP (process mode).
  * Because the proxy connects to the very address it checked, a name that resolves differently
  * the second time (DNS rebinding) gains nothing.
  */
@@ -132,13 +133,18 @@ export class EgressEndpoint {
     });
   }
 
-  /** Handles one `OPEN` line: connects upstream and returns the tunnel socket's name. */
+  /**
+   * Handles one request line. `OPEN host port`: connects upstream, answers the tunnel socket's
+   * name. `CHECK host port`: resolves and judges only, answers the address to use (the
+   * sandbox's UDP in process mode sends its datagrams there itself).
+   */
   private async open(line: string): Promise<string> {
-    const m = /^OPEN (\S{1,300}) (\d{1,5})$/.exec(line);
+    const m = /^(OPEN|CHECK) (\S{1,300}) (\d{1,5})$/.exec(line);
     if (!m) throw new Refusal("EINVAL", "malformed egress request");
-    const host = m[1]!;
-    const port = Number(m[2]);
+    const host = m[2]!;
+    const port = Number(m[3]);
     if (port < 1 || port > 65535) throw new Refusal("EINVAL", `invalid port ${port}`);
+    if (m[1] === "CHECK") return (await this.addressesFor(host, port))[0]!;
     if (this.tunnels >= this.options.maxTunnels) {
       throw new Refusal("EMFILE", `more than ${this.options.maxTunnels} connections open at once`);
     }

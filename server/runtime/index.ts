@@ -24,6 +24,7 @@ import { createDescriber, packageCacheFor } from "./describe.js";
 import { Invoker } from "./invoke.js";
 import { RuntimeLifecycle } from "./lifecycle.js";
 import { DurableQueue, type BatchHandler, type JobHandler } from "./queue.js";
+import { resolveIsolation, type Isolation } from "./sandbox/isolation.js";
 import { networkPolicyFor } from "./sandbox/policy.js";
 import { SandboxPool } from "./sandbox/pool.js";
 import { removeStaleTmpDirs } from "./sandbox/process.js";
@@ -71,6 +72,8 @@ export interface Runtime {
   /** Lets another concern (workflows, `p_`) receive HTTP requests at /e/:id. */
   registerHttpTarget(prefix: string, resolver: HttpTargetResolver): void;
   endpointUrl(targetId: string): string;
+  /** The sandbox's isolation mode, and why (sandbox/isolation.ts). */
+  isolation: Isolation;
   /** Starts the queue runner and the timers (call once the server listens). */
   start(): Promise<void>;
   /** Stops timers and the queue (waiting for running jobs), then the sandbox processes. */
@@ -82,6 +85,8 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
   const log = deps.log ?? ((msg: string, err?: unknown) => console.error(msg, err ?? ""));
   const catalog = cachingCatalog(deps.catalog ?? new RuntimeCatalogRepo(db));
   const packages = packageCacheFor(config);
+  // Probed once (bwrap); a configured `namespaces` that cannot work stops the start here.
+  const isolation = resolveIsolation(config.sandbox.isolation);
   const bundles = new BundleCache(packages);
   const pool = new SandboxPool({
     maxProcesses: config.sandbox.maxProcesses,
@@ -89,6 +94,8 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     npmDir: packages.dir,
     tmpRoot: path.join(config.dataDir, "sandbox"),
     network: networkPolicyFor(config),
+    isolation: isolation.mode,
+    timeoutMs: config.sandbox.invocationTimeoutMs,
   });
   // Jobs, completions, quota counts and `this.db` writes share the turn's commit with appends.
   const writes = deps.writes ?? new WriteGroup(db, false);
@@ -129,6 +136,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
   );
 
   return {
+    isolation,
     describer: createDescriber(config, { packages }),
     lifecycle: new RuntimeLifecycle({ catalog, invoker, timers, state, jobs, onChanged: (id) => sourceTargets.forget(id) }),
     forgetSource: (id: string) => sourceTargets.forget(id),

@@ -12,6 +12,7 @@
  *   The caller's own `lookup` is never used: names are resolved by the proxy only.
  * - TLS (`tls.connect`, which https, http2 and fetch use): the TCP connection is made as above,
  *   and TLS runs over it inside the worker (end to end: the proxy sees ciphertext only).
+ * So the worker holds no address rule of its own: the one policy is applied in the server.
  * - Unix sockets are refused.
  * - UDP: refused outright in namespaces mode (the worker's network namespace has no interface,
  *   and the proxy carries TCP only). In process mode, `dgram` sends and connects resolve the
@@ -23,14 +24,11 @@
 "use strict";
 const net = require("node:net");
 const tls = require("node:tls");
-const dns = require("node:dns");
 const dgram = require("node:dgram");
 const path = require("node:path");
-const { checkAddress } = require("../../net/address-policy.cjs");
 
 /**
- * @typedef {{ allowPrivate: boolean, blockedPorts: number[] }} AddressPolicy
- * @typedef {{ policy: AddressPolicy, egressDir: string, udp: boolean, unguardedForTests?: boolean }} GuardConfig
+ * @typedef {{ egressDir: string, udp: boolean, unguardedForTests?: boolean }} GuardConfig
  */
 
 /** @param {string} what @param {string} [reason] */
@@ -48,7 +46,7 @@ function install(config) {
   const egress = createEgressClient(config.egressDir);
   installTcp(egress);
   installTls();
-  installUdp(config);
+  installUdp(config, egress);
 }
 
 /**
@@ -59,8 +57,12 @@ function install(config) {
 function createEgressClient(dir) {
   const originalConnect = net.Socket.prototype.connect;
   const controlPath = path.join(dir, "c");
-  /** @param {string} host @param {number} port @param {(err: Error | null, tunnel?: string) => void} callback */
-  return function open(host, port, callback) {
+  /**
+   * `OPEN`: callback(null, tunnel socket path); `CHECK`: callback(null, the address to use).
+   * @param {"OPEN" | "CHECK"} verb @param {string} host @param {number} port
+   * @param {(err: Error | null, answer?: string) => void} callback
+   */
+  return function ask(verb, host, port, callback) {
     const control = new net.Socket();
     let answer = "";
     let settled = false;
@@ -76,8 +78,8 @@ function createEgressClient(dir) {
       const end = answer.indexOf("\n");
       if (end < 0) return;
       const line = answer.slice(0, end);
-      const ok = /^OK (t[0-9a-f]{24})$/.exec(line);
-      if (ok) return settle(null, path.join(dir, ok[1] ?? ""));
+      const ok = verb === "OPEN" ? /^OK (t[0-9a-f]{24})$/.exec(line) : /^OK ([0-9A-Fa-f.:%\w-]+)$/.exec(line);
+      if (ok) return settle(null, verb === "OPEN" ? path.join(dir, ok[1] ?? "") : ok[1]);
       const m = /^ERR (\S+) (.*)$/.exec(line);
       const err = new Error(m ? m[2] : "the egress proxy gave an invalid answer");
       /** @type {any} */ (err).code = m ? m[1] : "EPROTO";
@@ -85,7 +87,7 @@ function createEgressClient(dir) {
     });
     control.on("error", (err) => settle(new Error(`the egress proxy is not reachable: ${err.message}`)));
     control.on("close", () => settle(new Error("the egress proxy closed the connection")));
-    originalConnect.call(control, { path: controlPath }, () => control.write(`OPEN ${host} ${port}\n`));
+    originalConnect.call(control, { path: controlPath }, () => control.write(`${verb} ${host} ${port}\n`));
   };
 }
 
@@ -118,7 +120,7 @@ function installTcp(egress) {
     if (cb) this.once("connect", cb);
     // Writes made meanwhile wait for `connect`, as they do during a DNS lookup.
     this.connecting = true;
-    egress(host, port, (err, tunnel) => {
+    egress("OPEN", host, port, (err, tunnel) => {
       if (this.destroyed) return;
       if (err || !tunnel) {
         this.connecting = false;
@@ -142,7 +144,7 @@ function installTls() {
   /** @param {any[]} args */
   function connect(...args) {
     /** @type {Record<string, any>} */
-    let options = {};
+    let options;
     const cb = args.find((x) => typeof x === "function");
     const plain = args.filter((x) => typeof x !== "function");
     if (plain[0] !== null && typeof plain[0] === "object") options = { ...plain[0] };
@@ -165,20 +167,18 @@ function installTls() {
 
 /**
  * UDP. Namespaces mode (`udp: false`): every send and connect is refused. Process mode: `send`
- * to an address and `connect` resolve the address here (dgram's default is the loopback
- * address), apply the address policy (the database listens on TCP only, so no port is
- * blocked), and pass the checked address on. A send on a connected socket goes where its
- * guarded `connect` went.
- * @param {GuardConfig} config
+ * to an address and `connect` have the egress proxy resolve the address and judge it (dgram's
+ * default is the loopback address; no port is blocked, the database listens on TCP only), and
+ * go to the address it answered. A send on a connected socket goes where its guarded `connect` went.
+ * @param {GuardConfig} config @param {ReturnType<typeof createEgressClient>} egress
  */
-function installUdp(config) {
+function installUdp(config, egress) {
   const proto = dgram.Socket.prototype;
   const originalSend = proto.send;
   const originalConnect = proto.connect;
-  const policy = { allowPrivate: config.policy.allowPrivate, blockedPorts: [] };
 
   /**
-   * Resolves `address` for the socket's family and checks it: calls `ok(ip)` or `fail(err)`.
+   * Resolves and checks `address` through the proxy: calls `ok(ip)` or `fail(err)`.
    * @param {import("node:dgram").Socket} socket @param {unknown} address @param {number} port
    * @param {(ip: string) => void} ok @param {(err: Error) => void} fail
    */
@@ -186,13 +186,11 @@ function installUdp(config) {
     const family = socket.type === "udp6" ? 6 : 4;
     const host = typeof address === "string" && address !== "" ? address : family === 6 ? "::1" : "127.0.0.1";
     if (!config.udp) return process.nextTick(fail, refused(`${host}:${port} over UDP`, "this server carries TCP only"));
-    const decide = (/** @type {string} */ ip) => {
-      const verdict = checkAddress(ip, port, policy);
-      if (!verdict.allowed) return fail(refused(`${host === ip ? ip : `${host} (${ip})`}:${port} over UDP`, verdict.reason));
+    egress("CHECK", host, port, (err, ip) => {
+      if (err || !ip) return fail(udpError(err));
+      if ((net.isIP(ip) === 6) !== (family === 6)) return fail(refused(`${host}:${port} over UDP`, `no IPv${family} address`));
       ok(ip);
-    };
-    if (net.isIP(host)) return process.nextTick(decide, host);
-    dns.lookup(host, { family }, (err, ip) => (err ? fail(err) : decide(ip)));
+    });
   };
 
   /** @this {import("node:dgram").Socket} @param {any[]} args */
@@ -251,6 +249,13 @@ function installUdp(config) {
 
   Object.defineProperty(proto, "send", { value: send, writable: false, configurable: false });
   Object.defineProperty(proto, "connect", { value: connect, writable: false, configurable: false });
+}
+
+/** The proxy's refusal, said of UDP. @param {Error | null | undefined} err */
+function udpError(err) {
+  const e = err ?? new Error("no address");
+  if (/** @type {any} */ (e).code === "EACCES") e.message = e.message.replace(/ is not allowed/, " over UDP is not allowed");
+  return e;
 }
 
 module.exports = { install };

@@ -29,15 +29,13 @@ import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { EgressEndpoint, type Resolver } from "../../net/egress-proxy.js";
+import type { IsolationMode } from "./isolation.js";
+import { kernelLimitsFor, launchCommand, RETIRE_CPU_SECONDS, SANDBOX_NICE, TOOLS } from "./launch.js";
+import { readOnlyPaths, SANDBOX_DIR } from "./mounts.js";
 
-const SANDBOX_DIR = fs.realpathSync(path.dirname(fileURLToPath(import.meta.url)));
+export { SANDBOX_NICE };
 const WORKER = path.join(SANDBOX_DIR, "worker.cjs");
-/** How much nicer than the server the workers run (niceness goes up to 19, the lowest priority). */
-export const SANDBOX_NICE = 10;
-/** util-linux's setpriv (Linux), to tie the worker's life to the server's; optional. */
-const SETPRIV =
-  process.platform === "linux" && fs.existsSync("/usr/bin/setpriv") ? "/usr/bin/setpriv" : undefined;
 
 export interface SandboxOptions {
   /** Heap limit in MiB. */
@@ -48,6 +46,18 @@ export interface SandboxOptions {
   tmpRoot: string;
   /** Outbound network policy (see net-guard.cjs). Default: no private addresses. */
   network?: NetworkPolicy;
+  /** Default `process` (isolation.ts resolves the configured mode). */
+  isolation?: IsolationMode;
+  /** The longest request, for the kernel's CPU time limit (launch.ts). Default 300 s. */
+  timeoutMs?: number;
+  /**
+   * Tests only (never from configuration, so never reachable from component code): start the
+   * worker without its network guard and without Node's permission model, to show what the
+   * namespaces alone hold.
+   */
+  unguardedForTests?: boolean;
+  /** Tests only: the egress proxy's resolver, a test double for DNS. */
+  resolveForTests?: Resolver;
 }
 
 export interface NetworkPolicy {
@@ -139,10 +149,15 @@ export class SandboxProcess {
   private watchdog: NodeJS.Timeout | undefined;
   private killedFor: "timeout" | "oom" | undefined;
 
+  /** The worker's own pid as the host sees it (in namespaces mode, a descendant of the child's). */
+  private workerPid: number | undefined;
+
   private constructor(
     private readonly child: ChildProcess,
     private readonly tmpDir: string,
     private readonly rssLimitBytes: number,
+    private readonly egress: EgressEndpoint,
+    readonly isolation: IsolationMode,
   ) {
     child.stderr?.setEncoding("utf8");
     child.stderr?.on("data", (chunk: string) => {
@@ -155,32 +170,58 @@ export class SandboxProcess {
 
   static async spawn(options: SandboxOptions): Promise<SandboxProcess> {
     const npmDir = realDir(options.npmDir);
+    const isolation = options.isolation ?? "process";
     // Named after the server's pid, so a later server can tell leftovers of a dead one.
     const tmpDir = realDir(path.join(options.tmpRoot, `${process.pid}-${randomUUID()}`));
     const network: NetworkPolicy = options.network ?? { allowPrivate: false, blockedPorts: [] };
+    // The egress proxy's sockets: a short path (unix socket paths are at most 107 bytes), 0700.
+    const egressDir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `hw-eg-${process.pid}-`)));
+    const egress = await EgressEndpoint.open(egressDir, {
+      policy: network,
+      ...(options.resolveForTests ? { resolve: options.resolveForTests } : {}),
+    });
+    const readOnly = readOnlyPaths(npmDir);
+    const guarded = !options.unguardedForTests;
     const nodeFlags = [
-      "--experimental-permission",
-      `--allow-fs-read=${SANDBOX_DIR}/*`,
-      `--allow-fs-read=${npmDir}/*`,
-      `--allow-fs-read=${tmpDir}/*`,
-      `--allow-fs-write=${tmpDir}/*`,
+      ...(guarded
+        ? [
+            "--experimental-permission",
+            ...readOnly.map((r) => `--allow-fs-read=${isDir(r.path) ? `${r.path}/*` : r.path}`),
+            `--allow-fs-read=${tmpDir}/*`,
+            `--allow-fs-write=${tmpDir}/*`,
+          ]
+        : []),
+      ...(isolation === "namespaces" ? [`--require=${path.join(SANDBOX_DIR, "namespaced.cjs")}`] : []),
       `--max-old-space-size=${options.memoryMb}`,
       "--experimental-require-module",
       "--disable-warning=ExperimentalWarning",
     ];
-    const child = fork(WORKER, [JSON.stringify(network)], {
-      env: { TMPDIR: tmpDir },
-      cwd: tmpDir,
-      stdio: ["ignore", "ignore", "pipe", "ipc"],
-      // Through setpriv, the worker gets SIGKILL when the server dies, even by kill -9 while
-      // the worker is stuck in a loop (it could not notice the closed IPC channel then).
-      ...(SETPRIV
-        ? { execPath: SETPRIV, execArgv: ["--pdeathsig", "KILL", "--", process.execPath, ...nodeFlags] }
-        : { execArgv: nodeFlags }),
-    });
-    lowerPriority(child.pid);
+    const guard = { egressDir, udp: isolation === "process", unguardedForTests: !guarded };
+    let child: ChildProcess;
+    try {
+      const command = launchCommand({
+        nodeFlags,
+        readOnly,
+        tmpDir,
+        egressDir,
+        limits: kernelLimitsFor(options.memoryMb, options.timeoutMs ?? 300_000),
+        namespaces: isolation === "namespaces",
+        nice: true,
+      });
+      child = fork(WORKER, [JSON.stringify(guard)], {
+        env: { TMPDIR: tmpDir },
+        cwd: tmpDir,
+        stdio: ["ignore", "ignore", "pipe", "ipc"],
+        ...command,
+      });
+    } catch (err) {
+      egress.close();
+      throw err;
+    }
+    // Without `nice` in the chain (other platforms), the worker is reniced directly.
+    if (!TOOLS.nice) lowerPriority(child.pid);
     // Heap limit plus room for Node itself and modest Buffers.
-    const proc = new SandboxProcess(child, tmpDir, (options.memoryMb * 1.5 + 96) * 1024 * 1024);
+    const proc = new SandboxProcess(child, tmpDir, (options.memoryMb * 1.5 + 96) * 1024 * 1024, egress, isolation);
     await new Promise<void>((resolve, reject) => {
       const onReady = (m: { t?: string }) => {
         if (m?.t !== "ready") return;
@@ -192,7 +233,29 @@ export class SandboxProcess {
       child.on("message", onReady);
       child.on("exit", onExit);
     });
+    proc.workerPid = isolation === "namespaces" ? leafDescendant(child.pid) : child.pid;
     return proc;
+  }
+
+  /**
+   * CPU seconds the worker has used over its life. Past RETIRE_CPU_SECONDS the pool replaces it,
+   * well before the kernel's limit (which is there for a host that could not).
+   */
+  cpuSeconds(): number {
+    if (!this.workerPid || process.platform !== "linux") return 0;
+    try {
+      const stat = fs.readFileSync(`/proc/${this.workerPid}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      // utime and stime are fields 14 and 15 (from 1, counting pid and comm), in clock ticks.
+      return (Number(fields[11]) + Number(fields[12])) / 100;
+    } catch {
+      return 0;
+    }
+  }
+
+  /** Whether the worker has used its CPU time and should be replaced. */
+  get spent(): boolean {
+    return this.cpuSeconds() >= RETIRE_CPU_SECONDS;
   }
 
   get alive(): boolean {
@@ -227,7 +290,16 @@ export class SandboxProcess {
 
   kill(reason?: "timeout" | "oom"): void {
     if (reason && !this.killedFor) this.killedFor = reason;
-    if (!this.exited) this.child.kill("SIGKILL");
+    if (this.exited) return;
+    this.child.kill("SIGKILL");
+    // In namespaces mode the child is bwrap: the worker goes with it (--die-with-parent), and at once.
+    if (this.workerPid && this.workerPid !== this.child.pid) {
+      try {
+        process.kill(this.workerPid, "SIGKILL");
+      } catch {
+        // Already gone.
+      }
+    }
   }
 
   private onMessage(m: WorkerDone | WorkerStream): void {
@@ -249,10 +321,15 @@ export class SandboxProcess {
   private onExit(code: number | null, signal: NodeJS.Signals | null): void {
     this.exited = true;
     if (this.watchdog) clearInterval(this.watchdog);
+    this.egress.close();
     fs.rm(this.tmpDir, { recursive: true, force: true }, () => undefined);
-    const heapAbort = /heap out of memory|Reached heap limit|Allocation failed/i.test(this.stderrTail);
+    const heapAbort = /heap out of memory|Reached heap limit|Allocation failed|Fatal process out of memory/i.test(
+      this.stderrTail,
+    );
+    // The kernel's CPU time limit (SIGXCPU; bwrap reports its child's signal as 128 + 24).
+    const cpuLimit = signal === "SIGXCPU" || (this.isolation === "namespaces" && code === 128 + os.constants.signals.SIGXCPU);
     let outcome: Outcome;
-    if (this.killedFor === "timeout") outcome = { kind: "timeout" };
+    if (this.killedFor === "timeout" || cpuLimit) outcome = { kind: "timeout" };
     else if (this.killedFor === "oom" || heapAbort) outcome = { kind: "oom" };
     else
       outcome = {
@@ -274,7 +351,7 @@ export class SandboxProcess {
 
   /** Polls the worker's resident size while it serves a request (Linux /proc; skipped elsewhere). */
   private startWatchdog(): void {
-    const pid = this.child.pid;
+    const pid = this.workerPid;
     if (!pid || process.platform !== "linux") return;
     const statm = `/proc/${pid}/statm`;
     this.watchdog = setInterval(() => {
@@ -285,6 +362,30 @@ export class SandboxProcess {
       });
     }, 100);
     this.watchdog.unref();
+  }
+}
+
+/** Follows the youngest child down from `pid` to the leaf: bwrap → its pid 1 → the worker. */
+function leafDescendant(pid: number | undefined): number | undefined {
+  let current = pid;
+  for (let depth = 0; current !== undefined && depth < 5; depth++) {
+    let children: string[];
+    try {
+      children = fs.readFileSync(`/proc/${current}/task/${current}/children`, "utf8").trim().split(/\s+/).filter(Boolean);
+    } catch {
+      return current;
+    }
+    if (children.length === 0) return current;
+    current = Number(children[children.length - 1]);
+  }
+  return current;
+}
+
+function isDir(p: string): boolean {
+  try {
+    return fs.statSync(p).isDirectory();
+  } catch {
+    return true;
   }
 }
 
