@@ -16,6 +16,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bwrapWorks } from "../../server/runtime/sandbox/isolation.js";
 import { SandboxProcess, type SandboxOptions } from "../../server/runtime/sandbox/process.js";
+import { LOOPBACK_FORMS, OTHER_FORMS, TEST_DOUBLE_NAMES } from "./address-forms.js";
 import { fixture, tempDataDir } from "./helpers.js";
 import { runComponent } from "./sandbox-runner.js";
 
@@ -23,34 +24,9 @@ const ATTACKS = fixture("net-attacks.mjs");
 const bwrap = bwrapWorks();
 if (!bwrap.works) console.log(`isolation-sandbox: namespaces tests skipped: ${bwrap.why}`);
 
-/** Every way of writing the loopback address (and names for it). */
-export const LOOPBACK_FORMS = [
-  "127.0.0.1",
-  "127.1",
-  "2130706433",
-  "0x7f000001",
-  "0177.0.0.1",
-  "::1",
-  "::ffff:127.0.0.1",
-  "::ffff:7f00:1",
-  "::ffff:0:7f00:1",
-  "64:ff9b::7f00:1",
-  "2002:7f00:1::",
-  "::7f00:1",
-  "0.0.0.0",
-  "::",
-  "localhost",
-  "localhost.",
-  // Names the proxy's resolver (a test double for DNS, below) answers with loopback addresses.
-  "loopback.test",
-  "mapped.test",
-];
-/** The cloud metadata address, and other ranges, in several forms. */
-export const OTHER_FORMS = ["169.254.169.254", "::ffff:a9fe:a9fe", "10.1.2.3", "100.64.0.1", "fe80::1", "fd00::1", "224.0.0.1", "255.255.255.255", "2001::1"];
 const APIS = ["fetch", "http", "https", "http2", "net", "tls", "dgram"] as const;
-const TEST_NAMES: Record<string, string> = { "loopback.test": "127.0.0.1", "mapped.test": "::ffff:7f00:1" };
 const resolveForTests = async (name: string) => {
-  const address = TEST_NAMES[name];
+  const address = TEST_DOUBLE_NAMES[name];
   if (address) return [{ address, family: address.includes(":") ? 6 : 4 }];
   return dns.lookup(name, { all: true });
 };
