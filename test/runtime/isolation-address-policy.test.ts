@@ -7,12 +7,12 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fetchComponent } from "../../server/components/fetch.js";
-import { checkAddress } from "../../server/net/address-policy.cjs";
+import { checkAddress, type AddressPolicy } from "../../server/net/address-policy.cjs";
 import { startServer, type TestServer, type TestUser } from "../support/server.js";
 import { LOOPBACK_LITERALS, LOOPBACK_NAMES, OTHER_FORMS, urlHost } from "./address-forms.js";
 
-const STRICT = { allowPrivate: false, blockedPorts: [] };
-const LAN = { allowPrivate: true, blockedPorts: [5432] };
+const STRICT: AddressPolicy = { allowPrivate: false, blockedPorts: [] };
+const LAN: AddressPolicy = { allowPrivate: true, blockedPorts: [5432] };
 
 describe("the address policy", () => {
   const table: Array<[string, string | true, string | true]> = [
@@ -53,7 +53,7 @@ describe("the address policy", () => {
     ["localhost", "not an IP address", "not an IP address"],
   ];
   it.each(table)("%s: %s / %s", (address, strict, lan) => {
-    const verdict = (policy: typeof STRICT) => {
+    const verdict = (policy: AddressPolicy) => {
       const v = checkAddress(address, 80, policy);
       return v.allowed ? true : v.reason;
     };
