@@ -31,7 +31,7 @@ const resolveForTests = async (name: string) => {
   return dns.lookup(name, { all: true });
 };
 /** A refusal by the policy; `localhost.` does not resolve here at all (no such name in /etc/hosts). */
-const REFUSED = /not allowed from a component|getaddrinfo ENOTFOUND localhost\./;
+const REFUSED = /not allowed from a component: |getaddrinfo ENOTFOUND localhost\./;
 
 interface Try {
   api: string;

@@ -111,7 +111,8 @@ function installTcp(egress) {
       process.nextTick(() => this.destroy(err));
       return this;
     };
-    if (options.path !== undefined) return fail(refused("a unix socket"));
+    // As Node decides: a truthy `path` is a unix socket (http agents pass `path: null`).
+    if (options.path) return fail(refused("a unix socket"));
     const port = Number(options.port);
     if (!Number.isInteger(port) || port < 1 || port > 65535) {
       return fail(Object.assign(new RangeError(`invalid port ${String(options.port)}`), { code: "ERR_SOCKET_BAD_PORT" }));
@@ -156,7 +157,7 @@ function installTls() {
     }
     if (options.socket) return cb ? original.call(tls, options, cb) : original.call(tls, options);
     const host = String(options.host || "localhost");
-    const socket = options.path !== undefined ? net.connect({ path: options.path }) : net.connect({ host, port: options.port });
+    const socket = options.path ? net.connect({ path: options.path }) : net.connect({ host, port: options.port });
     // A failure of the TCP step is the TLS socket's error too.
     const secure = original.call(tls, { ...options, socket, host, servername: options.servername ?? (net.isIP(host) ? undefined : host) }, cb);
     socket.once("error", (err) => secure.destroy(err));

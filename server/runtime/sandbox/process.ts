@@ -31,7 +31,7 @@ import os from "node:os";
 import path from "node:path";
 import { EgressEndpoint, type Resolver } from "../../net/egress-proxy.js";
 import type { IsolationMode } from "./isolation.js";
-import { kernelLimitsFor, launchCommand, RETIRE_CPU_SECONDS, SANDBOX_NICE, TOOLS } from "./launch.js";
+import { kernelLimitsFor, launchCommand, RETIRE_CPU_SECONDS, SANDBOX_NICE, TOOLS, type KernelLimits } from "./launch.js";
 import { readOnlyPaths, SANDBOX_DIR } from "./mounts.js";
 
 export { SANDBOX_NICE };
@@ -56,6 +56,8 @@ export interface SandboxOptions {
    * namespaces alone hold.
    */
   unguardedForTests?: boolean;
+  /** Tests only: other kernel limits than those for `memoryMb` and `timeoutMs`. */
+  kernelLimitsForTests?: KernelLimits;
   /** Tests only: the egress proxy's resolver, a test double for DNS. */
   resolveForTests?: Resolver;
 }
@@ -204,7 +206,7 @@ export class SandboxProcess {
         readOnly,
         tmpDir,
         egressDir,
-        limits: kernelLimitsFor(options.memoryMb, options.timeoutMs ?? 300_000),
+        limits: options.kernelLimitsForTests ?? kernelLimitsFor(options.memoryMb, options.timeoutMs ?? 300_000),
         namespaces: isolation === "namespaces",
         nice: true,
       });
