@@ -171,14 +171,24 @@ describe("sandbox isolation", () => {
       }
     }, 120_000);
 
-    it("still cannot read the server's environment, the database file, or /etc", async () => {
+    it("still cannot read the server's environment, the database file, /etc, or another worker's temp dir", async () => {
+      const neighbour = await spawn({ isolation: "namespaces" });
+      const kept = runComponent(neighbour, ATTACKS, { keep: "the neighbour's secret", forMs: 3000 });
+      const sandboxRoot = path.join(dataDir, "sandbox");
+      let secret: string | undefined;
+      for (let i = 0; i < 200 && !secret; i++) {
+        secret = fs.readdirSync(sandboxRoot).map((d) => path.join(sandboxRoot, d, "secret.txt")).find((f) => fs.existsSync(f));
+        if (!secret) await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(secret).toBeDefined();
       const proc = await spawn({ isolation: "namespaces", unguardedForTests: true });
-      const files = [`/proc/${process.pid}/environ`, dbFile, "/etc/passwd", "/etc/hostname"];
+      const files = [`/proc/${process.pid}/environ`, dbFile, "/etc/passwd", "/etc/hostname", secret!];
       const run = await runComponent(proc, ATTACKS, { read: files });
       const read = (run.emits[0] as { read: Record<string, string> }).read;
       for (const f of files) expect(read[f], f).toMatch(/ENOENT/);
       const listed = await runComponent(proc, ATTACKS, { list: "/" });
       expect((listed.emits[0] as { list: string[] }).list.sort()).toEqual(expect.not.arrayContaining(["etc", "root", "home"]));
+      expect((await kept).emits).toEqual([{ kept: "the neighbour's secret" }]);
     }, 60_000);
   });
 });
