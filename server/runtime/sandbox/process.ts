@@ -1,28 +1,22 @@
 /**
- * One sandbox worker process and the isolation it runs under.
- *
- * Isolation design (component code never runs in the server process):
- * - `child_process.fork` of a plain CommonJS worker (worker.cjs) with an EMPTY environment
- *   (only TMPDIR, pointing at its own temp dir): no secrets, no database URL, no API key.
- * - Node's permission model (`--experimental-permission`): fs reads only of the worker's own
- *   folder, the npm package cache and its private temp dir; fs writes only to that temp dir;
- *   no child processes, no worker threads, no native addons, no inspector. The database file,
- *   the server's code and config, /etc/passwd are all refused with ERR_ACCESS_DENIED.
+ * One sandbox worker process and the isolation it runs under (server/runtime/README.md has the
+ * whole design):
+ * - Started by `child_process.fork` through the launch chain of launch.ts: setpriv (dies with
+ *   the server), prlimit (kernel limits on data size and CPU time), nice, and in namespaces
+ *   mode bwrap (new namespaces; only mounts.ts's read-only list, the temp dir and the egress
+ *   directory exist for it). The environment is `{TMPDIR}` only.
+ * - Node's permission model on the same read-only list; the temp dir is the only writable place.
+ * - Its network: an egress endpoint of its own (server/net/egress-proxy.ts), which the worker's
+ *   net-guard.cjs sends every TCP connection through; the proxy applies the address policy.
  * - `--max-old-space-size` bounds the JS heap; an RSS watchdog (polling /proc) also stops
  *   allocations outside the heap (Buffers). A heap-limit abort or the watchdog is OUT_OF_MEMORY.
- * - The host kills the process (SIGKILL) when a request overruns its time limit: TIMEOUT.
- *   A killed or crashed worker is simply discarded; the pool starts a fresh one.
+ * - The host kills the process (SIGKILL) when a request overruns its time limit: TIMEOUT (as is
+ *   the kernel's CPU limit, SIGXCPU). A killed or crashed worker is discarded; the pool starts a
+ *   fresh one, and retires one that used its CPU time (`spent`).
  * - Processes are keyed by owner in the pool, so two users never share one.
- * - Workers run at a lower CPU priority than the server (nice SANDBOX_NICE): when components
- *   and the server compete for the cores, the API, the queue and the streams come first. It is
- *   also what keeps the server's latency low under load: a worker woken by a request would
- *   otherwise often take the core from the server in the middle of its send.
- * - Each run starts with an empty temp dir: the worker empties it after every run, once the
- *   run's answer is sent (it owns the dir; a component that broke this would only see its own
- *   owner's files).
- * - Outbound network, which the permission model does not cover on Node 20, is policed inside
- *   the worker before component code loads (net-guard.cjs): no unix sockets, no loopback or
- *   private addresses unless allowed, never the database's port.
+ * - Workers run at a lower CPU priority than the server (nice SANDBOX_NICE): when components and
+ *   the server compete for the cores, the API, the queue and the streams come first.
+ * - Each run starts with an empty temp dir: the worker empties it after every run.
  */
 import { fork, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
