@@ -41,6 +41,15 @@ export interface EgressOptions {
 
 /** The control socket's file name in the endpoint's directory. */
 export const CONTROL_SOCKET = "c";
+
+/**
+ * Where a socket of the endpoint listens: a file in its directory, or on Windows (where Node
+ * listens on named pipes, not files) a pipe named after the directory. net-guard.cjs names
+ * them the same way.
+ */
+export function socketPath(dir: string, name: string): string {
+  return process.platform === "win32" ? `\\\\.\\pipe\\${path.basename(dir)}-${name}` : path.join(dir, name);
+}
 const MAX_LINE = 600;
 const HOST_NAME = /^(?=.{1,253}$)[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62})(?:\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62}))*\.?$/;
 
@@ -84,13 +93,13 @@ export class EgressEndpoint {
     });
     await new Promise<void>((resolve, reject) => {
       endpoint.control.once("error", reject);
-      endpoint.control.listen(path.join(dir, CONTROL_SOCKET), () => resolve());
+      endpoint.control.listen(socketPath(dir, CONTROL_SOCKET), () => resolve());
     });
     return endpoint;
   }
 
   get controlPath(): string {
-    return path.join(this.dir, CONTROL_SOCKET);
+    return socketPath(this.dir, CONTROL_SOCKET);
   }
 
   /** Stops listening, ends every tunnel and removes the directory. */
@@ -255,7 +264,7 @@ export class EgressEndpoint {
     });
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
-      server.listen(path.join(this.dir, name), () => resolve());
+      server.listen(socketPath(this.dir, name), () => resolve());
     });
     if (this.closed) release();
     return name;

@@ -56,7 +56,10 @@ function install(config) {
  */
 function createEgressClient(dir) {
   const originalConnect = net.Socket.prototype.connect;
-  const controlPath = path.join(dir, "c");
+  // As the proxy names its sockets (egress-proxy.ts, socketPath): files, or pipes on Windows.
+  const socketPath = (/** @type {string} */ name) =>
+    process.platform === "win32" ? `\\\\.\\pipe\\${path.basename(dir)}-${name}` : path.join(dir, name);
+  const controlPath = socketPath("c");
   /**
    * `OPEN`: callback(null, tunnel socket path); `CHECK`: callback(null, the address to use).
    * @param {"OPEN" | "CHECK"} verb @param {string} host @param {number} port
@@ -79,7 +82,7 @@ function createEgressClient(dir) {
       if (end < 0) return;
       const line = answer.slice(0, end);
       const ok = verb === "OPEN" ? /^OK (t[0-9a-f]{24})$/.exec(line) : /^OK ([0-9A-Fa-f.:%\w-]+)$/.exec(line);
-      if (ok) return settle(null, verb === "OPEN" ? path.join(dir, ok[1] ?? "") : ok[1]);
+      if (ok) return settle(null, verb === "OPEN" ? socketPath(ok[1] ?? "") : ok[1]);
       const m = /^ERR (\S+) (.*)$/.exec(line);
       const err = new Error(m ? m[2] : "the egress proxy gave an invalid answer");
       /** @type {any} */ (err).code = m ? m[1] : "EPROTO";

@@ -103,17 +103,25 @@ const realDir = (p: string) => {
 
 /**
  * Removes temp dirs left by servers that died without cleaning up (kill -9): those whose
- * server pid is no longer running. Live servers' dirs (same data dir) are kept.
+ * server pid is no longer running, in `tmpRoot` and the egress directories in the system's temp
+ * dir. Live servers' dirs (same data dir) are kept.
  */
 export function removeStaleTmpDirs(tmpRoot: string): void {
+  removeDeadServersDirs(tmpRoot, /^(\d+)-/);
+  removeDeadServersDirs(os.tmpdir(), /^hw-eg-(\d+)-/);
+}
+
+function removeDeadServersDirs(root: string, pattern: RegExp): void {
   let entries: string[];
   try {
-    entries = fs.readdirSync(tmpRoot);
+    entries = fs.readdirSync(root);
   } catch {
     return;
   }
   for (const entry of entries) {
-    const pid = Number(/^(\d+)-/.exec(entry)?.[1]);
+    const m = pattern.exec(entry);
+    if (!m) continue;
+    const pid = Number(m[1]);
     if (pid === process.pid) continue;
     let alive = false;
     if (Number.isInteger(pid) && pid > 0) {
@@ -124,7 +132,7 @@ export function removeStaleTmpDirs(tmpRoot: string): void {
         alive = (e as NodeJS.ErrnoException).code === "EPERM";
       }
     }
-    if (!alive) fs.rmSync(path.join(tmpRoot, entry), { recursive: true, force: true });
+    if (!alive) fs.rmSync(path.join(root, entry), { recursive: true, force: true });
   }
 }
 
