@@ -37,6 +37,8 @@ export interface EgressOptions {
   connectTimeoutMs?: number;
   /** Tunnels open at once per worker (each holds two of the server's file descriptors). */
   maxTunnels?: number;
+  /** Requests in progress at once per worker (each holds a control connection). */
+  maxRequests?: number;
 }
 
 /** The control socket's file name in the endpoint's directory. */
@@ -90,7 +92,11 @@ export class EgressEndpoint {
       resolve: options.resolve ?? systemResolve,
       connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
       maxTunnels: options.maxTunnels ?? 256,
+      maxRequests: options.maxRequests ?? 64,
     });
+    // A worker cannot hold the server's file descriptors with idle requests: the kernel's backlog
+    // takes the rest, and each request ends within the connect timeout.
+    endpoint.control.maxConnections = endpoint.options.maxRequests;
     await new Promise<void>((resolve, reject) => {
       endpoint.control.once("error", reject);
       endpoint.control.listen(socketPath(dir, CONTROL_SOCKET), () => resolve());

@@ -130,6 +130,20 @@ describe("egress proxy", () => {
     a.destroy();
   });
 
+  it("bounds the requests in progress: idle control connections beyond it are closed", async () => {
+    const e = await open({ maxRequests: 3, connectTimeoutMs: 60_000 });
+    const idle = await Promise.all(
+      [0, 1, 2].map(() => new Promise<net.Socket>((resolve) => { const s = net.connect({ path: e.controlPath }, () => resolve(s)); s.on("error", () => undefined); })),
+    );
+    expect(await ask(e, `OPEN 127.0.0.1 ${echoPort}\n`)).toBe("closed");
+    idle[0]!.destroy();
+    const deadline = Date.now() + 10_000;
+    let answer = "closed";
+    while (answer === "closed" && Date.now() < deadline) answer = await ask(e, `CHECK 127.0.0.1 ${echoPort}\n`);
+    expect(answer).toBe("OK 127.0.0.1");
+    for (const s of idle) s.destroy();
+  });
+
   it("removes its sockets when closed", async () => {
     const e = await open();
     e.close();
