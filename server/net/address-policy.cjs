@@ -21,7 +21,14 @@
 const ipaddr = require("ipaddr.js");
 
 /** Ranges allowed when private networks are (a feed on the LAN, tests). */
-const LOCAL_RANGES = new Set(["unspecified", "loopback", "private", "linkLocal", "carrierGradeNat", "uniqueLocal"]);
+const LOCAL_RANGES = new Set([
+  "unspecified",
+  "loopback",
+  "private",
+  "linkLocal",
+  "carrierGradeNat",
+  "uniqueLocal",
+]);
 /** IPv6 ranges whose verdict is that of the IPv4 address they carry. */
 const EMBEDDING_RANGES = new Set(["ipv4Mapped", "rfc6145", "rfc6052", "6to4"]);
 

@@ -7,4 +7,6 @@ export interface AddressPolicy {
 }
 export type Verdict = { allowed: true } | { allowed: false; reason: string };
 export declare function checkAddress(address: string, port: number, policy: AddressPolicy): Verdict;
-export declare function parseAddress(text: string): { kind(): "ipv4" | "ipv6"; toString(): string } | undefined;
+export declare function parseAddress(
+  text: string,
+): { kind(): "ipv4" | "ipv6"; toString(): string } | undefined;

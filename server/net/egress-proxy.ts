@@ -53,11 +53,14 @@ export function socketPath(dir: string, name: string): string {
   return process.platform === "win32" ? `\\\\.\\pipe\\${path.basename(dir)}-${name}` : path.join(dir, name);
 }
 const MAX_LINE = 600;
-const HOST_NAME = /^(?=.{1,253}$)[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62})(?:\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62}))*\.?$/;
+const HOST_NAME =
+  /^(?=.{1,253}$)[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62})(?:\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62}))*\.?$/;
 
 const systemResolve: Resolver = (hostname) =>
   new Promise((resolve, reject) =>
-    dns.lookup(hostname, { all: true, verbatim: true }, (err, addresses) => (err ? reject(err) : resolve(addresses))),
+    dns.lookup(hostname, { all: true, verbatim: true }, (err, addresses) =>
+      err ? reject(err) : resolve(addresses),
+    ),
   );
 
 class Refusal extends Error {

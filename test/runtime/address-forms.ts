@@ -20,7 +20,10 @@ export const LOOPBACK_LITERALS = [
 /** Names of this machine (`localhost.` does not resolve here: refused either way). */
 export const LOOPBACK_NAMES = ["localhost", "localhost."];
 /** Names a test double for DNS answers with loopback addresses (the egress proxy's resolver in tests). */
-export const TEST_DOUBLE_NAMES: Record<string, string> = { "loopback.test": "127.0.0.1", "mapped.test": "::ffff:7f00:1" };
+export const TEST_DOUBLE_NAMES: Record<string, string> = {
+  "loopback.test": "127.0.0.1",
+  "mapped.test": "::ffff:7f00:1",
+};
 export const LOOPBACK_FORMS = [...LOOPBACK_LITERALS, ...LOOPBACK_NAMES, ...Object.keys(TEST_DOUBLE_NAMES)];
 
 /** The cloud metadata address (also as mapped IPv6), and the other refused ranges. */

@@ -62,7 +62,10 @@ describe("the address policy", () => {
   });
 
   it("never allows the database's port on a local address, even where private networks are allowed", () => {
-    expect(checkAddress("::ffff:7f00:1", 5432, LAN)).toEqual({ allowed: false, reason: "the database's port" });
+    expect(checkAddress("::ffff:7f00:1", 5432, LAN)).toEqual({
+      allowed: false,
+      reason: "the database's port",
+    });
     expect(checkAddress("127.0.0.1", 5433, LAN)).toEqual({ allowed: true });
   });
 });
@@ -91,12 +94,17 @@ describe("component_url fetches under the policy", () => {
     await s?.stop();
   });
 
-  it.each([...LOOPBACK_LITERALS, ...LOOPBACK_NAMES, ...OTHER_FORMS])("refuses %s before connecting", async (host) => {
-    requests.length = 0;
-    const url = `http://${urlHost(host)}:${port}/c.js`;
-    await expect(fetchComponent(url, STRICT)).rejects.toThrow(/refused: |ENOTFOUND localhost\.|Invalid URL/);
-    expect(requests).toEqual([]);
-  });
+  it.each([...LOOPBACK_LITERALS, ...LOOPBACK_NAMES, ...OTHER_FORMS])(
+    "refuses %s before connecting",
+    async (host) => {
+      requests.length = 0;
+      const url = `http://${urlHost(host)}:${port}/c.js`;
+      await expect(fetchComponent(url, STRICT)).rejects.toThrow(
+        /refused: |ENOTFOUND localhost\.|Invalid URL/,
+      );
+      expect(requests).toEqual([]);
+    },
+  );
 
   it("checks the address again after a redirect: an allowed server cannot send the fetcher to a refused one", async () => {
     const serverPort = Number(new URL(s.origin).port);
@@ -105,9 +113,9 @@ describe("component_url fetches under the policy", () => {
     expect((await fetchComponent(`http://127.0.0.1:${port}/c.js`, lan)).code).toContain("fetched");
     requests.length = 0;
     const target = `http://[::ffff:7f00:1]:${serverPort}/healthz`;
-    await expect(fetchComponent(`http://localhost:${port}/redirect/${encodeURIComponent(target)}`, lan)).rejects.toThrow(
-      /could not fetch .*refused: the database's port/,
-    );
+    await expect(
+      fetchComponent(`http://localhost:${port}/redirect/${encodeURIComponent(target)}`, lan),
+    ).rejects.toThrow(/could not fetch .*refused: the database's port/);
     expect(requests).toEqual([`/redirect/${encodeURIComponent(target)}`]);
   });
 

@@ -16,7 +16,9 @@ describe("HEADWATER_SANDBOX_ISOLATION", () => {
 
   it("refuses anything else, saying which variable", () => {
     expect(() => loadConfig({ HEADWATER_SANDBOX_ISOLATION: "chroot" })).toThrow(ConfigError);
-    expect(() => loadConfig({ HEADWATER_SANDBOX_ISOLATION: "chroot" })).toThrow(/HEADWATER_SANDBOX_ISOLATION/);
+    expect(() => loadConfig({ HEADWATER_SANDBOX_ISOLATION: "chroot" })).toThrow(
+      /HEADWATER_SANDBOX_ISOLATION/,
+    );
   });
 
   it("resolves auto to namespaces exactly where bwrap works, and says why", () => {
@@ -32,10 +34,17 @@ describe("HEADWATER_SANDBOX_ISOLATION", () => {
     const dataDir = tempDataDir();
     const apiKey = randomKey();
     try {
-      const first = await spawnServer({ dataDir, apiKey, env: { HEADWATER_SANDBOX_ISOLATION: "process", HEADWATER_LOG_LEVEL: "info" } });
+      const first = await spawnServer({
+        dataDir,
+        apiKey,
+        env: { HEADWATER_SANDBOX_ISOLATION: "process", HEADWATER_LOG_LEVEL: "info" },
+      });
       expect(first.output()).toMatch(/sandbox isolation: process \(HEADWATER_SANDBOX_ISOLATION=process\)/);
       expect(first.output()).not.toMatch(/several users/);
-      await createClient({ baseUrl: first.baseUrl, apiKey }).createUser({ username: "second", email: "second@example.test" });
+      await createClient({ baseUrl: first.baseUrl, apiKey }).createUser({
+        username: "second",
+        email: "second@example.test",
+      });
       await first.stop();
       const second = await spawnServer({ dataDir, apiKey, env: { HEADWATER_SANDBOX_ISOLATION: "process" } });
       expect(second.output()).toMatch(/several users, and their component code runs without OS namespaces/);

@@ -36,7 +36,10 @@ describe("egress proxy", () => {
   const endpoints: EgressEndpoint[] = [];
   const open = async (options: Partial<EgressOptions> = {}) => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "hw-egt-"));
-    const e = await EgressEndpoint.open(dir, { policy: { allowPrivate: true, blockedPorts: [5432] }, ...options });
+    const e = await EgressEndpoint.open(dir, {
+      policy: { allowPrivate: true, blockedPorts: [5432] },
+      ...options,
+    });
     endpoints.push(e);
     return e;
   };
@@ -74,7 +77,13 @@ describe("egress proxy", () => {
   it("refuses by the policy, by address and by name, before connecting", async () => {
     const e = await open({
       policy: { allowPrivate: false, blockedPorts: [] },
-      resolve: async (name) => (name === "mixed.test" ? [{ address: "8.8.8.8", family: 4 }, { address: "::ffff:7f00:1", family: 6 }] : []),
+      resolve: async (name) =>
+        name === "mixed.test"
+          ? [
+              { address: "8.8.8.8", family: 4 },
+              { address: "::ffff:7f00:1", family: 6 },
+            ]
+          : [],
     });
     expect(await ask(e, `OPEN 127.0.0.1 ${echoPort}\n`)).toBe(
       `ERR EACCES network access to 127.0.0.1:${echoPort} is not allowed from a component: loopback address`,
@@ -84,7 +93,9 @@ describe("egress proxy", () => {
     expect(await ask(e, `OPEN mixed.test ${echoPort}\n`)).toBe(
       `ERR EACCES network access to mixed.test (::ffff:7f00:1:${echoPort}) is not allowed from a component: loopback address`,
     );
-    expect(await ask(e, `OPEN nothing.test ${echoPort}\n`)).toBe("ERR ENOTFOUND getaddrinfo ENOTFOUND nothing.test");
+    expect(await ask(e, `OPEN nothing.test ${echoPort}\n`)).toBe(
+      "ERR ENOTFOUND getaddrinfo ENOTFOUND nothing.test",
+    );
     expect(upstreams.size).toBe(0);
   });
 
@@ -96,7 +107,14 @@ describe("egress proxy", () => {
 
   it("answers malformed requests with an error, and drops an endless line", async () => {
     const e = await open();
-    for (const line of ["HELLO\n", "OPEN x\n", `OPEN 127.0.0.1 0\n`, "OPEN 127.0.0.1 99999\n", "OPEN bad/name 80\n", "OPEN -x- 80\n"]) {
+    for (const line of [
+      "HELLO\n",
+      "OPEN x\n",
+      `OPEN 127.0.0.1 0\n`,
+      "OPEN 127.0.0.1 99999\n",
+      "OPEN bad/name 80\n",
+      "OPEN -x- 80\n",
+    ]) {
       expect(await ask(e, line), line).toMatch(/^ERR EINVAL /);
     }
     expect(await ask(e, "x".repeat(5000))).toBe("closed");
@@ -133,13 +151,20 @@ describe("egress proxy", () => {
   it("bounds the requests in progress: idle control connections beyond it are closed", async () => {
     const e = await open({ maxRequests: 3, connectTimeoutMs: 60_000 });
     const idle = await Promise.all(
-      [0, 1, 2].map(() => new Promise<net.Socket>((resolve) => { const s = net.connect({ path: e.controlPath }, () => resolve(s)); s.on("error", () => undefined); })),
+      [0, 1, 2].map(
+        () =>
+          new Promise<net.Socket>((resolve) => {
+            const s = net.connect({ path: e.controlPath }, () => resolve(s));
+            s.on("error", () => undefined);
+          }),
+      ),
     );
     expect(await ask(e, `OPEN 127.0.0.1 ${echoPort}\n`)).toBe("closed");
     idle[0]!.destroy();
     const deadline = Date.now() + 10_000;
     let answer = "closed";
-    while (answer === "closed" && Date.now() < deadline) answer = await ask(e, `CHECK 127.0.0.1 ${echoPort}\n`);
+    while (answer === "closed" && Date.now() < deadline)
+      answer = await ask(e, `CHECK 127.0.0.1 ${echoPort}\n`);
     expect(answer).toBe("OK 127.0.0.1");
     for (const s of idle) s.destroy();
   });

@@ -34,24 +34,35 @@ describe.each(["process", "namespaces"] as const)("kernel limits, %s mode", (iso
     for (const p of procs) p.kill();
   });
 
-  it.skipIf(skip)("stops a busy loop at its CPU time, long before the host's own limit", async () => {
-    const proc = await spawn(2);
-    // The host would wait 10 minutes: only the kernel can end this run within the test's time.
-    const run = await runComponent(proc, `export default { async run() { for (;;) {} } }`, {}, 600_000);
-    expect(run.outcome).toEqual({ kind: "timeout" });
-    expect(proc.alive).toBe(false);
-  }, 90_000);
+  it.skipIf(skip)(
+    "stops a busy loop at its CPU time, long before the host's own limit",
+    async () => {
+      const proc = await spawn(2);
+      // The host would wait 10 minutes: only the kernel can end this run within the test's time.
+      const run = await runComponent(proc, `export default { async run() { for (;;) {} } }`, {}, 600_000);
+      expect(run.outcome).toEqual({ kind: "timeout" });
+      expect(proc.alive).toBe(false);
+    },
+    90_000,
+  );
 
-  it.skipIf(skip)("refuses an allocation beyond its data limit, which the RSS watchdog cannot see", async () => {
-    const proc = await spawn(60);
-    // 1.5 GiB reserved at once and never touched: resident memory stays small, the kernel says no.
-    const code = `export default { async run() {
+  it.skipIf(skip)(
+    "refuses an allocation beyond its data limit, which the RSS watchdog cannot see",
+    async () => {
+      const proc = await spawn(60);
+      // 1.5 GiB reserved at once and never touched: resident memory stays small, the kernel says no.
+      const code = `export default { async run() {
       try { const b = Buffer.alloc(1536 * 1024 * 1024); this.$emit({ allocated: b.length }); }
       catch (e) { this.$emit({ refused: e.message }); }
       this.$emit({ small: Buffer.alloc(1024 * 1024).length });
     } }`;
-    const run = await runComponent(proc, code, {});
-    expect(run.outcome.kind).toBe("done");
-    expect(run.emits).toEqual([{ refused: expect.stringMatching(/allocation failed/i) }, { small: 1024 * 1024 }]);
-  }, 60_000);
+      const run = await runComponent(proc, code, {});
+      expect(run.outcome.kind).toBe("done");
+      expect(run.emits).toEqual([
+        { refused: expect.stringMatching(/allocation failed/i) },
+        { small: 1024 * 1024 },
+      ]);
+    },
+    60_000,
+  );
 });

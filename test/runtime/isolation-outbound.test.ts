@@ -47,7 +47,10 @@ function makeNamespace(): string | undefined {
 }
 
 function removeNamespace(): void {
-  for (const args of [["link", "del", HOST_IF], ["netns", "del", NS]]) {
+  for (const args of [
+    ["link", "del", HOST_IF],
+    ["netns", "del", NS],
+  ]) {
     try {
       ip(...args);
     } catch {
@@ -74,7 +77,25 @@ describe("outbound requests to an allowed address", () => {
     // A self-signed certificate for the TLS server (HTTP/1.1 and HTTP/2 on one port).
     const key = path.join(dataDir, "key.pem");
     const cert = path.join(dataDir, "cert.pem");
-    execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=feed.test"], { stdio: "pipe" });
+    execFileSync(
+      "openssl",
+      [
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        key,
+        "-out",
+        cert,
+        "-days",
+        "1",
+        "-subj",
+        "/CN=feed.test",
+      ],
+      { stdio: "pipe" },
+    );
     const script = `
       const reply = (q, s) => s.end("hello from " + q.url);
       require("http").createServer(reply).listen(8080, "${NS_ADDRESS}", () => {
@@ -82,7 +103,9 @@ describe("outbound requests to an allowed address", () => {
         require("http2").createSecureServer({ key: fs.readFileSync(${JSON.stringify(key)}), cert: fs.readFileSync(${JSON.stringify(cert)}), allowHTTP1: true }, reply)
           .listen(8443, "${NS_ADDRESS}", () => console.log("up"));
       });`;
-    server = spawn("ip", ["netns", "exec", NS, process.execPath, "-e", script], { stdio: ["ignore", "pipe", "inherit"] });
+    server = spawn("ip", ["netns", "exec", NS, process.execPath, "-e", script], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     await new Promise<void>((resolve, reject) => {
       server!.stdout!.on("data", (d: Buffer) => d.toString().includes("up") && resolve());
       server!.on("exit", (code) => reject(new Error(`the test server exited (${code})`)));
@@ -108,11 +131,13 @@ describe("outbound requests to an allowed address", () => {
       return proc;
     };
 
-    it.skipIf(skip)("reaches the test server through the egress proxy: fetch, http, net", async () => {
-      const proc = await spawnProc(true);
-      const run = await runComponent(proc, FETCH, { url: `http://${NS_ADDRESS}:8080/feed` });
-      expect(run.emits).toEqual([{ status: 200, body: "hello from /feed" }]);
-      const code = `import http from "node:http"; import net from "node:net";
+    it.skipIf(skip)(
+      "reaches the test server through the egress proxy: fetch, http, net",
+      async () => {
+        const proc = await spawnProc(true);
+        const run = await runComponent(proc, FETCH, { url: `http://${NS_ADDRESS}:8080/feed` });
+        expect(run.emits).toEqual([{ status: 200, body: "hello from /feed" }]);
+        const code = `import http from "node:http"; import net from "node:net";
         export default { async run(e) {
           const viaHttp = await new Promise((resolve) => {
             http.get({ host: e.host, port: 8080, path: "/h1" }, (res) => {
@@ -128,14 +153,18 @@ describe("outbound requests to an allowed address", () => {
           });
           this.$emit({ viaHttp, viaNet });
         } }`;
-      const more = await runComponent(proc, code, { host: NS_ADDRESS });
-      expect(more.outcome.kind === "done" && more.outcome.message.error).toBe(undefined);
-      expect(more.emits).toEqual([{ viaHttp: "200 hello from /h1", viaNet: "hello from /raw" }]);
-    }, 60_000);
+        const more = await runComponent(proc, code, { host: NS_ADDRESS });
+        expect(more.outcome.kind === "done" && more.outcome.message.error).toBe(undefined);
+        expect(more.emits).toEqual([{ viaHttp: "200 hello from /h1", viaNet: "hello from /raw" }]);
+      },
+      60_000,
+    );
 
-    it.skipIf(skip)("speaks TLS end to end through the tunnel: https and HTTP/2", async () => {
-      const proc = await spawnProc(true);
-      const code = `import https from "node:https"; import http2 from "node:http2";
+    it.skipIf(skip)(
+      "speaks TLS end to end through the tunnel: https and HTTP/2",
+      async () => {
+        const proc = await spawnProc(true);
+        const code = `import https from "node:https"; import http2 from "node:http2";
         export default { async run(e) {
           const viaHttps = await new Promise((resolve) => {
             https.get({ host: e.host, port: 8443, path: "/h1", servername: "feed.test", ca: e.ca }, (res) => {
@@ -153,15 +182,23 @@ describe("outbound requests to an allowed address", () => {
           });
           this.$emit({ viaHttps, viaHttp2 });
         } }`;
-      const ca = fs.readFileSync(path.join(dataDir, "cert.pem"), "utf8");
-      const run = await runComponent(proc, code, { host: NS_ADDRESS, ca });
-      expect(run.emits).toEqual([{ viaHttps: "200 hello from /h1", viaHttp2: "hello from /h2" }]);
-    }, 60_000);
+        const ca = fs.readFileSync(path.join(dataDir, "cert.pem"), "utf8");
+        const run = await runComponent(proc, code, { host: NS_ADDRESS, ca });
+        expect(run.emits).toEqual([{ viaHttps: "200 hello from /h1", viaHttp2: "hello from /h2" }]);
+      },
+      60_000,
+    );
 
-    it.skipIf(skip)("is refused the same server under the default policy", async () => {
-      const proc = await spawnProc(false);
-      const run = await runComponent(proc, FETCH, { url: `http://${NS_ADDRESS}:8080/feed` });
-      expect(run.emits).toEqual([{ error: expect.stringMatching(/not allowed from a component: private address/) }]);
-    }, 60_000);
+    it.skipIf(skip)(
+      "is refused the same server under the default policy",
+      async () => {
+        const proc = await spawnProc(false);
+        const run = await runComponent(proc, FETCH, { url: `http://${NS_ADDRESS}:8080/feed` });
+        expect(run.emits).toEqual([
+          { error: expect.stringMatching(/not allowed from a component: private address/) },
+        ]);
+      },
+      60_000,
+    );
   });
 });

@@ -49,7 +49,10 @@ function tries(hosts: string[], ports: number[]) {
   return hosts.flatMap((host) => ports.flatMap((port) => APIS.map((api) => ({ api, host, port }))));
 }
 
-async function attack(proc: SandboxProcess, list: Array<{ api: string; host: string; port: number }>): Promise<Try[]> {
+async function attack(
+  proc: SandboxProcess,
+  list: Array<{ api: string; host: string; port: number }>,
+): Promise<Try[]> {
   const run = await runComponent(proc, ATTACKS, { tries: list });
   expect(run.outcome.kind).toBe("done");
   return (run.emits[0] as { results: Try[] }).results;
@@ -87,108 +90,146 @@ describe("sandbox isolation", () => {
   describe.each(["process", "namespaces"] as const)("%s mode", (isolation) => {
     const skip = isolation === "namespaces" && !bwrap.works;
 
-    it.skipIf(skip)("refuses every form of loopback, to this server, PostgreSQL and Redis, through every API", async () => {
-      const proc = await spawn({ isolation });
-      const results = await attack(proc, tries(LOOPBACK_FORMS, [serverPort, 5432, 6379]));
-      expect(results).toHaveLength(LOOPBACK_FORMS.length * 3 * APIS.length);
-      const through = results.filter((r) => !REFUSED.test(r.result));
-      expect(through).toEqual([]);
-    }, 120_000);
+    it.skipIf(skip)(
+      "refuses every form of loopback, to this server, PostgreSQL and Redis, through every API",
+      async () => {
+        const proc = await spawn({ isolation });
+        const results = await attack(proc, tries(LOOPBACK_FORMS, [serverPort, 5432, 6379]));
+        expect(results).toHaveLength(LOOPBACK_FORMS.length * 3 * APIS.length);
+        const through = results.filter((r) => !REFUSED.test(r.result));
+        expect(through).toEqual([]);
+      },
+      120_000,
+    );
 
-    it.skipIf(skip)("refuses the cloud metadata address, private, link-local, CGNAT, multicast, broadcast and Teredo", async () => {
-      const proc = await spawn({ isolation });
-      const results = await attack(proc, tries(OTHER_FORMS, [80]));
-      expect(results.filter((r) => !REFUSED.test(r.result))).toEqual([]);
-    }, 120_000);
+    it.skipIf(skip)(
+      "refuses the cloud metadata address, private, link-local, CGNAT, multicast, broadcast and Teredo",
+      async () => {
+        const proc = await spawn({ isolation });
+        const results = await attack(proc, tries(OTHER_FORMS, [80]));
+        expect(results.filter((r) => !REFUSED.test(r.result))).toEqual([]);
+      },
+      120_000,
+    );
 
-    it.skipIf(skip)("where private addresses are allowed: reaches a local server, never the database's port, nor through a redirect", async () => {
-      const proc = await spawn({ isolation, network: { allowPrivate: true, blockedPorts: [serverPort] } });
-      const allowed = http.createServer((req, res) => {
-        if (req.url === "/redirect") res.writeHead(302, { location: `http://[::ffff:7f00:1]:${serverPort}/healthz` }).end();
-        else res.end("allowed");
-      });
-      const allowedPort = await listen(allowed);
-      try {
-        const code = `export default { async run(e) {
+    it.skipIf(skip)(
+      "where private addresses are allowed: reaches a local server, never the database's port, nor through a redirect",
+      async () => {
+        const proc = await spawn({ isolation, network: { allowPrivate: true, blockedPorts: [serverPort] } });
+        const allowed = http.createServer((req, res) => {
+          if (req.url === "/redirect")
+            res.writeHead(302, { location: `http://[::ffff:7f00:1]:${serverPort}/healthz` }).end();
+          else res.end("allowed");
+        });
+        const allowedPort = await listen(allowed);
+        try {
+          const code = `export default { async run(e) {
           const out = {};
           for (const [k, u] of Object.entries(e.urls)) {
             try { const r = await fetch(u); out[k] = r.status + " " + (await r.text()); } catch (err) { out[k] = String(err.cause?.message ?? err.message); }
           }
           this.$emit(out);
         } }`;
-        const run = await runComponent(proc, code, {
-          urls: {
-            direct: `http://127.0.0.1:${allowedPort}/`,
-            byName: `http://localhost:${allowedPort}/`,
-            blocked: `http://127.0.0.1:${serverPort}/`,
-            redirect: `http://127.0.0.1:${allowedPort}/redirect`,
-          },
-        });
-        expect(run.emits[0]).toEqual({
-          direct: "200 allowed",
-          byName: "200 allowed",
-          blocked: expect.stringMatching(/not allowed from a component: the database's port/),
-          redirect: expect.stringMatching(/not allowed from a component: the database's port/),
-        });
-      } finally {
-        await new Promise((r) => allowed.close(r));
-      }
-    }, 60_000);
+          const run = await runComponent(proc, code, {
+            urls: {
+              direct: `http://127.0.0.1:${allowedPort}/`,
+              byName: `http://localhost:${allowedPort}/`,
+              blocked: `http://127.0.0.1:${serverPort}/`,
+              redirect: `http://127.0.0.1:${allowedPort}/redirect`,
+            },
+          });
+          expect(run.emits[0]).toEqual({
+            direct: "200 allowed",
+            byName: "200 allowed",
+            blocked: expect.stringMatching(/not allowed from a component: the database's port/),
+            redirect: expect.stringMatching(/not allowed from a component: the database's port/),
+          });
+        } finally {
+          await new Promise((r) => allowed.close(r));
+        }
+      },
+      60_000,
+    );
 
-    it.skipIf(skip)("cannot read the server's environment, the database file, the data dir or /etc", async () => {
-      const proc = await spawn({ isolation });
-      const files = [`/proc/${process.pid}/environ`, `/proc/${process.ppid}/environ`, dbFile, "/etc/passwd"];
-      const run = await runComponent(proc, ATTACKS, { read: files });
-      const read = (run.emits[0] as { read: Record<string, string> }).read;
-      for (const f of files) expect(read[f], f).not.toMatch(/^read /);
-      const listed = await runComponent(proc, ATTACKS, { list: dataDir });
-      expect(listed.emits[0]).toEqual({ list: expect.not.arrayContaining(["headwater.db"]) });
-    }, 60_000);
-  });
-
-  describe.skipIf(!bwrap.works)("namespaces mode without the JavaScript guard and the permission model", () => {
-    it("still reaches nothing: no loopback of the host, no private address, no name resolution", async () => {
-      const proc = await spawn({ isolation: "namespaces", unguardedForTests: true });
-      const udp = dgram.createSocket("udp4");
-      const received: string[] = [];
-      udp.on("message", (m) => received.push(m.toString()));
-      await new Promise<void>((resolve) => udp.bind(0, "127.0.0.1", resolve));
-      try {
-        const udpPort = (udp.address() as AddressInfo).port;
-        const list = [
-          ...tries(LOOPBACK_FORMS, [serverPort, 5432, 6379]),
-          ...tries(OTHER_FORMS, [80]),
-          ...LOOPBACK_FORMS.map((host) => ({ api: "dgram", host, port: udpPort })),
+    it.skipIf(skip)(
+      "cannot read the server's environment, the database file, the data dir or /etc",
+      async () => {
+        const proc = await spawn({ isolation });
+        const files = [
+          `/proc/${process.pid}/environ`,
+          `/proc/${process.ppid}/environ`,
+          dbFile,
+          "/etc/passwd",
         ];
-        const results = await attack(proc, list);
-        // Nothing connected, answered or was delivered; a datagram "sent" went to the namespace's own loopback.
-        expect(results.filter((r) => /^(connected|status)/.test(r.result))).toEqual([]);
-        expect(results.filter((r) => r.api !== "dgram" && !/ECONNREFUSED|ENETUNREACH|EHOSTUNREACH|EADDRNOTAVAIL|EAI_AGAIN|ENOTFOUND|EAFNOSUPPORT|EINVAL|Invalid URL|fetch failed/.test(r.result))).toEqual([]);
-        await new Promise((r) => setTimeout(r, 500));
-        expect(received).toEqual([]);
-      } finally {
-        udp.close();
-      }
-    }, 120_000);
-
-    it("still cannot read the server's environment, the database file, /etc, or another worker's temp dir", async () => {
-      const neighbour = await spawn({ isolation: "namespaces" });
-      const kept = runComponent(neighbour, ATTACKS, { keep: "the neighbour's secret", forMs: 3000 });
-      const sandboxRoot = path.join(dataDir, "sandbox");
-      let secret: string | undefined;
-      for (let i = 0; i < 200 && !secret; i++) {
-        secret = fs.readdirSync(sandboxRoot).map((d) => path.join(sandboxRoot, d, "secret.txt")).find((f) => fs.existsSync(f));
-        if (!secret) await new Promise((r) => setTimeout(r, 50));
-      }
-      expect(secret).toBeDefined();
-      const proc = await spawn({ isolation: "namespaces", unguardedForTests: true });
-      const files = [`/proc/${process.pid}/environ`, dbFile, "/etc/passwd", "/etc/hostname", secret!];
-      const run = await runComponent(proc, ATTACKS, { read: files });
-      const read = (run.emits[0] as { read: Record<string, string> }).read;
-      for (const f of files) expect(read[f], f).toMatch(/ENOENT/);
-      const listed = await runComponent(proc, ATTACKS, { list: "/" });
-      expect((listed.emits[0] as { list: string[] }).list.sort()).toEqual(expect.not.arrayContaining(["etc", "root", "home"]));
-      expect((await kept).emits).toEqual([{ kept: "the neighbour's secret" }]);
-    }, 60_000);
+        const run = await runComponent(proc, ATTACKS, { read: files });
+        const read = (run.emits[0] as { read: Record<string, string> }).read;
+        for (const f of files) expect(read[f], f).not.toMatch(/^read /);
+        const listed = await runComponent(proc, ATTACKS, { list: dataDir });
+        expect(listed.emits[0]).toEqual({ list: expect.not.arrayContaining(["headwater.db"]) });
+      },
+      60_000,
+    );
   });
+
+  describe.skipIf(!bwrap.works)(
+    "namespaces mode without the JavaScript guard and the permission model",
+    () => {
+      it("still reaches nothing: no loopback of the host, no private address, no name resolution", async () => {
+        const proc = await spawn({ isolation: "namespaces", unguardedForTests: true });
+        const udp = dgram.createSocket("udp4");
+        const received: string[] = [];
+        udp.on("message", (m) => received.push(m.toString()));
+        await new Promise<void>((resolve) => udp.bind(0, "127.0.0.1", resolve));
+        try {
+          const udpPort = (udp.address() as AddressInfo).port;
+          const list = [
+            ...tries(LOOPBACK_FORMS, [serverPort, 5432, 6379]),
+            ...tries(OTHER_FORMS, [80]),
+            ...LOOPBACK_FORMS.map((host) => ({ api: "dgram", host, port: udpPort })),
+          ];
+          const results = await attack(proc, list);
+          // Nothing connected, answered or was delivered; a datagram "sent" went to the namespace's own loopback.
+          expect(results.filter((r) => /^(connected|status)/.test(r.result))).toEqual([]);
+          expect(
+            results.filter(
+              (r) =>
+                r.api !== "dgram" &&
+                !/ECONNREFUSED|ENETUNREACH|EHOSTUNREACH|EADDRNOTAVAIL|EAI_AGAIN|ENOTFOUND|EAFNOSUPPORT|EINVAL|Invalid URL|fetch failed/.test(
+                  r.result,
+                ),
+            ),
+          ).toEqual([]);
+          await new Promise((r) => setTimeout(r, 500));
+          expect(received).toEqual([]);
+        } finally {
+          udp.close();
+        }
+      }, 120_000);
+
+      it("still cannot read the server's environment, the database file, /etc, or another worker's temp dir", async () => {
+        const neighbour = await spawn({ isolation: "namespaces" });
+        const kept = runComponent(neighbour, ATTACKS, { keep: "the neighbour's secret", forMs: 3000 });
+        const sandboxRoot = path.join(dataDir, "sandbox");
+        let secret: string | undefined;
+        for (let i = 0; i < 200 && !secret; i++) {
+          secret = fs
+            .readdirSync(sandboxRoot)
+            .map((d) => path.join(sandboxRoot, d, "secret.txt"))
+            .find((f) => fs.existsSync(f));
+          if (!secret) await new Promise((r) => setTimeout(r, 50));
+        }
+        expect(secret).toBeDefined();
+        const proc = await spawn({ isolation: "namespaces", unguardedForTests: true });
+        const files = [`/proc/${process.pid}/environ`, dbFile, "/etc/passwd", "/etc/hostname", secret!];
+        const run = await runComponent(proc, ATTACKS, { read: files });
+        const read = (run.emits[0] as { read: Record<string, string> }).read;
+        for (const f of files) expect(read[f], f).toMatch(/ENOENT/);
+        const listed = await runComponent(proc, ATTACKS, { list: "/" });
+        expect((listed.emits[0] as { list: string[] }).list.sort()).toEqual(
+          expect.not.arrayContaining(["etc", "root", "home"]),
+        );
+        expect((await kept).emits).toEqual([{ kept: "the neighbour's secret" }]);
+      }, 60_000);
+    },
+  );
 });

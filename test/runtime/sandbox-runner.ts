@@ -9,7 +9,12 @@ export interface Run {
 }
 
 /** One `run(event)` of `code` in `proc`; `timeoutMs` is the host's limit. */
-export async function runComponent(proc: SandboxProcess, code: string, event: unknown, timeoutMs = 60_000): Promise<Run> {
+export async function runComponent(
+  proc: SandboxProcess,
+  code: string,
+  event: unknown,
+  timeoutMs = 60_000,
+): Promise<Run> {
   const bundle = compileBundle(code);
   const emits: unknown[] = [];
   const outcome = await proc.request(

@@ -28,16 +28,22 @@ let probed: { works: boolean; why: string } | undefined;
 /** Whether bwrap can start node in the namespaces the workers use (probed once per process). */
 export function bwrapWorks(): { works: boolean; why: string } {
   if (probed) return probed;
-  if (process.platform !== "linux") return (probed = { works: false, why: `${process.platform} has no bubblewrap` });
-  if (!TOOLS.bwrap) return (probed = { works: false, why: "bwrap is not installed (Debian: apt-get install bubblewrap)" });
+  if (process.platform !== "linux")
+    return (probed = { works: false, why: `${process.platform} has no bubblewrap` });
+  if (!TOOLS.bwrap)
+    return (probed = { works: false, why: "bwrap is not installed (Debian: apt-get install bubblewrap)" });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "hw-probe-"));
   try {
     const args = bwrapArgs({ readOnly: [], tmpDir: dir, egressDir: dir });
-    const r = spawnSync(args[0]!, [...args.slice(1), "--", process.execPath, "-e", "process.stdout.write('ok')"], {
-      encoding: "utf8",
-      timeout: 20_000,
-      env: {},
-    });
+    const r = spawnSync(
+      args[0]!,
+      [...args.slice(1), "--", process.execPath, "-e", "process.stdout.write('ok')"],
+      {
+        encoding: "utf8",
+        timeout: 20_000,
+        env: {},
+      },
+    );
     if (r.status === 0 && r.stdout === "ok") return (probed = { works: true, why: "bwrap works here" });
     const detail = (r.stderr || r.error?.message || `exit ${r.status}`).trim().split("\n")[0];
     return (probed = { works: false, why: `bwrap does not work here: ${detail}` });

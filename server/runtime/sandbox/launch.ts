@@ -74,7 +74,13 @@ export function launchCommand(spec: LaunchSpec): { execPath: string; execArgv: s
   if (TOOLS.setpriv) chain.push(TOOLS.setpriv, "--pdeathsig", "KILL", "--");
   if (spec.limits && TOOLS.prlimit) {
     const { dataBytes, cpuSeconds } = spec.limits;
-    chain.push(TOOLS.prlimit, `--data=${dataBytes}`, `--cpu=${cpuSeconds}:${cpuSeconds + 1}`, "--core=0", "--");
+    chain.push(
+      TOOLS.prlimit,
+      `--data=${dataBytes}`,
+      `--cpu=${cpuSeconds}:${cpuSeconds + 1}`,
+      "--core=0",
+      "--",
+    );
   }
   if (spec.nice && TOOLS.nice) chain.push(TOOLS.nice, "-n", String(SANDBOX_NICE), "--");
   if (spec.namespaces) chain.push(...bwrapArgs(spec), "--");
@@ -117,7 +123,16 @@ export function bwrapArgs(spec: Pick<LaunchSpec, "readOnly" | "tmpDir" | "egress
     if (fs.existsSync(entry.path)) args.push("--ro-bind", entry.path, entry.path);
   }
   for (const [link, target] of links) args.push("--symlink", target, link);
-  args.push("--bind", spec.tmpDir, spec.tmpDir, "--ro-bind", spec.egressDir, spec.egressDir, "--chdir", spec.tmpDir);
+  args.push(
+    "--bind",
+    spec.tmpDir,
+    spec.tmpDir,
+    "--ro-bind",
+    spec.egressDir,
+    spec.egressDir,
+    "--chdir",
+    spec.tmpDir,
+  );
   return args;
 }
 

@@ -33,7 +33,9 @@ const path = require("node:path");
 
 /** @param {string} what @param {string} [reason] */
 function refused(what, reason) {
-  const err = new Error(`network access to ${what} is not allowed from a component${reason ? `: ${reason}` : ""}`);
+  const err = new Error(
+    `network access to ${what} is not allowed from a component${reason ? `: ${reason}` : ""}`,
+  );
   /** @type {any} */ (err).code = "EACCES";
   return err;
 }
@@ -118,7 +120,11 @@ function installTcp(egress) {
     if (options.path) return fail(refused("a unix socket"));
     const port = Number(options.port);
     if (!Number.isInteger(port) || port < 1 || port > 65535) {
-      return fail(Object.assign(new RangeError(`invalid port ${String(options.port)}`), { code: "ERR_SOCKET_BAD_PORT" }));
+      return fail(
+        Object.assign(new RangeError(`invalid port ${String(options.port)}`), {
+          code: "ERR_SOCKET_BAD_PORT",
+        }),
+      );
     }
     const host = String(options.host || "localhost").replace(/^\[(.*)\]$/, "$1");
     if (cb) this.once("connect", cb);
@@ -136,7 +142,11 @@ function installTcp(egress) {
     return this;
   }
 
-  Object.defineProperty(net.Socket.prototype, "connect", { value: connect, writable: false, configurable: false });
+  Object.defineProperty(net.Socket.prototype, "connect", {
+    value: connect,
+    writable: false,
+    configurable: false,
+  });
 }
 
 /**
@@ -160,13 +170,24 @@ function installTls() {
     }
     if (options.socket) return cb ? original.call(tls, options, cb) : original.call(tls, options);
     const host = String(options.host || "localhost");
-    const socket = options.path ? net.connect({ path: options.path }) : net.connect({ host, port: options.port });
+    const socket = options.path
+      ? net.connect({ path: options.path })
+      : net.connect({ host, port: options.port });
     // A failure of the TCP step is the TLS socket's error too.
-    const secure = original.call(tls, { ...options, socket, host, servername: options.servername ?? (net.isIP(host) ? undefined : host) }, cb);
+    const secure = original.call(
+      tls,
+      { ...options, socket, host, servername: options.servername ?? (net.isIP(host) ? undefined : host) },
+      cb,
+    );
     socket.once("error", (err) => secure.destroy(err));
     return secure;
   }
-  Object.defineProperty(tls, "connect", { value: connect, writable: false, configurable: false, enumerable: true });
+  Object.defineProperty(tls, "connect", {
+    value: connect,
+    writable: false,
+    configurable: false,
+    enumerable: true,
+  });
 }
 
 /**
@@ -189,10 +210,12 @@ function installUdp(config, egress) {
   const check = (socket, address, port, ok, fail) => {
     const family = socket.type === "udp6" ? 6 : 4;
     const host = typeof address === "string" && address !== "" ? address : family === 6 ? "::1" : "127.0.0.1";
-    if (!config.udp) return process.nextTick(fail, refused(`${host}:${port} over UDP`, "this server carries TCP only"));
+    if (!config.udp)
+      return process.nextTick(fail, refused(`${host}:${port} over UDP`, "this server carries TCP only"));
     egress("CHECK", host, port, (err, ip) => {
       if (err || !ip) return fail(udpError(err));
-      if ((net.isIP(ip) === 6) !== (family === 6)) return fail(refused(`${host}:${port} over UDP`, `no IPv${family} address`));
+      if ((net.isIP(ip) === 6) !== (family === 6))
+        return fail(refused(`${host}:${port} over UDP`, `no IPv${family} address`));
       ok(ip);
     });
   };
@@ -258,7 +281,8 @@ function installUdp(config, egress) {
 /** The proxy's refusal, said of UDP. @param {Error | null | undefined} err */
 function udpError(err) {
   const e = err ?? new Error("no address");
-  if (/** @type {any} */ (e).code === "EACCES") e.message = e.message.replace(/ is not allowed/, " over UDP is not allowed");
+  if (/** @type {any} */ (e).code === "EACCES")
+    e.message = e.message.replace(/ is not allowed/, " over UDP is not allowed");
   return e;
 }
 
