@@ -7,6 +7,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { bwrapWorks } from "../../server/runtime/sandbox/isolation.js";
 import { TOOLS } from "../../server/runtime/sandbox/launch.js";
+import { SandboxPool } from "../../server/runtime/sandbox/pool.js";
 import { SandboxProcess } from "../../server/runtime/sandbox/process.js";
 import { tempDataDir } from "./helpers.js";
 import { runComponent } from "./sandbox-runner.js";
@@ -25,7 +26,7 @@ describe.each(["process", "namespaces"] as const)("kernel limits, %s mode", (iso
       npmDir: path.join(dataDir, "npm"),
       tmpRoot: path.join(dataDir, "sandbox"),
       isolation,
-      kernelLimitsForTests: { dataBytes: 512 * 1024 * 1024, cpuSeconds },
+      kernelLimitsForTests: { dataBytes: 512 * 1024 * 1024, cpuSeconds, retireAfterCpuSeconds: 600 },
     });
     procs.push(proc);
     return proc;
@@ -65,4 +66,33 @@ describe.each(["process", "namespaces"] as const)("kernel limits, %s mode", (iso
     },
     60_000,
   );
+});
+
+describe("the pool and the CPU time limit", () => {
+  const dataDir = tempDataDir();
+  const pool = new SandboxPool({
+    maxProcesses: 2,
+    memoryMb: 64,
+    npmDir: path.join(dataDir, "npm"),
+    tmpRoot: path.join(dataDir, "sandbox"),
+    kernelLimitsForTests: { dataBytes: 512 * 1024 * 1024, cpuSeconds: 120, retireAfterCpuSeconds: 1 },
+  });
+  afterAll(() => pool.close());
+
+  it("replaces a worker that used its CPU time, before the kernel's limit could stop it mid-run", async () => {
+    const first = await pool.acquire("u_cpu");
+    const busy = `export default { async run() { const end = Date.now() + 1500; while (Date.now() < end) {} this.$emit({ done: true }); } }`;
+    const run = await runComponent(first.proc, busy, {});
+    expect(run.emits).toEqual([{ done: true }]);
+    first.release();
+    const second = await pool.acquire("u_cpu");
+    // A fresh worker: the spent one was stopped on release.
+    expect(second.proc).not.toBe(first.proc);
+    for (let i = 0; i < 200 && first.proc.alive; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(first.proc.alive).toBe(false);
+    second.release();
+    const third = await pool.acquire("u_cpu");
+    expect(third.proc).toBe(second.proc);
+    third.release();
+  }, 60_000);
 });

@@ -38,6 +38,8 @@ export interface KernelLimits {
   dataBytes: number;
   /** RLIMIT_CPU in seconds, over the worker's life (SIGXCPU, then SIGKILL a second later). */
   cpuSeconds: number;
+  /** CPU seconds after which the pool replaces the worker (not a kernel limit). */
+  retireAfterCpuSeconds: number;
 }
 
 /**
@@ -53,6 +55,7 @@ export function kernelLimitsFor(memoryMb: number, timeoutMs: number): KernelLimi
   return {
     dataBytes: (memoryMb * 2 + 256) * 1024 * 1024,
     cpuSeconds: RETIRE_CPU_SECONDS + 2 * Math.ceil(timeoutMs / 1000),
+    retireAfterCpuSeconds: RETIRE_CPU_SECONDS,
   };
 }
 

@@ -25,8 +25,11 @@ import os from "node:os";
 import path from "node:path";
 import { EgressEndpoint, type Resolver } from "../../net/egress-proxy.js";
 import type { IsolationMode } from "./isolation.js";
-import { kernelLimitsFor, launchCommand, RETIRE_CPU_SECONDS, SANDBOX_NICE, TOOLS, type KernelLimits } from "./launch.js";
+import { kernelLimitsFor, launchCommand, SANDBOX_NICE, TOOLS, type KernelLimits } from "./launch.js";
 import { readOnlyPaths, SANDBOX_DIR } from "./mounts.js";
+import { cpuSecondsOf, leafDescendant } from "./proc-info.js";
+
+export { removeStaleTmpDirs } from "./stale-dirs.js";
 
 export { SANDBOX_NICE };
 const WORKER = path.join(SANDBOX_DIR, "worker.cjs");
@@ -101,41 +104,6 @@ const realDir = (p: string) => {
   return fs.realpathSync(p);
 };
 
-/**
- * Removes temp dirs left by servers that died without cleaning up (kill -9): those whose
- * server pid is no longer running, in `tmpRoot` and the egress directories in the system's temp
- * dir. Live servers' dirs (same data dir) are kept.
- */
-export function removeStaleTmpDirs(tmpRoot: string): void {
-  removeDeadServersDirs(tmpRoot, /^(\d+)-/);
-  removeDeadServersDirs(os.tmpdir(), /^hw-eg-(\d+)-/);
-}
-
-function removeDeadServersDirs(root: string, pattern: RegExp): void {
-  let entries: string[];
-  try {
-    entries = fs.readdirSync(root);
-  } catch {
-    return;
-  }
-  for (const entry of entries) {
-    const m = pattern.exec(entry);
-    if (!m) continue;
-    const pid = Number(m[1]);
-    if (pid === process.pid) continue;
-    let alive = false;
-    if (Number.isInteger(pid) && pid > 0) {
-      try {
-        process.kill(pid, 0);
-        alive = true;
-      } catch (e) {
-        alive = (e as NodeJS.ErrnoException).code === "EPERM";
-      }
-    }
-    if (!alive) fs.rmSync(path.join(root, entry), { recursive: true, force: true });
-  }
-}
-
 export class SandboxProcess {
   /** Bundle keys this worker has already evaluated (they need not be sent again). */
   readonly loaded = new Set<string>();
@@ -162,6 +130,7 @@ export class SandboxProcess {
     private readonly rssLimitBytes: number,
     private readonly egress: EgressEndpoint,
     readonly isolation: IsolationMode,
+    private readonly retireAfterCpuSeconds: number,
   ) {
     child.stderr?.setEncoding("utf8");
     child.stderr?.on("data", (chunk: string) => {
@@ -200,6 +169,7 @@ export class SandboxProcess {
       "--experimental-require-module",
       "--disable-warning=ExperimentalWarning",
     ];
+    const limits = options.kernelLimitsForTests ?? kernelLimitsFor(options.memoryMb, options.timeoutMs ?? 300_000);
     const guard = { egressDir, udp: isolation === "process", unguardedForTests: !guarded };
     let child: ChildProcess;
     try {
@@ -208,7 +178,7 @@ export class SandboxProcess {
         readOnly,
         tmpDir,
         egressDir,
-        limits: options.kernelLimitsForTests ?? kernelLimitsFor(options.memoryMb, options.timeoutMs ?? 300_000),
+        limits,
         namespaces: isolation === "namespaces",
         nice: true,
       });
@@ -225,7 +195,8 @@ export class SandboxProcess {
     // Without `nice` in the chain (other platforms), the worker is reniced directly.
     if (!TOOLS.nice) lowerPriority(child.pid);
     // Heap limit plus room for Node itself and modest Buffers.
-    const proc = new SandboxProcess(child, tmpDir, (options.memoryMb * 1.5 + 96) * 1024 * 1024, egress, isolation);
+    const rssLimit = (options.memoryMb * 1.5 + 96) * 1024 * 1024;
+    const proc = new SandboxProcess(child, tmpDir, rssLimit, egress, isolation, limits.retireAfterCpuSeconds);
     await new Promise<void>((resolve, reject) => {
       const onReady = (m: { t?: string }) => {
         if (m?.t !== "ready") return;
@@ -242,24 +213,16 @@ export class SandboxProcess {
   }
 
   /**
-   * CPU seconds the worker has used over its life. Past RETIRE_CPU_SECONDS the pool replaces it,
+   * CPU seconds the worker has used over its life. Past `retireAfterCpuSeconds` the pool replaces it,
    * well before the kernel's limit (which is there for a host that could not).
    */
   cpuSeconds(): number {
-    if (!this.workerPid || process.platform !== "linux") return 0;
-    try {
-      const stat = fs.readFileSync(`/proc/${this.workerPid}/stat`, "utf8");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      // utime and stime are fields 14 and 15 (from 1, counting pid and comm), in clock ticks.
-      return (Number(fields[11]) + Number(fields[12])) / 100;
-    } catch {
-      return 0;
-    }
+    return this.workerPid ? cpuSecondsOf(this.workerPid) : 0;
   }
 
   /** Whether the worker has used its CPU time and should be replaced. */
   get spent(): boolean {
-    return this.cpuSeconds() >= RETIRE_CPU_SECONDS;
+    return this.cpuSeconds() >= this.retireAfterCpuSeconds;
   }
 
   get alive(): boolean {
@@ -367,22 +330,6 @@ export class SandboxProcess {
     }, 100);
     this.watchdog.unref();
   }
-}
-
-/** Follows the youngest child down from `pid` to the leaf: bwrap → its pid 1 → the worker. */
-function leafDescendant(pid: number | undefined): number | undefined {
-  let current = pid;
-  for (let depth = 0; current !== undefined && depth < 5; depth++) {
-    let children: string[];
-    try {
-      children = fs.readFileSync(`/proc/${current}/task/${current}/children`, "utf8").trim().split(/\s+/).filter(Boolean);
-    } catch {
-      return current;
-    }
-    if (children.length === 0) return current;
-    current = Number(children[children.length - 1]);
-  }
-  return current;
 }
 
 function isDir(p: string): boolean {
