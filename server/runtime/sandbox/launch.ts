@@ -145,8 +145,13 @@ function nodeRuntimePaths(): ReadOnlyPath[] {
   if (runtimePaths) return runtimePaths;
   const node = fs.realpathSync(process.execPath);
   const files = new Set<string>([node]);
-  const out = execFileSync("ldd", [node], { encoding: "utf8" });
-  for (const m of out.matchAll(/(?:=>\s*)?(\/\S+)\s+\(0x/g)) files.add(m[1]!);
+  try {
+    const out = execFileSync("ldd", [node], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
+    for (const m of out.matchAll(/(?:=>\s*)?(\/\S+)\s+\(0x/g)) files.add(m[1]!);
+  } catch {
+    // No ldd, or a static binary: the system's library folders instead (no secrets there).
+    for (const dir of ["/lib", "/lib64", "/usr/lib", "/usr/lib64"]) if (fs.existsSync(dir)) files.add(dir);
+  }
   runtimePaths = [...files].map((f) => resolved(f));
   return runtimePaths;
 }
