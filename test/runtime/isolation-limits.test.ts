@@ -81,7 +81,12 @@ describe("the pool and the CPU time limit", () => {
 
   it("replaces a worker that used its CPU time, before the kernel's limit could stop it mid-run", async () => {
     const first = await pool.acquire("u_cpu");
-    const busy = `export default { async run() { const end = Date.now() + 1500; while (Date.now() < end) {} this.$emit({ done: true }); } }`;
+    // 1.5 s of CPU time (not of wall time: on a loaded machine that would be less).
+    const busy = `export default { async run() {
+      const start = process.cpuUsage();
+      for (;;) { const u = process.cpuUsage(start); if (u.user + u.system > 1500000) break; }
+      this.$emit({ done: true });
+    } }`;
     const run = await runComponent(first.proc, busy, {});
     expect(run.emits).toEqual([{ done: true }]);
     first.release();

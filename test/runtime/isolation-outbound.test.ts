@@ -31,6 +31,8 @@ function ip(...args: string[]): void {
 function makeNamespace(): string | undefined {
   if (process.platform !== "linux") return "not Linux";
   if (process.getuid?.() !== 0) return "network namespaces need root";
+  // Leftovers of an earlier run of this same pid (a crash): the names are ours.
+  removeNamespace();
   try {
     ip("netns", "add", NS);
     ip("link", "add", HOST_IF, "type", "veth", "peer", "name", NS_IF);
