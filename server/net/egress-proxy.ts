@@ -176,6 +176,10 @@ export class EgressEndpoint {
       throw err;
     }
     upstream.once("close", () => (this.tunnels -= 1));
+    if (this.closed) {
+      upstream.destroy();
+      throw new Refusal("ECONNABORTED", "the sandbox worker is stopping");
+    }
     try {
       return await this.offerTunnel(upstream);
     } catch (err) {
