@@ -13,7 +13,8 @@
  *      connect to, connects, and answers `OK <name>\n` or `ERR <code> <message>\n`.
  *   2. `<name>` is a one-time unix socket in the same directory: the worker connects its own
  *      socket to it, and from then on the bytes are the upstream connection's, both ways.
- * `CHECK <host> <port>\n` answers `OK <address>\n`: the policy's verdict on UDP (process mode).
+ * `CHECK <host> <port> [4|6]\n` answers `OK <address>\n` (of that IP version): the policy's
+ * verdict for UDP (process mode), which the worker then sends to itself.
  * Because the proxy connects to the very address it checked, a name that resolves differently
  * the second time (DNS rebinding) gains nothing.
  */
@@ -157,12 +158,18 @@ export class EgressEndpoint {
    * sandbox's UDP in process mode sends its datagrams there itself).
    */
   private async open(line: string): Promise<string> {
-    const m = /^(OPEN|CHECK) (\S{1,300}) (\d{1,5})$/.exec(line);
+    const m = /^(OPEN|CHECK) (\S{1,300}) (\d{1,5})(?: ([46]))?$/.exec(line);
     if (!m) throw new Refusal("EINVAL", "malformed egress request");
     const host = m[2]!;
     const port = Number(m[3]);
     if (port < 1 || port > 65535) throw new Refusal("EINVAL", `invalid port ${port}`);
-    if (m[1] === "CHECK") return (await this.addressesFor(host, port))[0]!;
+    if (m[1] === "CHECK") {
+      const addresses = await this.addressesFor(host, port);
+      const family = m[4] ? Number(m[4]) : undefined;
+      const address = addresses.find((a) => !family || net.isIP(a) === family);
+      if (!address) throw new Refusal("ENOTFOUND", `${host} has no IPv${family} address`);
+      return address;
+    }
     if (this.tunnels >= this.options.maxTunnels) {
       throw new Refusal("EMFILE", `more than ${this.options.maxTunnels} connections open at once`);
     }

@@ -103,6 +103,8 @@ describe("egress proxy", () => {
     const e = await open();
     expect(await ask(e, "OPEN 127.0.0.1 5432\n")).toMatch(/^ERR EACCES .*the database's port$/);
     expect(await ask(e, `CHECK localhost ${echoPort}\n`)).toMatch(/^OK (127\.0\.0\.1|::1)$/);
+    expect(await ask(e, `CHECK localhost ${echoPort} 4\n`)).toBe("OK 127.0.0.1");
+    expect(await ask(e, `CHECK 127.0.0.1 ${echoPort} 6\n`)).toBe("ERR ENOTFOUND 127.0.0.1 has no IPv6 address");
   });
 
   it("answers malformed requests with an error, and drops an endless line", async () => {

@@ -66,6 +66,19 @@ describe.each(["process", "namespaces"] as const)("kernel limits, %s mode", (iso
     },
     60_000,
   );
+  it.skipIf(skip)(
+    "makes an allocation the kernel refused, left uncaught, OUT_OF_MEMORY",
+    async () => {
+      const proc = await spawn(60);
+      const run = await runComponent(
+        proc,
+        `export default { async run() { Buffer.alloc(1536 * 1024 * 1024); } }`,
+        {},
+      );
+      expect(run.outcome).toEqual({ kind: "oom" });
+    },
+    60_000,
+  );
 });
 
 describe("the pool and the CPU time limit", () => {

@@ -63,11 +63,12 @@ function createEgressClient(dir) {
     process.platform === "win32" ? `\\\\.\\pipe\\${path.basename(dir)}-${name}` : path.join(dir, name);
   const controlPath = socketPath("c");
   /**
-   * `OPEN`: callback(null, tunnel socket path); `CHECK`: callback(null, the address to use).
+   * `OPEN`: callback(null, tunnel socket path); `CHECK`: callback(null, the address to use, of
+   * the IP version `family` when given).
    * @param {"OPEN" | "CHECK"} verb @param {string} host @param {number} port
-   * @param {(err: Error | null, answer?: string) => void} callback
+   * @param {(err: Error | null, answer?: string) => void} callback @param {4 | 6} [family]
    */
-  return function ask(verb, host, port, callback) {
+  return function ask(verb, host, port, callback, family) {
     const control = new net.Socket();
     let answer = "";
     let settled = false;
@@ -92,7 +93,9 @@ function createEgressClient(dir) {
     });
     control.on("error", (err) => settle(new Error(`the egress proxy is not reachable: ${err.message}`)));
     control.on("close", () => settle(new Error("the egress proxy closed the connection")));
-    originalConnect.call(control, { path: controlPath }, () => control.write(`${verb} ${host} ${port}\n`));
+    originalConnect.call(control, { path: controlPath }, () =>
+      control.write(`${verb} ${host} ${port}${family ? ` ${family}` : ""}\n`),
+    );
   };
 }
 
@@ -212,12 +215,16 @@ function installUdp(config, egress) {
     const host = typeof address === "string" && address !== "" ? address : family === 6 ? "::1" : "127.0.0.1";
     if (!config.udp)
       return process.nextTick(fail, refused(`${host}:${port} over UDP`, "this server carries TCP only"));
-    egress("CHECK", host, port, (err, ip) => {
-      if (err || !ip) return fail(udpError(err));
-      if ((net.isIP(ip) === 6) !== (family === 6))
-        return fail(refused(`${host}:${port} over UDP`, `no IPv${family} address`));
-      ok(ip);
-    });
+    egress(
+      "CHECK",
+      host,
+      port,
+      (err, ip) => {
+        if (err || !ip) return fail(udpError(err));
+        ok(ip);
+      },
+      family,
+    );
   };
 
   /** @this {import("node:dgram").Socket} @param {any[]} args */

@@ -272,6 +272,9 @@ export class SandboxProcess {
   private onMessage(m: WorkerDone | WorkerStream): void {
     const p = this.pending;
     if (!p || m.id !== p.id) return;
+    // A run that ended on the kernel's data limit ran out of memory, as if the watchdog (which
+    // may not have polled yet) had stopped it: the worker is replaced, the run is OUT_OF_MEMORY.
+    if ((m.t === "done" || m.t === "itemDone") && isAllocationFailure(m.error)) return this.kill("oom");
     if (m.t === "done") return this.finish({ kind: "done", message: m as WorkerDone });
     if (m.t === "itemDone") {
       clearTimeout(p.timer);
@@ -330,6 +333,12 @@ export class SandboxProcess {
     }, 100);
     this.watchdog.unref();
   }
+}
+
+/** V8's error when an ArrayBuffer (a Buffer's memory) cannot be had: here, RLIMIT_DATA. */
+function isAllocationFailure(error: unknown): boolean {
+  const e = error as WorkerError | undefined;
+  return e?.name === "RangeError" && e.message === "Array buffer allocation failed";
 }
 
 function isDir(p: string): boolean {
