@@ -3,6 +3,7 @@
  * enforced by the kernel, not only by the host's timer and RSS watchdog. Skipped, saying why,
  * without prlimit (util-linux) or, for namespaces mode, without a working bwrap.
  */
+import fs from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { bwrapWorks } from "../../server/runtime/sandbox/isolation.js";
@@ -33,6 +34,7 @@ describe.each(["process", "namespaces"] as const)("kernel limits, %s mode", (iso
   };
   afterAll(() => {
     for (const p of procs) p.kill();
+    fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
   it.skipIf(skip)(
@@ -90,7 +92,10 @@ describe("the pool and the CPU time limit", () => {
     tmpRoot: path.join(dataDir, "sandbox"),
     kernelLimitsForTests: { dataBytes: 512 * 1024 * 1024, cpuSeconds: 120, retireAfterCpuSeconds: 1 },
   });
-  afterAll(() => pool.close());
+  afterAll(async () => {
+    await pool.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
 
   it("replaces a worker that used its CPU time, before the kernel's limit could stop it mid-run", async () => {
     const first = await pool.acquire("u_cpu");

@@ -117,6 +117,7 @@ describe("outbound requests to an allowed address", () => {
     for (const p of procs) p.kill();
     server?.kill("SIGKILL");
     if (!why) removeNamespace();
+    fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
   describe.each(["process", "namespaces"] as const)("%s mode", (isolation) => {
