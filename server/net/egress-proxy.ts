@@ -142,6 +142,8 @@ export class EgressEndpoint {
       }
       socket.removeAllListeners("data");
       socket.pause();
+      // The request is in: from here the connect timeout bounds it, not the line's.
+      socket.setTimeout(0);
       this.open(buffered.slice(0, end)).then(
         (name) => socket.end(`OK ${name}\n`),
         (err: unknown) => {

@@ -134,7 +134,15 @@ function installTcp(egress) {
     // Writes made meanwhile wait for `connect`, as they do during a DNS lookup.
     this.connecting = true;
     egress("OPEN", host, port, (err, tunnel) => {
-      if (this.destroyed) return;
+      if (this.destroyed) {
+        // Given up meanwhile: claim the tunnel and close it, so the proxy frees it at once.
+        if (tunnel) {
+          const claim = new net.Socket();
+          claim.on("error", () => undefined);
+          original.call(claim, { path: tunnel }, () => claim.destroy());
+        }
+        return;
+      }
       if (err || !tunnel) {
         this.connecting = false;
         this.destroy(err ?? new Error("no tunnel"));
