@@ -4,6 +4,7 @@
  * `process.env.PD_COMPONENT` is the source's id inside its run. Both databases.
  */
 import { afterEach, describe, expect, it } from "vitest";
+import { delayedTarget } from "../../server/runtime/delayed-emits.js";
 import { testDatabases } from "../support/databases.js";
 import { startServer, type TestServer } from "../support/server.js";
 import { channelEvents, hit, waitForEvents } from "./helpers.js";
@@ -28,12 +29,13 @@ describe.each(testDatabases())("delivery_ts on $name", (database) => {
     s = undefined;
   });
 
+  /** Emits of the source waiting for their delivery_ts: jobs of its held-emits target. */
   const held = async (sourceId: string) =>
     (
       await s!.server.store.db
-        .selectFrom("delayed_emits")
+        .selectFrom("jobs")
         .select("id")
-        .where("source_id", "=", sourceId)
+        .where("target_id", "=", delayedTarget(sourceId))
         .execute()
     ).length;
 
