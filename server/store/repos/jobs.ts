@@ -20,9 +20,10 @@ export interface NewJob {
   /** Not before this time (default: now). */
   runAfter?: number;
   /**
-   * Sorts among its target's jobs as if enqueued at this time (default: when it is). A target
-   * whose jobs wait for different times (emits held until their delivery_ts) lists them in the
-   * order they become due, so the first due is at the head and none waits behind a later one.
+   * Sorts among its target's jobs by this time instead of enqueue order. For a target whose jobs
+   * all have one (emits held until their delivery_ts), they are listed in the order they become
+   * due: the first due is at the head, none waits behind a later one. Never mixed with jobs
+   * without it on one target.
    */
   sortAt?: number;
 }
@@ -42,11 +43,14 @@ export function newJobId(now = Date.now()): string {
 
 let sortedSeq = 0;
 
-/** An id that sorts at `ms` (newJobId's shape), leaving newJobId's clock alone. */
+/**
+ * An id that sorts at `ms`, leaving newJobId's clock alone. Sixteen digits: any time a Date can
+ * hold (up to 8.64e15) sorts right among a target's jobs, which all get their ids here.
+ */
 function jobIdAt(ms: number): string {
   sortedSeq = (sortedSeq + 1) % 1_000_000;
   const rand = Math.random().toString(36).slice(2, 8).padEnd(6, "0");
-  return `${String(Math.max(0, Math.floor(ms))).padStart(15, "0")}-${String(sortedSeq).padStart(6, "0")}-${rand}`;
+  return `${String(Math.max(0, Math.floor(ms))).padStart(16, "0")}-${String(sortedSeq).padStart(6, "0")}-${rand}`;
 }
 
 /** Rows per multi-row INSERT (8 parameters a row stays far below every dialect's limit). */
