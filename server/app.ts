@@ -132,6 +132,14 @@ export async function createServer(config: Config): Promise<Server> {
     if (bootstrapKey)
       await withStartupLock(store.db, store.dialect, () => users.ensureBootstrapAdmin(bootstrapKey));
     registerAuth(app, users);
+    // Once, at start: which isolation component code runs under, and why; without namespaces,
+    // users can reach each other's workers through the host (see server/runtime/README.md).
+    log.info(`sandbox isolation: ${runtime.isolation.mode} (${runtime.isolation.reason})`);
+    if (runtime.isolation.mode === "process" && (await repos.users.list({ limit: 2 })).rows.length > 1) {
+      log.warn(
+        "sandbox isolation: this server has several users, and their component code runs without OS namespaces (process mode): install bubblewrap on Linux",
+      );
+    }
 
     // Components are described in the runtime's sandbox; a component_url is fetched under the
     // sandbox's network policy. Built-ins are published at start.
@@ -169,7 +177,7 @@ export async function createServer(config: Config): Promise<Server> {
     sources.onCreated((userId, id) => events.subscriptions.participantCreated(userId, id));
 
     // -- routes: one plugin per concern --------------------------------------------------------
-    await app.register(healthRoutes);
+    await app.register(healthRoutes, { isolation: runtime.isolation.mode });
     await app.register(openapiRoutes, { prefix: "/v1", version: API_VERSION });
     await app.register(userRoutes, { prefix: "/v1", users });
     await app.register(componentRoutes, { prefix: "/v1", components });

@@ -43,6 +43,7 @@ const Env = z.object({
   HEADWATER_SANDBOX_MEMORY_MB: Int(32).default(256),
   HEADWATER_SANDBOX_MAX_PROCESSES: Int(1).optional(),
   HEADWATER_SANDBOX_ALLOW_PRIVATE_NETWORK: Bool.default(false),
+  HEADWATER_SANDBOX_ISOLATION: z.enum(["auto", "namespaces", "process"]).default("auto"),
   HEADWATER_NPM_INSTALL: Bool.default(true),
   HEADWATER_NPM_REGISTRY: z.url().optional(),
   HEADWATER_NPM_COMPONENTS: Bool.default(true),
@@ -75,6 +76,8 @@ export interface Config {
     maxProcesses: number;
     /** Whether components may connect to loopback and private addresses (never the database's port). */
     allowPrivateNetwork: boolean;
+    /** Workers in Linux namespaces (bubblewrap), plain processes, or namespaces where bwrap works. */
+    isolation: "auto" | "namespaces" | "process";
   };
   npm: {
     allowInstall: boolean;
@@ -114,6 +117,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       memoryMb: e.HEADWATER_SANDBOX_MEMORY_MB,
       maxProcesses: e.HEADWATER_SANDBOX_MAX_PROCESSES ?? defaultMaxProcesses(),
       allowPrivateNetwork: e.HEADWATER_SANDBOX_ALLOW_PRIVATE_NETWORK,
+      isolation: e.HEADWATER_SANDBOX_ISOLATION,
     },
     npm: {
       allowInstall: e.HEADWATER_NPM_INSTALL,

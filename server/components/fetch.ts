@@ -7,8 +7,9 @@
 import dns from "node:dns";
 import http from "node:http";
 import https from "node:https";
-import net from "node:net";
+import type { LookupFunction } from "node:net";
 import type { ComponentFiles } from "../services.js";
+import { checkAddress, parseAddress } from "../net/address-policy.cjs";
 import { EXTENSIONS, gatherModules } from "./gather.js";
 
 /**
@@ -177,16 +178,22 @@ function httpGet(u: URL, limits: FetchLimits, policy: NetworkPolicy, redirects =
   if (u.protocol !== "http:" && u.protocol !== "https:")
     return Promise.reject(new Error("only http(s) URLs"));
   const port = Number(u.port || (u.protocol === "https:" ? 443 : 80));
-  const literal = u.hostname.replace(/^\[|\]$/g, "");
-  if (net.isIP(literal) && deniedAddress(literal, port, policy)) {
-    return Promise.reject(new Error(`${literal} is a private address`));
+  // The address policy (server/net/address-policy.cjs) judges every address connected to: a
+  // literal here (any textual form; URLs normalise mapped IPv6 to hex), a name in the lookup
+  // below, which is the one the connection uses, and again after every redirect.
+  const literal = parseAddress(u.hostname);
+  if (literal) {
+    const verdict = checkAddress(literal.toString(), port, policy);
+    if (!verdict.allowed) return Promise.reject(new Error(`${u.hostname}:${port} is refused: ${verdict.reason}`));
   }
-  const lookup: net.LookupFunction = (hostname, options, callback) => {
+  const lookup: LookupFunction = (hostname, options, callback) => {
     dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
       if (err) return callback(err, "", 0);
-      const bad = addresses.find((a) => deniedAddress(a.address, port, policy));
-      if (bad)
-        return callback(new Error(`${hostname} resolves to a private address (${bad.address})`), "", 0);
+      for (const a of addresses) {
+        const verdict = checkAddress(a.address, port, policy);
+        if (!verdict.allowed)
+          return callback(new Error(`${hostname} resolves to ${a.address}, refused: ${verdict.reason}`), "", 0);
+      }
       if (options.all)
         return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, addresses);
       callback(null, addresses[0]!.address, addresses[0]!.family);
@@ -219,27 +226,4 @@ function httpGet(u: URL, limits: FetchLimits, policy: NetworkPolicy, redirects =
       reject(err);
     });
   });
-}
-
-/** Loopback, private, link-local (cloud metadata), CGNAT and unspecified addresses. */
-export function isPrivateAddress(ip: string): boolean {
-  let a = ip.toLowerCase();
-  if (a.startsWith("::ffff:")) a = a.slice(7);
-  if (net.isIPv4(a)) {
-    const [p, q] = a.split(".").map(Number) as [number, number];
-    return (
-      p === 0 ||
-      p === 10 ||
-      p === 127 ||
-      (p === 100 && q >= 64 && q < 128) ||
-      (p === 169 && q === 254) ||
-      (p === 172 && q >= 16 && q < 32) ||
-      (p === 192 && q === 168)
-    );
-  }
-  return a === "::" || a === "::1" || /^f[cd]/.test(a) || /^fe[89ab]/.test(a);
-}
-
-function deniedAddress(address: string, port: number, policy: NetworkPolicy): boolean {
-  return isPrivateAddress(address) && (!policy.allowPrivate || policy.blockedPorts.includes(port));
 }

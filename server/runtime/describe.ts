@@ -16,6 +16,7 @@ import {
 import { bundleKey } from "./bundles.js";
 import { CompileError, compileBundle } from "./compile.js";
 import { PackageCache, PackageError } from "./npm/cache.js";
+import { resolveIsolation } from "./sandbox/isolation.js";
 import { networkPolicyFor } from "./sandbox/policy.js";
 import { SandboxProcess } from "./sandbox/process.js";
 
@@ -79,6 +80,8 @@ export function createDescriber(config: Config, options: DescriberOptions = {}):
         npmDir: packages.dir,
         tmpRoot,
         network: networkPolicyFor(config),
+        isolation: resolveIsolation(config.sandbox.isolation).mode,
+        timeoutMs,
       });
     } catch (e) {
       slots.give();

@@ -27,6 +27,7 @@ import type { PackageCache } from "./npm/cache.js";
 import { createPropOptionsRunner } from "./prop-options.js";
 import { RuntimeLifecycle } from "./lifecycle.js";
 import { DurableQueue, type BatchHandler, type JobHandler } from "./queue.js";
+import { resolveIsolation, type Isolation } from "./sandbox/isolation.js";
 import { networkPolicyFor } from "./sandbox/policy.js";
 import { SandboxPool } from "./sandbox/pool.js";
 import { removeStaleTmpDirs } from "./sandbox/process.js";
@@ -78,6 +79,8 @@ export interface Runtime {
   /** Lets another concern (workflows, `p_`) receive HTTP requests at /e/:id. */
   registerHttpTarget(prefix: string, resolver: HttpTargetResolver): void;
   endpointUrl(targetId: string): string;
+  /** The sandbox's isolation mode, and why (sandbox/isolation.ts). */
+  isolation: Isolation;
   /** Starts the queue runner and the timers (call once the server listens). */
   start(): Promise<void>;
   /** Stops timers and the queue (waiting for running jobs), then the sandbox processes. */
@@ -89,6 +92,8 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
   const log = deps.log ?? ((msg: string, err?: unknown) => console.error(msg, err ?? ""));
   const catalog = cachingCatalog(deps.catalog ?? new RuntimeCatalogRepo(db));
   const packages = packageCacheFor(config);
+  // Probed once (bwrap); a configured `namespaces` that cannot work stops the start here.
+  const isolation = resolveIsolation(config.sandbox.isolation);
   const bundles = new BundleCache(packages);
   const pool = new SandboxPool({
     maxProcesses: config.sandbox.maxProcesses,
@@ -96,6 +101,8 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     npmDir: packages.dir,
     tmpRoot: path.join(config.dataDir, "sandbox"),
     network: networkPolicyFor(config),
+    isolation: isolation.mode,
+    timeoutMs: config.sandbox.invocationTimeoutMs,
   });
   // Jobs, completions, quota counts and `this.db` writes share the turn's commit with appends.
   const writes = deps.writes ?? new WriteGroup(db, false);
@@ -138,6 +145,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
   );
 
   return {
+    isolation,
     describer: createDescriber(config, { packages }),
     packages,
     propOptions: createPropOptionsRunner(config, packages, quotas),

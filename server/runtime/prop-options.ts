@@ -20,6 +20,7 @@ import {
 import { CompileError, compileBundle } from "./compile.js";
 import { Slots } from "./describe.js";
 import { PackageError, type PackageCache } from "./npm/cache.js";
+import { resolveIsolation } from "./sandbox/isolation.js";
 import { networkPolicyFor } from "./sandbox/policy.js";
 import { SandboxProcess } from "./sandbox/process.js";
 
@@ -50,6 +51,8 @@ export function createPropOptionsRunner(config: Config, packages: PackageCache, 
         npmDir: packages.dir,
         tmpRoot,
         network: networkPolicyFor(config),
+        isolation: resolveIsolation(config.sandbox.isolation).mode,
+        timeoutMs,
       });
     } catch (e) {
       slots.give();

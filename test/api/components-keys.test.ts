@@ -1,8 +1,8 @@
 /**
  * Component keys per account (decisions.md, Components): accounts never block each other's
  * keys, the newest of an account's components with a key wins, the registry is a namespace of
- * its own (409 on publishing a key another user published), built-ins block no user's key, and
- * `key` lookups resolve in the account first, then the registry.
+ * its own (409 on publishing a key another user or the system published), built-ins block no
+ * user's key within an account, and `key` lookups resolve in the account first, then the registry.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testDatabases } from "../support/databases.js";
@@ -119,19 +119,18 @@ describe.each(testDatabases())("component keys per account on $name", (db) => {
     expect(lost.map((r) => (r.reason as { status: number }).status)).toEqual([409]);
   });
 
-  it("built-ins block no user's key: a user may save and publish one, and the registry then gives theirs", async () => {
+  it("built-ins block no user's key in an account, but nobody can publish over one in the registry", async () => {
     const builtin = await bob.client.getRegistryComponent("schedule");
     const frank = await s.newUser();
     const mine = await frank.client.createComponent({ component_code: timerComponent("schedule", "Frank's schedule") });
     expect(mine.key).toBe("schedule");
-    expect((await frank.client.publishComponent(mine.id)).published).toBe(true);
-    expect((await bob.client.getRegistryComponent("schedule")).id).toBe(mine.id);
-    expect((await bob.client.createSource({ key: "schedule" })).component_id).toBe(mine.id);
-    // From then on the key is frank's in the registry: another user's publish is a 409.
-    const other = await bob.client.createComponent({ component_code: timerComponent("schedule", "Bob's") });
-    await expectApiError(bob.client.publishComponent(other.id), 409, "conflict");
-    // The built-in is still there by id (sources made from it keep running).
-    expect((await bob.client.getComponent(builtin.id)).key).toBe("schedule");
+    // Publishing would hand every other user's `key: "schedule"` lookups frank's code.
+    await expectApiError(frank.client.publishComponent(mine.id), 409, "conflict");
+    expect((await frank.client.getComponent(mine.id)).published).toBe(false);
+    expect((await bob.client.getRegistryComponent("schedule")).id).toBe(builtin.id);
+    expect((await bob.client.createSource({ key: "schedule" })).component_id).toBe(builtin.id);
+    // Frank's own lookups find his component first.
+    expect((await frank.client.createSource({ key: "schedule" })).component_id).toBe(mine.id);
   });
 
   it("a user's own http-new-requests deploys by code next to the built-in; key lookups: account, then registry", async () => {

@@ -70,14 +70,14 @@ describe.each(testDatabases())("migration 0004 (keys per account) on $name", (td
       for (const [i, key] of ["http-new-requests", "alice-published", "alice-private"].entries())
         await repo.insert(row(`sc_bob${i}`, "u_bob", key));
       expect((await repo.findOwnByKey("u_bob", "alice-private"))?.id).toBe("sc_bob2");
-      // Before anyone publishes a built-in's key, the registry gives the built-in.
+      // The registry gives the built-in for its key ...
       expect((await repo.findPublishedByKey("http-new-requests"))?.id).toBe("sc_builtin");
-      // ... bob may publish the freed key and the built-in's, but not a key a user published.
+      // ... bob may publish the freed key, but neither the built-in's nor one a user published.
       await repo.publish({ id: "sc_bob2", user_id: "u_bob", key: "alice-private" }, 3);
-      await repo.publish({ id: "sc_bob0", user_id: "u_bob", key: "http-new-requests" }, 3);
+      await expect(repo.publish({ id: "sc_bob0", user_id: "u_bob", key: "http-new-requests" }, 3)).rejects.toBeInstanceOf(KeyTakenError);
       await expect(repo.publish({ id: "sc_bob1", user_id: "u_bob", key: "alice-published" }, 3)).rejects.toBeInstanceOf(KeyTakenError);
       expect((await repo.findPublishedByKey("alice-published"))?.id).toBe("sc_pub");
-      expect((await repo.findPublishedByKey("http-new-requests"))?.id).toBe("sc_bob0");
+      expect((await repo.findPublishedByKey("http-new-requests"))?.id).toBe("sc_builtin");
       expect((await repo.findPublishedByKey("alice-private"))?.id).toBe("sc_bob2");
     } finally {
       await opened.close();

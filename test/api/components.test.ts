@@ -188,7 +188,7 @@ describe.each(testDatabases())("components on $name", (db) => {
         400,
         "component_fetch_failed",
       );
-      expect(e.message).toMatch(/private address/);
+      expect(e.message).toMatch(/refused: loopback address/);
     } finally {
       await strict.stop();
     }

@@ -12,7 +12,7 @@ describe.each(testDatabases())("server basics on $name", (db) => {
   it("answers /healthz without a key", async () => {
     const res = await fetch(`${s.origin}/healthz`);
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ ok: true });
+    expect(await res.json()).toEqual({ ok: true, sandbox: { isolation: expect.stringMatching(/^(namespaces|process)$/) } });
   });
 
   it("answers an unknown route with a 404 error body", async () => {

@@ -176,12 +176,14 @@ describe("isolation", () => {
   });
 });
 
-describe("isolation where private addresses are allowed", () => {
+// UDP reaches the network in process mode only: in namespaces mode the worker has no interface
+// and the egress proxy carries TCP (isolation-sandbox.test.ts shows the refusal).
+describe("isolation where private addresses are allowed (process mode)", () => {
   let s: TestServer;
   let alice: TestUser;
 
   beforeAll(async () => {
-    s = await startServer({ env: { HEADWATER_SANDBOX_ALLOW_PRIVATE_NETWORK: "1" } });
+    s = await startServer({ env: { HEADWATER_SANDBOX_ALLOW_PRIVATE_NETWORK: "1", HEADWATER_SANDBOX_ISOLATION: "process" } });
     alice = await s.newUser();
   });
   afterAll(async () => {

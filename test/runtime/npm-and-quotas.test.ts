@@ -111,8 +111,9 @@ describe("app props and relative imports", () => {
     });
     const component = await alice.client.getComponent(src.component_id);
     expect(component.configurable_props).toEqual([
-      { name: "example", type: "app", app: "example" },
-      { name: "channel", type: "string", label: "Channel", description: "Where to post" },
+      // authFields: the $auth fields the app's code reads; remoteOptions: the definition has options().
+      { name: "example", type: "app", app: "example", authFields: ["api_key"] },
+      { name: "channel", type: "string", label: "Channel", description: "Where to post", remoteOptions: true },
       { name: "http", type: "$.interface.http" },
     ]);
     await hit(endpointOf(src), { body: { text: "hi" } });

@@ -20,7 +20,7 @@ describe("sandbox", () => {
   beforeAll(async () => {
     store = await openDb({ dataDir });
     const packages = new PackageCache({ dir: path.join(dataDir, "npm"), allowInstall: false });
-    pool = new SandboxPool({ maxProcesses: 2, memoryMb: 64, npmDir: packages.dir, tmpRoot: path.join(dataDir, "sandbox") });
+    pool = new SandboxPool({ isolation: "process", maxProcesses: 2, memoryMb: 64, npmDir: packages.dir, tmpRoot: path.join(dataDir, "sandbox") });
     const quotas = new Quotas(new QuotasRepo(store.db), { dailyInvocations: 1000, dailyComputeMs: 1e9 });
     runSteps = createWorkflowStepRunner({ pool, bundles: new BundleCache(packages), quotas, timeoutMs: 2000 });
   });

@@ -1,69 +1,107 @@
 // @ts-check
 /* eslint-disable @typescript-eslint/no-require-imports -- plain CommonJS by design: see worker.cjs */
 /**
- * Inside the sandbox: outbound network policy. Node 20's permission model does not cover the
- * network, and components need it (APIs, feeds), so every TCP connection (net, tls, http,
- * https, fetch all end in net.Socket.prototype.connect) is checked here before component code
- * is loaded:
- * - Unix sockets are refused (a local PostgreSQL socket, the Docker socket...).
- * - Unless `allowPrivate`, loopback, private, link-local (cloud metadata), CGNAT and unspecified
- *   addresses are refused, by literal address and after DNS resolution (so a name that
- *   resolves to 127.0.0.1 is refused too).
- * - The server's database port on a private address is always refused (`blockedPorts`).
- * UDP (dgram) sends and connects get the same address rules, checked on the address each datagram
- * goes to (a name is resolved here, and the datagram goes to the address that was checked).
- * The guard is installed as a non-writable, non-configurable property, and the original
- * function stays in this closure: component code cannot reach or restore it (process.binding
- * is denied by the permission model).
+ * Inside the sandbox: every outbound connection goes through the server's egress proxy
+ * (server/net/egress-proxy.ts), installed before component code is loaded.
+ *
+ * - TCP: `net.Socket.prototype.connect` (which net, http and http2 use) asks the proxy, on the
+ *   unix socket of this worker's egress directory, to open `host:port`; the proxy resolves the
+ *   name, applies the address policy (server/net/address-policy.cjs) to the address it connects
+ *   to, and hands back a one-time unix socket this socket then connects to. The socket reports
+ *   `connect` only once the upstream connection exists; a refusal is an `EACCES` error on it.
+ *   The caller's own `lookup` is never used: names are resolved by the proxy only.
+ * - TLS (`tls.connect`, which https, http2 and fetch use): the TCP connection is made as above,
+ *   and TLS runs over it inside the worker (end to end: the proxy sees ciphertext only).
+ * So the worker holds no address rule of its own: the one policy is applied in the server.
+ * - Unix sockets are refused.
+ * - UDP: refused outright in namespaces mode (the worker's network namespace has no interface,
+ *   and the proxy carries TCP only). In process mode, `dgram` sends and connects resolve the
+ *   address here and apply the same address policy to it.
+ * In namespaces mode this is the second layer: code that bypasses it finds no network at all.
+ * The replacements are non-writable, non-configurable properties; the originals stay in this
+ * closure, out of the component's reach (process.binding is denied by the permission model).
  */
 "use strict";
 const net = require("node:net");
-const dns = require("node:dns");
+const tls = require("node:tls");
 const dgram = require("node:dgram");
+const path = require("node:path");
 
-/** @param {string} ip */
-function isPrivateAddress(ip) {
-  let a = ip.toLowerCase();
-  if (a.startsWith("::ffff:")) a = a.slice(7);
-  if (net.isIPv4(a)) {
-    const [p, q] = a.split(".").map(Number);
-    return (
-      p === 0 || p === 10 || p === 127 || (p === 100 && q >= 64 && q < 128) || (p === 169 && q === 254) ||
-      (p === 172 && q >= 16 && q < 32) || (p === 192 && q === 168)
-    );
-  }
-  if (net.isIPv6(a)) {
-    return a === "::" || a === "::1" || /^f[cd]/.test(a) || /^fe[89ab]/.test(a);
-  }
-  return false;
-}
+/**
+ * @typedef {{ egressDir: string, udp: boolean, unguardedForTests?: boolean }} GuardConfig
+ */
 
-/** @param {string} what */
-function refused(what) {
-  const err = new Error(`network access to ${what} is not allowed from a component`);
+/** @param {string} what @param {string} [reason] */
+function refused(what, reason) {
+  const err = new Error(
+    `network access to ${what} is not allowed from a component${reason ? `: ${reason}` : ""}`,
+  );
   /** @type {any} */ (err).code = "EACCES";
   return err;
 }
 
-/**
- * @param {{ allowPrivate: boolean, blockedPorts: number[] }} policy
- */
-function install(policy) {
-  const original = net.Socket.prototype.connect;
-  /** @param {string} address @param {number} port */
-  const denied = (address, port) =>
-    isPrivateAddress(address) && (!policy.allowPrivate || policy.blockedPorts.includes(port));
+/** @param {GuardConfig} config */
+function install(config) {
+  // Tests only (a spawn option of the host, never reachable from component code): shows what
+  // the OS layer alone holds in namespaces mode.
+  if (config.unguardedForTests) return;
+  const egress = createEgressClient(config.egressDir);
+  installTcp(egress);
+  installTls();
+  installUdp(config, egress);
+}
 
-  /** A DNS lookup that refuses denied addresses for this port. @param {number} port */
-  const guardedLookup = (port) => (/** @type {string} */ hostname, /** @type {any} */ options, /** @type {any} */ callback) => {
-    dns.lookup(hostname, options, (/** @type {any} */ err, /** @type {any} */ address, /** @type {any} */ family) => {
-      if (err) return callback(err, address, family);
-      const list = Array.isArray(address) ? address : [{ address, family }];
-      const bad = list.find((/** @type {any} */ a) => denied(a.address, port));
-      if (bad) return callback(refused(`${hostname} (${bad.address})`), address, family);
-      callback(null, address, family);
+/**
+ * Asks the proxy for a tunnel to host:port: `callback(err)` or `callback(null, socketPath)`.
+ * Uses the original connect, kept before it is replaced.
+ * @param {string} dir
+ */
+function createEgressClient(dir) {
+  const originalConnect = net.Socket.prototype.connect;
+  // As the proxy names its sockets (egress-proxy.ts, socketPath): files, or pipes on Windows.
+  const socketPath = (/** @type {string} */ name) =>
+    process.platform === "win32" ? `\\\\.\\pipe\\${path.basename(dir)}-${name}` : path.join(dir, name);
+  const controlPath = socketPath("c");
+  /**
+   * `OPEN`: callback(null, tunnel socket path); `CHECK`: callback(null, the address to use, of
+   * the IP version `family` when given).
+   * @param {"OPEN" | "CHECK"} verb @param {string} host @param {number} port
+   * @param {(err: Error | null, answer?: string) => void} callback @param {4 | 6} [family]
+   */
+  return function ask(verb, host, port, callback, family) {
+    const control = new net.Socket();
+    let answer = "";
+    let settled = false;
+    const settle = (/** @type {Error | null} */ err, /** @type {string | undefined} */ tunnel) => {
+      if (settled) return;
+      settled = true;
+      control.destroy();
+      callback(err, tunnel);
+    };
+    control.setEncoding("latin1");
+    control.on("data", (/** @type {string} */ chunk) => {
+      answer += chunk;
+      const end = answer.indexOf("\n");
+      if (end < 0) return;
+      const line = answer.slice(0, end);
+      const ok = verb === "OPEN" ? /^OK (t[0-9a-f]{24})$/.exec(line) : /^OK ([0-9A-Fa-f.:%\w-]+)$/.exec(line);
+      if (ok) return settle(null, verb === "OPEN" ? socketPath(ok[1] ?? "") : ok[1]);
+      const m = /^ERR (\S+) (.*)$/.exec(line);
+      const err = new Error(m ? m[2] : "the egress proxy gave an invalid answer");
+      /** @type {any} */ (err).code = m ? m[1] : "EPROTO";
+      settle(err);
     });
+    control.on("error", (err) => settle(new Error(`the egress proxy is not reachable: ${err.message}`)));
+    control.on("close", () => settle(new Error("the egress proxy closed the connection")));
+    originalConnect.call(control, { path: controlPath }, () =>
+      control.write(`${verb} ${host} ${port}${family ? ` ${family}` : ""}\n`),
+    );
   };
+}
+
+/** @param {ReturnType<typeof createEgressClient>} egress */
+function installTcp(egress) {
+  const original = net.Socket.prototype.connect;
 
   /** @this {import("node:net").Socket} @param {any[]} args */
   function connect(...args) {
@@ -84,46 +122,117 @@ function install(policy) {
     // As Node decides: a truthy `path` is a unix socket (http agents pass `path: null`).
     if (options.path) return fail(refused("a unix socket"));
     const port = Number(options.port);
-    const host = options.host ?? "localhost";
-    if (net.isIP(host)) {
-      if (denied(host, port)) return fail(refused(`${host}:${port}`));
-    } else {
-      // A caller's own lookup could answer with any address: ours decides.
-      options.lookup = guardedLookup(port);
+    if (!Number.isInteger(port) || port < 1 || port > 65535) {
+      return fail(
+        Object.assign(new RangeError(`invalid port ${String(options.port)}`), {
+          code: "ERR_SOCKET_BAD_PORT",
+        }),
+      );
     }
-    return cb ? original.call(this, options, cb) : original.call(this, options);
+    const host = String(options.host || "localhost").replace(/^\[(.*)\]$/, "$1");
+    if (cb) this.once("connect", cb);
+    // Writes made meanwhile wait for `connect`, as they do during a DNS lookup.
+    this.connecting = true;
+    egress("OPEN", host, port, (err, tunnel) => {
+      if (this.destroyed) {
+        // Given up meanwhile: claim the tunnel and close it, so the proxy frees it at once.
+        if (tunnel) {
+          const claim = new net.Socket();
+          claim.on("error", () => undefined);
+          original.call(claim, { path: tunnel }, () => claim.destroy());
+        }
+        return;
+      }
+      if (err || !tunnel) {
+        this.connecting = false;
+        this.destroy(err ?? new Error("no tunnel"));
+        return;
+      }
+      original.call(this, { path: tunnel });
+    });
+    return this;
   }
 
-  Object.defineProperty(net.Socket.prototype, "connect", { value: connect, writable: false, configurable: false });
-  installUdp(policy);
+  Object.defineProperty(net.Socket.prototype, "connect", {
+    value: connect,
+    writable: false,
+    configurable: false,
+  });
 }
 
 /**
- * UDP: `send` to an address and `connect` resolve the address here (dgram's default is the
- * loopback address), refuse a private one unless `allowPrivate` (the database listens on TCP
- * only, so `blockedPorts` does not apply), and pass the checked address on. A send on a connected
- * socket goes where its guarded `connect` went.
- * @param {{ allowPrivate: boolean }} policy
+ * tls.connect makes its own socket, which can only connect over TCP; so the TCP connection is
+ * opened through the proxy first and TLS is started on it.
  */
-function installUdp(policy) {
+function installTls() {
+  const original = tls.connect;
+  /** @param {any[]} args */
+  function connect(...args) {
+    /** @type {Record<string, any>} */
+    let options;
+    const cb = args.find((x) => typeof x === "function");
+    const plain = args.filter((x) => typeof x !== "function");
+    if (plain[0] !== null && typeof plain[0] === "object") options = { ...plain[0] };
+    else {
+      options = { port: plain[0] };
+      if (typeof plain[1] === "string") options.host = plain[1];
+      const extra = plain.find((x, i) => i > 0 && x !== null && typeof x === "object");
+      if (extra) options = { ...extra, ...options };
+    }
+    if (options.socket) return cb ? original.call(tls, options, cb) : original.call(tls, options);
+    const host = String(options.host || "localhost");
+    const socket = options.path
+      ? net.connect({ path: options.path })
+      : net.connect({ host, port: options.port });
+    // A failure of the TCP step is the TLS socket's error too.
+    const secure = original.call(
+      tls,
+      { ...options, socket, host, servername: options.servername ?? (net.isIP(host) ? undefined : host) },
+      cb,
+    );
+    socket.once("error", (err) => secure.destroy(err));
+    return secure;
+  }
+  Object.defineProperty(tls, "connect", {
+    value: connect,
+    writable: false,
+    configurable: false,
+    enumerable: true,
+  });
+}
+
+/**
+ * UDP. Namespaces mode (`udp: false`): every send and connect is refused. Process mode: `send`
+ * to an address and `connect` have the egress proxy resolve the address and judge it (dgram's
+ * default is the loopback address; no port is blocked, the database listens on TCP only), and
+ * go to the address it answered. A send on a connected socket goes where its guarded `connect` went.
+ * @param {GuardConfig} config @param {ReturnType<typeof createEgressClient>} egress
+ */
+function installUdp(config, egress) {
   const proto = dgram.Socket.prototype;
   const originalSend = proto.send;
   const originalConnect = proto.connect;
 
   /**
-   * Resolves `address` for the socket's family and checks it: calls `ok(ip)` or `fail(err)`.
+   * Resolves and checks `address` through the proxy: calls `ok(ip)` or `fail(err)`.
    * @param {import("node:dgram").Socket} socket @param {unknown} address @param {number} port
    * @param {(ip: string) => void} ok @param {(err: Error) => void} fail
    */
   const check = (socket, address, port, ok, fail) => {
     const family = socket.type === "udp6" ? 6 : 4;
     const host = typeof address === "string" && address !== "" ? address : family === 6 ? "::1" : "127.0.0.1";
-    const decide = (/** @type {string} */ ip) => {
-      if (isPrivateAddress(ip) && !policy.allowPrivate) return fail(refused(`${host === ip ? ip : `${host} (${ip})`}:${port} over UDP`));
-      ok(ip);
-    };
-    if (net.isIP(host)) return process.nextTick(decide, host);
-    dns.lookup(host, { family }, (err, ip) => (err ? fail(err) : decide(ip)));
+    if (!config.udp)
+      return process.nextTick(fail, refused(`${host}:${port} over UDP`, "this server carries TCP only"));
+    egress(
+      "CHECK",
+      host,
+      port,
+      (err, ip) => {
+        if (err || !ip) return fail(udpError(err));
+        ok(ip);
+      },
+      family,
+    );
   };
 
   /** @this {import("node:dgram").Socket} @param {any[]} args */
@@ -184,4 +293,12 @@ function installUdp(policy) {
   Object.defineProperty(proto, "connect", { value: connect, writable: false, configurable: false });
 }
 
-module.exports = { install, isPrivateAddress };
+/** The proxy's refusal, said of UDP. @param {Error | null | undefined} err */
+function udpError(err) {
+  const e = err ?? new Error("no address");
+  if (/** @type {any} */ (e).code === "EACCES")
+    e.message = e.message.replace(/ is not allowed/, " over UDP is not allowed");
+  return e;
+}
+
+module.exports = { install };

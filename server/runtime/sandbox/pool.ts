@@ -89,7 +89,8 @@ export class SandboxPool {
   }
 
   private giveBack(owner: string, proc: SandboxProcess): void {
-    if (!proc.alive || this.closed) {
+    // A worker that used its CPU time is replaced before the kernel's limit could stop it mid-run.
+    if (!proc.alive || this.closed || proc.spent) {
       proc.kill();
       this.total -= 1;
       this.serveWaiters();

@@ -1,44 +1,40 @@
 /**
- * One sandbox worker process and the isolation it runs under.
- *
- * Isolation design (component code never runs in the server process):
- * - `child_process.fork` of a plain CommonJS worker (worker.cjs) with an EMPTY environment
- *   (only TMPDIR, pointing at its own temp dir): no secrets, no database URL, no API key.
- * - Node's permission model (`--experimental-permission`): fs reads only of the worker's own
- *   folder, the npm package cache and its private temp dir; fs writes only to that temp dir;
- *   no child processes, no worker threads, no native addons, no inspector. The database file,
- *   the server's code and config, /etc/passwd are all refused with ERR_ACCESS_DENIED.
+ * One sandbox worker process and the isolation it runs under (server/runtime/README.md has the
+ * whole design):
+ * - Started by `child_process.fork` through the launch chain of launch.ts: setpriv (dies with
+ *   the server), prlimit (kernel limits on data size and CPU time), nice, and in namespaces
+ *   mode bwrap (new namespaces; only mounts.ts's read-only list, the temp dir and the egress
+ *   directory exist for it). The environment is `{TMPDIR}` only.
+ * - Node's permission model on the same read-only list; the temp dir is the only writable place.
+ * - Its network: an egress endpoint of its own (server/net/egress-proxy.ts), which the worker's
+ *   net-guard.cjs sends every TCP connection through; the proxy applies the address policy.
  * - `--max-old-space-size` bounds the JS heap; an RSS watchdog (polling /proc) also stops
  *   allocations outside the heap (Buffers). A heap-limit abort or the watchdog is OUT_OF_MEMORY.
- * - The host kills the process (SIGKILL) when a request overruns its time limit: TIMEOUT.
- *   A killed or crashed worker is simply discarded; the pool starts a fresh one.
+ * - The host kills the process (SIGKILL) when a request overruns its time limit: TIMEOUT (as is
+ *   the kernel's CPU limit, SIGXCPU). A killed or crashed worker is discarded; the pool starts a
+ *   fresh one, and retires one that used its CPU time (`spent`).
  * - Processes are keyed by owner in the pool, so two users never share one.
- * - Workers run at a lower CPU priority than the server (nice SANDBOX_NICE): when components
- *   and the server compete for the cores, the API, the queue and the streams come first. It is
- *   also what keeps the server's latency low under load: a worker woken by a request would
- *   otherwise often take the core from the server in the middle of its send.
- * - Each run starts with an empty temp dir: the worker empties it after every run, once the
- *   run's answer is sent (it owns the dir; a component that broke this would only see its own
- *   owner's files).
- * - Outbound network, which the permission model does not cover on Node 20, is policed inside
- *   the worker before component code loads (net-guard.cjs): no unix sockets, no loopback or
- *   private addresses unless allowed, never the database's port.
+ * - Workers run at a lower CPU priority than the server (nice SANDBOX_NICE): when components and
+ *   the server compete for the cores, the API, the queue and the streams come first.
+ * - Each run starts with an empty temp dir: the worker empties it after every run.
  */
 import { fork, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { PLATFORM_SHIM_ENTRIES, PLATFORM_SHIM_READ_PATHS } from "./shims/host-paths.js";
+import { EgressEndpoint, type Resolver } from "../../net/egress-proxy.js";
+import type { IsolationMode } from "./isolation.js";
+import { kernelLimitsFor, launchCommand, SANDBOX_NICE, TOOLS, type KernelLimits } from "./launch.js";
+import { readOnlyPaths, SANDBOX_DIR, sandboxPackageEntries } from "./mounts.js";
+import { cpuSecondsOf, leafDescendant } from "./proc-info.js";
 
-const SANDBOX_DIR = fs.realpathSync(path.dirname(fileURLToPath(import.meta.url)));
+export { removeStaleTmpDirs } from "./stale-dirs.js";
+
+export { SANDBOX_NICE };
 const WORKER = path.join(SANDBOX_DIR, "worker.cjs");
-/** How much nicer than the server the workers run (niceness goes up to 19, the lowest priority). */
-export const SANDBOX_NICE = 10;
-/** util-linux's setpriv (Linux), to tie the worker's life to the server's; optional. */
-const SETPRIV =
-  process.platform === "linux" && fs.existsSync("/usr/bin/setpriv") ? "/usr/bin/setpriv" : undefined;
+/** Where the worker requires the platform shim's libraries from (resolved once). */
+const PACKAGE_ENTRIES = sandboxPackageEntries();
 
 export interface SandboxOptions {
   /** Heap limit in MiB. */
@@ -49,6 +45,23 @@ export interface SandboxOptions {
   tmpRoot: string;
   /** Outbound network policy (see net-guard.cjs). Default: no private addresses. */
   network?: NetworkPolicy;
+  /**
+   * Required, so that no spawner can forget it and run component code with less isolation than
+   * configured (isolation.ts resolves the configured mode).
+   */
+  isolation: IsolationMode;
+  /** The longest request, for the kernel's CPU time limit (launch.ts). Default 300 s. */
+  timeoutMs?: number;
+  /**
+   * Tests only (never from configuration, so never reachable from component code): start the
+   * worker without its network guard and without Node's permission model, to show what the
+   * namespaces alone hold.
+   */
+  unguardedForTests?: boolean;
+  /** Tests only: other kernel limits than those for `memoryMb` and `timeoutMs`. */
+  kernelLimitsForTests?: KernelLimits;
+  /** Tests only: the egress proxy's resolver, a test double for DNS. */
+  resolveForTests?: Resolver;
 }
 
 export interface NetworkPolicy {
@@ -96,33 +109,6 @@ const realDir = (p: string) => {
   return fs.realpathSync(p);
 };
 
-/**
- * Removes temp dirs left by servers that died without cleaning up (kill -9): those whose
- * server pid is no longer running. Live servers' dirs (same data dir) are kept.
- */
-export function removeStaleTmpDirs(tmpRoot: string): void {
-  let entries: string[];
-  try {
-    entries = fs.readdirSync(tmpRoot);
-  } catch {
-    return;
-  }
-  for (const entry of entries) {
-    const pid = Number(/^(\d+)-/.exec(entry)?.[1]);
-    if (pid === process.pid) continue;
-    let alive = false;
-    if (Number.isInteger(pid) && pid > 0) {
-      try {
-        process.kill(pid, 0);
-        alive = true;
-      } catch (e) {
-        alive = (e as NodeJS.ErrnoException).code === "EPERM";
-      }
-    }
-    if (!alive) fs.rmSync(path.join(tmpRoot, entry), { recursive: true, force: true });
-  }
-}
-
 export class SandboxProcess {
   /** Bundle keys this worker has already evaluated (they need not be sent again). */
   readonly loaded = new Set<string>();
@@ -140,10 +126,16 @@ export class SandboxProcess {
   private watchdog: NodeJS.Timeout | undefined;
   private killedFor: "timeout" | "oom" | undefined;
 
+  /** The worker's own pid as the host sees it (in namespaces mode, a descendant of the child's). */
+  private workerPid: number | undefined;
+
   private constructor(
     private readonly child: ChildProcess,
     private readonly tmpDir: string,
     private readonly rssLimitBytes: number,
+    private readonly egress: EgressEndpoint,
+    readonly isolation: IsolationMode,
+    private readonly retireAfterCpuSeconds: number,
   ) {
     child.stderr?.setEncoding("utf8");
     child.stderr?.on("data", (chunk: string) => {
@@ -156,34 +148,60 @@ export class SandboxProcess {
 
   static async spawn(options: SandboxOptions): Promise<SandboxProcess> {
     const npmDir = realDir(options.npmDir);
+    const isolation = options.isolation;
     // Named after the server's pid, so a later server can tell leftovers of a dead one.
     const tmpDir = realDir(path.join(options.tmpRoot, `${process.pid}-${randomUUID()}`));
     const network: NetworkPolicy = options.network ?? { allowPrivate: false, blockedPorts: [] };
+    // The egress proxy's sockets: a short path (unix socket paths are at most 107 bytes), 0700.
+    const egressDir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `hw-eg-${process.pid}-`)));
+    const egress = await EgressEndpoint.open(egressDir, {
+      policy: network,
+      ...(options.resolveForTests ? { resolve: options.resolveForTests } : {}),
+    });
+    const readOnly = readOnlyPaths(npmDir);
+    const guarded = !options.unguardedForTests;
     const nodeFlags = [
-      "--experimental-permission",
-      `--allow-fs-read=${SANDBOX_DIR}/*`,
-      `--allow-fs-read=${npmDir}/*`,
-      `--allow-fs-read=${tmpDir}/*`,
-      // The libraries the @pipedream/platform shim is built on (axios and its dependencies).
-      ...PLATFORM_SHIM_READ_PATHS.map((dir) => `--allow-fs-read=${dir}/*`),
-      `--allow-fs-write=${tmpDir}/*`,
+      ...(guarded
+        ? [
+            "--experimental-permission",
+            ...readOnly.map((r) => `--allow-fs-read=${isDir(r.path) ? `${r.path}/*` : r.path}`),
+            `--allow-fs-read=${tmpDir}/*`,
+            `--allow-fs-write=${tmpDir}/*`,
+          ]
+        : []),
+      ...(isolation === "namespaces" ? [`--require=${path.join(SANDBOX_DIR, "namespaced.cjs")}`] : []),
       `--max-old-space-size=${options.memoryMb}`,
       "--experimental-require-module",
       "--disable-warning=ExperimentalWarning",
     ];
-    const child = fork(WORKER, [JSON.stringify(network), JSON.stringify(PLATFORM_SHIM_ENTRIES)], {
-      env: { TMPDIR: tmpDir },
-      cwd: tmpDir,
-      stdio: ["ignore", "ignore", "pipe", "ipc"],
-      // Through setpriv, the worker gets SIGKILL when the server dies, even by kill -9 while
-      // the worker is stuck in a loop (it could not notice the closed IPC channel then).
-      ...(SETPRIV
-        ? { execPath: SETPRIV, execArgv: ["--pdeathsig", "KILL", "--", process.execPath, ...nodeFlags] }
-        : { execArgv: nodeFlags }),
-    });
-    lowerPriority(child.pid);
+    const limits = options.kernelLimitsForTests ?? kernelLimitsFor(options.memoryMb, options.timeoutMs ?? 300_000);
+    const guard = { egressDir, udp: isolation === "process", unguardedForTests: !guarded };
+    let child: ChildProcess;
+    try {
+      const command = launchCommand({
+        nodeFlags,
+        readOnly,
+        tmpDir,
+        egressDir,
+        limits,
+        namespaces: isolation === "namespaces",
+        nice: true,
+      });
+      child = fork(WORKER, [JSON.stringify(guard), JSON.stringify(PACKAGE_ENTRIES)], {
+        env: { TMPDIR: tmpDir },
+        cwd: tmpDir,
+        stdio: ["ignore", "ignore", "pipe", "ipc"],
+        ...command,
+      });
+    } catch (err) {
+      egress.close();
+      throw err;
+    }
+    // Without `nice` in the chain (other platforms), the worker is reniced directly.
+    if (!TOOLS.nice) lowerPriority(child.pid);
     // Heap limit plus room for Node itself and modest Buffers.
-    const proc = new SandboxProcess(child, tmpDir, (options.memoryMb * 1.5 + 96) * 1024 * 1024);
+    const rssLimit = (options.memoryMb * 1.5 + 96) * 1024 * 1024;
+    const proc = new SandboxProcess(child, tmpDir, rssLimit, egress, isolation, limits.retireAfterCpuSeconds);
     await new Promise<void>((resolve, reject) => {
       const onReady = (m: { t?: string }) => {
         if (m?.t !== "ready") return;
@@ -195,7 +213,21 @@ export class SandboxProcess {
       child.on("message", onReady);
       child.on("exit", onExit);
     });
+    proc.workerPid = isolation === "namespaces" ? leafDescendant(child.pid) : child.pid;
     return proc;
+  }
+
+  /**
+   * CPU seconds the worker has used over its life. Past `retireAfterCpuSeconds` the pool replaces it,
+   * well before the kernel's limit (which is there for a host that could not).
+   */
+  cpuSeconds(): number {
+    return this.workerPid ? cpuSecondsOf(this.workerPid) : 0;
+  }
+
+  /** Whether the worker has used its CPU time and should be replaced. */
+  get spent(): boolean {
+    return this.cpuSeconds() >= this.retireAfterCpuSeconds;
   }
 
   get alive(): boolean {
@@ -230,12 +262,24 @@ export class SandboxProcess {
 
   kill(reason?: "timeout" | "oom"): void {
     if (reason && !this.killedFor) this.killedFor = reason;
-    if (!this.exited) this.child.kill("SIGKILL");
+    if (this.exited) return;
+    this.child.kill("SIGKILL");
+    // In namespaces mode the child is bwrap: the worker goes with it (--die-with-parent), and at once.
+    if (this.workerPid && this.workerPid !== this.child.pid) {
+      try {
+        process.kill(this.workerPid, "SIGKILL");
+      } catch {
+        // Already gone.
+      }
+    }
   }
 
   private onMessage(m: WorkerDone | WorkerStream): void {
     const p = this.pending;
     if (!p || m.id !== p.id) return;
+    // A run that ended on the kernel's data limit ran out of memory, as if the watchdog (which
+    // may not have polled yet) had stopped it: the worker is replaced, the run is OUT_OF_MEMORY.
+    if ((m.t === "done" || m.t === "itemDone") && isAllocationFailure(m.error)) return this.kill("oom");
     if (m.t === "done") return this.finish({ kind: "done", message: m as WorkerDone });
     if (m.t === "itemDone") {
       clearTimeout(p.timer);
@@ -252,10 +296,15 @@ export class SandboxProcess {
   private onExit(code: number | null, signal: NodeJS.Signals | null): void {
     this.exited = true;
     if (this.watchdog) clearInterval(this.watchdog);
+    this.egress.close();
     fs.rm(this.tmpDir, { recursive: true, force: true }, () => undefined);
-    const heapAbort = /heap out of memory|Reached heap limit|Allocation failed/i.test(this.stderrTail);
+    const heapAbort = /heap out of memory|Reached heap limit|Allocation failed|Fatal process out of memory/i.test(
+      this.stderrTail,
+    );
+    // The kernel's CPU time limit (SIGXCPU; bwrap reports its child's signal as 128 + 24).
+    const cpuLimit = signal === "SIGXCPU" || (this.isolation === "namespaces" && code === 128 + os.constants.signals.SIGXCPU);
     let outcome: Outcome;
-    if (this.killedFor === "timeout") outcome = { kind: "timeout" };
+    if (this.killedFor === "timeout" || cpuLimit) outcome = { kind: "timeout" };
     else if (this.killedFor === "oom" || heapAbort) outcome = { kind: "oom" };
     else
       outcome = {
@@ -277,7 +326,7 @@ export class SandboxProcess {
 
   /** Polls the worker's resident size while it serves a request (Linux /proc; skipped elsewhere). */
   private startWatchdog(): void {
-    const pid = this.child.pid;
+    const pid = this.workerPid;
     if (!pid || process.platform !== "linux") return;
     const statm = `/proc/${pid}/statm`;
     this.watchdog = setInterval(() => {
@@ -288,6 +337,20 @@ export class SandboxProcess {
       });
     }, 100);
     this.watchdog.unref();
+  }
+}
+
+/** V8's error when an ArrayBuffer (a Buffer's memory) cannot be had: here, RLIMIT_DATA. */
+function isAllocationFailure(error: unknown): boolean {
+  const e = error as WorkerError | undefined;
+  return e?.name === "RangeError" && e.message === "Array buffer allocation failed";
+}
+
+function isDir(p: string): boolean {
+  try {
+    return fs.statSync(p).isDirectory();
+  } catch {
+    return true;
   }
 }
 

@@ -34,7 +34,7 @@ const { buildContext } = require("./context.cjs");
 const { runSteps } = require("./steps.cjs");
 const { propOptions } = require("./prop-options.cjs");
 const platform = require("./shims/platform.cjs");
-// Where the platform shim's libraries (axios, mime-types) are: see shims/host-paths.ts.
+// Where the platform shim's libraries (axios, mime-types) are: see mounts.ts (SANDBOX_PACKAGES).
 require("./shims/platform/modules.cjs").configure(JSON.parse(process.argv[3] || "{}"));
 
 // The private temp dir and the functions that empty it, taken before any component code can

@@ -4,7 +4,8 @@
  * only the registry is one namespace: `registry_keys` says which user published each key there.
  * Existing databases keep what users published; unpublished keys are freed, and so are the keys
  * of the built-ins (published by the system user `headwater`, see components/builtin/seed.ts),
- * which block no user's key.
+ * which block no user's key in an account (in the registry their keys stay taken: see
+ * repos/components.ts).
  * Written once for SQLite and PostgreSQL.
  */
 import { sql, type Kysely } from "kysely";

@@ -3,7 +3,8 @@
  * registry (published components, visible to all). A key names a component within one account
  * (any number of users may save the same key); only the registry is one namespace, held in
  * `registry_keys` by the user who published the key first. Built-in and vendor components are
- * published by the system user and hold no key there: they block no user's key.
+ * published by the system user: they block no user's key within an account, but their keys are
+ * not free in the registry (publishing one is a KeyTakenError, see claimRegistryKey).
  */
 import type { Insertable, Selectable } from "kysely";
 import type { Db } from "../db.js";
@@ -26,7 +27,7 @@ export class ComponentsRepo {
 
   /**
    * Inserts a component. Keys are per account, so this conflicts with nobody; rows saved as
-   * published here are the system's (built-ins, vendor components), which claim no registry key.
+   * published here are the system's (built-ins, vendor components), which need no registry_keys row.
    * Pass a transaction as `db` to make it part of a larger write (a source created from code).
    */
   async insert(row: NewComponentRow, db: Db = this.db): Promise<void> {
@@ -44,6 +45,17 @@ export class ComponentsRepo {
       if (holder.user_id !== userId) throw new KeyTakenError(key);
       return;
     }
+    // The system's components (built-ins, vendor components already found) answer every user's
+    // registry lookups of their keys: a user publishing one of them would replace what other
+    // users' sources get, so those keys are taken. Saving such a key in an account stays free.
+    const system = await db
+      .selectFrom("components")
+      .select("id")
+      .where("key", "=", key)
+      .where("published", "=", 1)
+      .where("user_id", "!=", userId)
+      .executeTakeFirst();
+    if (system) throw new KeyTakenError(key);
     try {
       await db.insertInto("registry_keys").values({ key, user_id: userId, created_at: now }).execute();
     } catch (err) {

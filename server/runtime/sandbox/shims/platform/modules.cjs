@@ -3,7 +3,7 @@
 "use strict";
 /**
  * The npm libraries the shim is built on (axios, mime-types), loaded from the absolute entry
- * files the host gives the worker (see shims/host-paths.ts: the worker may read only those
+ * files the host gives the worker (see sandbox/mounts.ts: the worker may read only those
  * packages' folders, and cannot look them up by name). Loaded on first use, so describing a
  * component never touches them.
  */
