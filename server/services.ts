@@ -144,8 +144,6 @@ export interface EmitInput {
   meta?: { id?: unknown; summary?: string; ts?: number };
   /** How many subscription hops led here (cycle bound). */
   hops?: number;
-  /** `$emit(..., {delivery_ts})`: not before this time (ms); held until then by runtime/delayed-emits.ts. */
-  deliverAt?: number;
 }
 
 export interface StoredEvent {

@@ -1,7 +1,9 @@
 /**
- * The event bus: after an append commits, its events are published here; SSE streams and the
- * delivery dispatcher listen. Listeners are indexed by emitter, so a publish costs O(listeners
- * of that emitter), not O(all streams).
+ * The event bus: after an append commits, its events are published here, and SSE streams
+ * listen (by emitter). Deliveries to subscribed listeners do not go through it: they are routed
+ * inside the transaction that stores the events (delivery/route.ts), so a publish that never
+ * happens (a crash right after the commit) costs a stream a live update, never a delivery. Listeners are indexed by emitter, so a publish costs
+ * O(listeners of that emitter), not O(all streams).
  *
  * Two implementations behind one interface: `LocalEventBus` (one process) and `PgEventBus`
  * (pg-bus.ts: LISTEN/NOTIFY, so an append on one instance reaches streams on every instance).
@@ -24,8 +26,6 @@ export interface EventBus {
   publish(events: BusEvent[]): void;
   /** Calls `listener` with the events of one emitter as they are published; returns unsubscribe. */
   subscribe(emitterId: string, listener: BusListener): () => void;
-  /** Calls `listener` with every published event (the delivery dispatcher's wake-up). */
-  subscribeAll(listener: BusListener): () => void;
   /** How many listeners follow an emitter (open streams, for tests and metrics). */
   listenerCount(emitterId: string): number;
   close(): Promise<void>;
@@ -33,7 +33,6 @@ export interface EventBus {
 
 export class LocalEventBus implements EventBus {
   private readonly byEmitter = new Map<string, Set<BusListener>>();
-  private readonly all = new Set<BusListener>();
 
   publish(events: BusEvent[]): void {
     if (events.length === 0) return;
@@ -47,7 +46,6 @@ export class LocalEventBus implements EventBus {
     for (const [emitterId, group] of groups) {
       for (const listener of [...(this.byEmitter.get(emitterId) ?? [])]) this.safeCall(listener, group);
     }
-    for (const listener of [...this.all]) this.safeCall(listener, events);
   }
 
   subscribe(emitterId: string, listener: BusListener): () => void {
@@ -62,18 +60,12 @@ export class LocalEventBus implements EventBus {
     };
   }
 
-  subscribeAll(listener: BusListener): () => void {
-    this.all.add(listener);
-    return () => this.all.delete(listener);
-  }
-
   listenerCount(emitterId: string): number {
     return this.byEmitter.get(emitterId)?.size ?? 0;
   }
 
   async close(): Promise<void> {
     this.byEmitter.clear();
-    this.all.clear();
   }
 
   private safeCall(listener: BusListener, events: BusEvent[]): void {

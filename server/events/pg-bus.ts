@@ -199,10 +199,6 @@ export class PgEventBus implements EventBus {
     };
   }
 
-  subscribeAll(listener: BusListener): () => void {
-    return this.local.subscribeAll(listener);
-  }
-
   listenerCount(emitterId: string): number {
     return this.local.listenerCount(emitterId);
   }

@@ -22,7 +22,7 @@ import { BundleCache } from "./bundles.js";
 import { cachingCatalog, httpProp, type RuntimeCatalog } from "./catalog.js";
 import { createDescriber, packageCacheFor } from "./describe.js";
 import { Invoker } from "./invoke.js";
-import { DelayedEmits } from "./delayed-emits.js";
+import { DELAYED_PREFIX, handleDelayedJobs } from "./delayed-emits.js";
 import type { PackageCache } from "./npm/cache.js";
 import { createPropOptionsRunner } from "./prop-options.js";
 import { RuntimeLifecycle } from "./lifecycle.js";
@@ -112,9 +112,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
   const quotas = new Quotas(quotasRepo, config.quotas);
   const endpointUrl = (id: string) => endpointUrlFor(deps.publicUrl(), id);
   const timeoutMs = config.sandbox.invocationTimeoutMs;
-  // Emits with a future delivery_ts are held until then; the invoker appends through it.
-  const delayed = new DelayedEmits(db, deps.events, { log });
-  const invoker = new Invoker({ pool, bundles, events: delayed.wrap(deps.events), state, quotas, timeoutMs, endpointUrl });
+  const invoker = new Invoker({ pool, bundles, events: deps.events, state, quotas, timeoutMs, endpointUrl });
   const queue = new DurableQueue(jobs, {
     // Targets held at once. More than the sandbox processes: a target waiting for a process keeps
     // its lease and its place (the pool serves waiters in order) instead of being looked for
@@ -130,6 +128,8 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
   const responders = new Responders(deps.responseRelay);
   deps.responseRelay?.onReceive((key, response) => responders.deliver(key, response));
   queue.registerBatchHandler("dc_", (jobs) => handleSourceJobs(jobs, { catalog, invoker, responders }));
+  // Emits held until their delivery_ts (made by the invoker with its runs' completions).
+  queue.registerBatchHandler(DELAYED_PREFIX, (jobs) => handleDelayedJobs(jobs, { catalog, events: deps.events }));
 
   const resolvers = new Map<string, HttpTargetResolver>();
   const sourceTargets = new TargetCache<HttpTarget | undefined>();
@@ -195,11 +195,9 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       removeStaleTmpDirs(path.join(config.dataDir, "sandbox"));
       await queue.start();
       timers.start();
-      delayed.start();
     },
     async close() {
       await timers.stop();
-      await delayed.stop();
       await queue.stop();
       await pool.close();
     },

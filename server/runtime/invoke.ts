@@ -20,10 +20,12 @@
  */
 import type { EmitInput, EventStore, RunnableSource } from "../services.js";
 import type { Quotas } from "../quotas/quotas.js";
+import type { NewJob } from "../store/repos/jobs.js";
 import type { SourceStateRepo } from "../store/repos/source-state.js";
 import type { BundleCache } from "./bundles.js";
 import type { RuntimeComponent } from "./catalog.js";
 import { CompileError } from "./compile.js";
+import { delayedJob, heldUntil } from "./delayed-emits.js";
 import { applyDedupe, type DedupeState } from "./dedupe.js";
 import type { QuotaUsageToday } from "../quotas/quotas.js";
 import { PackageError } from "./npm/cache.js";
@@ -112,11 +114,14 @@ export class Invoker {
     // A failing hook fails the API request, which then changes nothing: nothing is recorded.
     if (error) return { ok: false, error: errorOf(error), emitted: 0, computeMs: run.computeMs };
     const { kept, state } = await this.dedupe(req.component, req.source.id, undefined, run.emits);
-    const inputs = [...this.emitInputs(req.source, kept, 0), ...this.logInputs(req.source, run)];
-    // Its events, db changes and dedupe memory in one transaction (a hook is not a job).
+    const emits = this.emitInputs(req.source, kept, 0);
+    const inputs = [...emits.now, ...this.logInputs(req.source, run)];
+    // Its events, held emits, db changes and dedupe memory in one transaction (a hook is not a
+    // job: nothing to delete; a hook that failed stored nothing, held emits included).
     await this.deps.events.commit(inputs, {
       jobIds: [],
       state: { sourceId: req.source.id, changes: run.dbChanges ?? {}, ...(state ? { dedupe: JSON.stringify(state) } : {}) },
+      ...(emits.later.length > 0 ? { delayed: emits.later } : {}),
     });
     return { ok: true, emitted: kept.length, computeMs: run.computeMs };
   }
@@ -125,6 +130,8 @@ export class Invoker {
   async runBatch(source: RunnableSource, component: RuntimeComponent, items: RunItem[]): Promise<BatchResult> {
     const results: InvocationResult[] = [];
     const inputs: EmitInput[] = [];
+    /** Emits held until their delivery_ts: jobs committed with the batch's completion. */
+    const delayed: NewJob[] = [];
     const used: QuotaUsageToday = await this.deps.quotas.usedToday(source.userId);
     const counted = { invocations: 0, computeMs: 0 };
     const refuse = (item: RunItem, code: ErrorCode, message: string) => {
@@ -160,7 +167,9 @@ export class Invoker {
       const deduped = await this.dedupe(component, source.id, dedupe, run.emits);
       dedupe = deduped.state ?? dedupe;
       const errors = this.errorsOf(req, run, stop, this.deps.timeoutMs);
-      inputs.push(...this.emitInputs(source, deduped.kept, item.hops ?? 0), ...this.logInputs(source, run), ...errors);
+      const emits = this.emitInputs(source, deduped.kept, item.hops ?? 0);
+      inputs.push(...emits.now, ...this.logInputs(source, run), ...errors);
+      delayed.push(...emits.later);
       const error = errors[0] && errorOf(errors[0]);
       results.push({ ok: !error, ...(error ? { error } : {}), emitted: deduped.kept.length, computeMs: run.computeMs });
     };
@@ -198,8 +207,8 @@ export class Invoker {
       next += 1;
     }
 
-    // One transaction: the runs' events, db changes, dedupe memory and quota count, and the
-    // deletion of their jobs (grouped with other sources' commits of this turn). A run cut by a
+    // One transaction: the runs' events, held emits, db changes, dedupe memory and quota count,
+    // and the deletion of their jobs (grouped with other sources' commits of this turn). A run cut by a
     // platform failure counts too, though its job stays to run again.
     const usage = counted.invocations ? this.deps.quotas.countFor(source.userId, counted.computeMs, counted.invocations) : undefined;
     const jobIds = items.slice(0, results.length).flatMap((i) => (i.jobId ? [i.jobId] : []));
@@ -209,6 +218,7 @@ export class Invoker {
         jobIds,
         ...(hasState ? { state: { sourceId: source.id, changes: dbChanges, ...(dedupe ? { dedupe: JSON.stringify(dedupe) } : {}) } } : {}),
         ...(usage ? { usage } : {}),
+        ...(delayed.length > 0 ? { delayed } : {}),
       });
     } catch (e) {
       // Nothing of the batch is stored and its jobs remain: they run again (the queue retries).
@@ -238,17 +248,24 @@ export class Invoker {
     return run.logs.map((l) => this.logEvent(source, l.level, l.message, l.ts));
   }
 
-  private emitInputs(source: RunnableSource, kept: Emitted[], hops: number): EmitInput[] {
-    return kept.map((e) => ({
-      emitterId: source.id,
-      ownerId: source.userId,
-      channel: typeof e.meta.name === "string" ? e.meta.name : "",
-      event: e.data,
-      meta: metaOf(e.meta),
-      hops,
-      // Held until then by delayed-emits.ts (the EventStore this invoker is given).
-      ...(e.meta.delivery_ts !== undefined ? { deliverAt: e.meta.delivery_ts } : {}),
-    }));
+  /** A run's emits as events to store now, and as jobs for those held until their delivery_ts. */
+  private emitInputs(source: RunnableSource, kept: Emitted[], hops: number): { now: EmitInput[]; later: NewJob[] } {
+    const out: { now: EmitInput[]; later: NewJob[] } = { now: [], later: [] };
+    const now = Date.now();
+    for (const e of kept) {
+      const input: EmitInput = {
+        emitterId: source.id,
+        ownerId: source.userId,
+        channel: typeof e.meta.name === "string" ? e.meta.name : "",
+        event: e.data,
+        meta: metaOf(e.meta),
+        hops,
+      };
+      const at = heldUntil(e.meta.delivery_ts, now);
+      if (at === undefined) out.now.push(input);
+      else out.later.push(delayedJob(input, at));
+    }
+    return out;
   }
 
   /**

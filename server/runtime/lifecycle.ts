@@ -3,7 +3,7 @@
  * arms or disarms its timer.
  *   created: deploy, then activate (when active)
  *   updated: deactivate (when it was active), then activate (when it is active)
- *   deleted: deactivate (when active); timer, state and queued jobs are dropped
+ *   deleted: deactivate (when active); timer, state, queued jobs and held emits are dropped
  * A deploy or activate hook that throws (or overruns) rejects with HookError; the caller undoes
  * its write. A failing *deactivate* does not block: it belongs to the code being replaced or
  * removed, and refusing would leave a source with a broken deactivate impossible to fix or delete.
@@ -12,6 +12,7 @@ import { HookError, type RunnableSource, type SourceLifecycle } from "../service
 import type { JobsRepo } from "../store/repos/jobs.js";
 import type { SourceStateRepo } from "../store/repos/source-state.js";
 import { sourceTimer, type RuntimeCatalog, type RuntimeComponent } from "./catalog.js";
+import { delayedTarget } from "./delayed-emits.js";
 import type { Action, Invoker } from "./invoke.js";
 import { InvalidTimerError, validateTimer, type TimerScheduler } from "./triggers/timer.js";
 
@@ -42,7 +43,8 @@ export class RuntimeLifecycle implements SourceLifecycle {
         if (timer) await this.deps.timers.arm(source.id, source.userId, timer);
       }
     } catch (err) {
-      // The source will not exist: forget what its hooks stored.
+      // The source will not exist: forget what its hooks stored (held emits included).
+      await this.deps.jobs.dropTarget(delayedTarget(source.id));
       await this.deps.state.drop(source.id);
       throw err;
     }
@@ -68,6 +70,8 @@ export class RuntimeLifecycle implements SourceLifecycle {
     if (source.active && component) await this.hook(source, component, "deactivate").catch(ignoreHookError);
     await this.deps.timers.disarm(source.id);
     await this.deps.jobs.dropTarget(source.id);
+    // Its emits still held until their delivery_ts (delayed-emits.ts).
+    await this.deps.jobs.dropTarget(delayedTarget(source.id));
     await this.deps.state.drop(source.id);
   }
 

@@ -10,7 +10,8 @@
  *   back (a round-trip of a GET) is accepted and replaced.
  * - app: an object of credentials, stored as `{$auth: {...}}` (an object already in that
  *   form is kept); left out, it is `{$auth: {}}`.
- * - `$.service.db` and `alert` are not configurable: a value for them is refused.
+ * - `$.service.db`, `alert` and `$.interface.apphook` are not configurable: a value for them is
+ *   refused.
  * - Other (future) types take any JSON value as given. Names that are not props are refused.
  */
 import { CronExpressionParser } from "cron-parser";
@@ -20,7 +21,12 @@ import { InvalidRequestError } from "../errors.js";
 
 export const TIMER = "$.interface.timer";
 export const HTTP = "$.interface.http";
-const NOT_CONFIGURABLE = new Set(["$.service.db", "alert"]);
+/**
+ * Props the platform provides rather than the user: `$.service.db`, `alert`, and
+ * `$.interface.apphook` (the vendor's Slack sources subscribe through it to the vendor's own app
+ * relay; nothing here feeds it, but the source must still be creatable).
+ */
+const NOT_CONFIGURABLE = new Set(["$.service.db", "alert", "$.interface.apphook"]);
 
 export interface PropContext {
   /** Base of endpoint URLs (`HEADWATER_PUBLIC_URL` or the server's URL). */

@@ -130,6 +130,30 @@ describe.each(testDatabases())("sources on $name", (db) => {
     });
   });
 
+  it("creates a source with an $.interface.apphook prop (the vendor's Slack sources): not configurable, a value for it refused", async () => {
+    const code = `export default {
+      name: "Apphook Listener",
+      props: {
+        slack: { type: "app", app: "slack" },
+        slackApphook: {
+          type: "$.interface.apphook",
+          appProp: "slack",
+          async eventNames() { return ["message"]; },
+        },
+        keyword: { type: "string", optional: true },
+      },
+      async run(event) { this.$emit(event); },
+    };`;
+    const src = await alice.client.createSource({ component_code: code, configured_props: { keyword: "hi" } });
+    expect(src.configured_props).toEqual({ slack: { $auth: {} }, keyword: "hi" });
+    const e = await expectApiError(
+      alice.client.createSource({ component_code: code, configured_props: { slackApphook: { x: 1 } } }),
+      400,
+      "validation_failed",
+    );
+    expect(e.details?.map((d) => d.path)).toEqual(["configured_props.slackApphook"]);
+  });
+
   it("POST /sources/ from component_url and from key (account first, then the registry)", async () => {
     const fromUrl = await alice.client.createSource({ component_url: `${files.url}/timer.js` });
     expect((await alice.client.getComponent(fromUrl.component_id)).component_url).toBe(

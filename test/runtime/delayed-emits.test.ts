@@ -4,7 +4,9 @@
  * `process.env.PD_COMPONENT` is the source's id inside its run. Both databases.
  */
 import { afterEach, describe, expect, it } from "vitest";
+import { delayedTarget } from "../../server/runtime/delayed-emits.js";
 import { testDatabases } from "../support/databases.js";
+import { expectApiError } from "../support/fixtures.js";
 import { startServer, type TestServer } from "../support/server.js";
 import { channelEvents, hit, waitForEvents } from "./helpers.js";
 
@@ -28,12 +30,13 @@ describe.each(testDatabases())("delivery_ts on $name", (database) => {
     s = undefined;
   });
 
+  /** Emits of the source waiting for their delivery_ts: jobs of its held-emits target. */
   const held = async (sourceId: string) =>
     (
       await s!.server.store.db
-        .selectFrom("delayed_emits")
+        .selectFrom("jobs")
         .select("id")
-        .where("source_id", "=", sourceId)
+        .where("target_id", "=", delayedTarget(sourceId))
         .execute()
     ).length;
 
@@ -90,7 +93,36 @@ describe.each(testDatabases())("delivery_ts on $name", (database) => {
     expect(await channelEvents(alice.client, src.id, "$errors")).toEqual([]);
   });
 
-  it("removes the source's held events with it; other sources keep theirs", { timeout: 60_000 }, async () => {
+  it("holds what a deploy hook emits with a delivery_ts, and what an activate that fails emitted goes with the source", { timeout: 60_000 }, async () => {
+    s = await startServer({ db: database });
+    const alice = await s.newUser();
+    const hooks = (activate: string) => `export default {
+      props: { http: "$.interface.http" },
+      hooks: {
+        async deploy() {
+          const at = Date.now() + 1500;
+          this.$emit({ n: "deployed", at }, { name: "self", delivery_ts: at });
+        },
+        async activate() { ${activate} },
+      },
+      run() {},
+    };`;
+    const src = await alice.client.createSource({ component_code: hooks("") });
+    // Held, or (on a machine slower than 1.5 s here) delivered already: one of them, once.
+    expect((await held(src.id)) + (await channelEvents(alice.client, src.id, "self")).length).toBe(1);
+    const [later] = await waitForEvents(alice.client, src.id, "self", 1, 30_000);
+    expect(later!.event).toEqual({ n: "deployed", at: (later!.event as { at: number }).at });
+    expect(later!.indexed_at_ms).toBeGreaterThanOrEqual((later!.event as { at: number }).at);
+    expect(await held(src.id)).toBe(0);
+
+    // deploy held an emit, then activate failed: the source is not created and nothing is left held.
+    const before = await s.server.store.db.selectFrom("jobs").select("id").where("target_id", "like", "de_%").execute();
+    await expectApiError(alice.client.createSource({ component_code: hooks(`throw new Error("no")`) }), 400, "hook_failed");
+    const after = await s.server.store.db.selectFrom("jobs").select("id").where("target_id", "like", "de_%").execute();
+    expect(after).toEqual(before);
+  });
+
+  it("removes the source's held events with it; other sources keep theirs and keep running meanwhile", { timeout: 60_000 }, async () => {
     s = await startServer({ db: database });
     const alice = await s.newUser();
     const [a, b] = [
@@ -102,8 +134,12 @@ describe.each(testDatabases())("delivery_ts on $name", (database) => {
       await waitForEvents(alice.client, src.id, "", 1);
     }
     expect([await held(a.id), await held(b.id)]).toEqual([1, 1]);
+    // A held emit waits on a target of its own: the source's next request runs at once.
+    await hit(endpointOf(b), { body: { delayMs: 600_000 } });
+    await waitForEvents(alice.client, b.id, "", 2);
+    expect(await held(b.id)).toBe(2);
     await alice.client.deleteSource(a.id);
-    expect([await held(a.id), await held(b.id)]).toEqual([0, 1]);
+    expect([await held(a.id), await held(b.id)]).toEqual([0, 2]);
     expect(await channelEvents(alice.client, b.id, "self")).toEqual([]);
   });
 });

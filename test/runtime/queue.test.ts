@@ -8,10 +8,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LocalEventBus } from "../../server/events/bus.js";
 import { createEventStore } from "../../server/events/event-store.js";
+import { delayedJob, delayedTarget, handleDelayedJobs } from "../../server/runtime/delayed-emits.js";
 import { PlatformFailure } from "../../server/runtime/invoke.js";
 import { DurableQueue, type QueuedJob } from "../../server/runtime/queue.js";
 import { timerEvent } from "../../server/runtime/triggers/timer.js";
 import { openDb, type OpenedDb } from "../../server/store/db.js";
+import { JobAlreadyCompletedError } from "../../server/store/repos/completions.js";
 import { JobsRepo } from "../../server/store/repos/jobs.js";
 import { TimersRepo } from "../../server/store/repos/timers.js";
 import { testDatabases, type FreshDatabase } from "../support/databases.js";
@@ -262,5 +264,47 @@ describe.each(testDatabases())("invocation queue on $name", (database) => {
     await new Promise((r) => setTimeout(r, 200));
     await q.stop();
     expect(ran).toEqual([{ n: 2 }]);
+  });
+
+  it("holds an emit exactly when its run's completion commits, then stores it once when due, in due order, across two instances", async () => {
+    const events = createEventStore({ db: store.db, bus: new LocalEventBus(), retention: 100 });
+    const source = "dc_holder";
+    const emit = (n: number) => ({ emitterId: source, ownerId: "u_1", channel: "later", event: { n }, meta: { id: `i${n}` }, hops: 1 });
+    const heldJobs = () => store.db.selectFrom("jobs").select("id").where("target_id", "=", delayedTarget(source)).execute();
+    const jobs = new JobsRepo(store.db);
+    const [run] = await jobs.enqueue([{ targetId: source, ownerId: "u_1", trigger: "http", payload: "{}" }]);
+    const now = Date.now();
+    // A completion refused (its job completed elsewhere) holds nothing.
+    await expect(events.commit([], { jobIds: ["000-gone"], delayed: [delayedJob(emit(0), now + 60_000)] })).rejects.toBeInstanceOf(
+      JobAlreadyCompletedError,
+    );
+    expect(await heldJobs()).toEqual([]);
+    // The run's completion: its job goes, two emits are held; the one emitted second is due first.
+    await events.commit([], { jobIds: [run!], delayed: [delayedJob(emit(1), now + 1200), delayedJob(emit(2), now + 600)] });
+    expect(await store.db.selectFrom("jobs").select("id").where("target_id", "=", source).execute()).toEqual([]);
+    expect((await heldJobs()).length).toBe(2);
+
+    const catalog = {
+      source: async (id: string) => (id === source ? { id, userId: "u_1", componentId: "c", active: true, configuredProps: {} } : undefined),
+      component: async () => undefined,
+    };
+    const queues = [makeQueue(store, 2), makeQueue(second, 2)];
+    for (const q of queues) q.registerBatchHandler("de_", (batch) => handleDelayedJobs(batch, { catalog, events }));
+    await Promise.all(queues.map((q) => q.start()));
+    const stored = () =>
+      store.db.selectFrom("events").select(["event_json", "indexed_at_ms", "hops", "meta_json"]).where("emitter_id", "=", source).where("channel", "=", "later").orderBy("sort_key").execute();
+    const deadline = Date.now() + 20_000;
+    while ((await stored()).length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    // Both instances looked meanwhile: nothing more comes.
+    await new Promise((r) => setTimeout(r, 300));
+    await Promise.all(queues.map((q) => q.stop()));
+    await events.close();
+    const rows = await stored();
+    expect(rows.map((r) => JSON.parse(r.event_json) as unknown)).toEqual([{ n: 2 }, { n: 1 }]);
+    expect(rows[0]!.indexed_at_ms).toBeGreaterThanOrEqual(now + 600);
+    expect(rows[1]!.indexed_at_ms).toBeGreaterThanOrEqual(now + 1200);
+    expect(rows.map((r) => r.hops)).toEqual([1, 1]);
+    expect(JSON.parse(rows[0]!.meta_json)).toMatchObject({ id: "i2" });
+    expect(await heldJobs()).toEqual([]);
   });
 });

@@ -120,6 +120,28 @@ describe.each(testDatabases())("workflows on $name", (db) => {
     expect(emitted.data.map((e) => e.event)).toEqual([{ raw_event: { before: true } }]);
   });
 
+  it("$end(reason) from @pipedream/platform and $.flow.exit(reason) end the run there: later steps do not run, no error", async () => {
+    const ended = async (name: string, exit: string) => {
+      const wf = await alice.client.createWorkflow({
+        name,
+        steps: [
+          { name: "first", code: `import { $end } from "@pipedream/platform";\n${step(`$.send.emit({ first: steps.trigger.event.body.n });`)}` },
+          { name: "stop", code: `import { $end } from "@pipedream/platform";\n${step(`if (steps.trigger.event.body.n > 1) ${exit}; return "went on";`)}` },
+          { name: "after", code: step(`$.send.emit({ after: steps.stop.$return_value });`) },
+        ],
+      });
+      // n = 2 exits at "stop"; n = 1 goes through (the exit is what stops "after").
+      expect(await post(wf.endpoint_url, { n: 2 })).toBe(200);
+      expect(await post(wf.endpoint_url, { n: 1 })).toBe(200);
+      // A run's emits and errors are stored together: once the second run's are in, both runs are.
+      const got = await waitForList(workflowEvents(alice.client, wf.id), 3);
+      expect(got.map((e) => e.event)).toEqual([{ raw_event: { first: 2 } }, { raw_event: { first: 1 } }, { raw_event: { after: "went on" } }]);
+      expect((await alice.client.listWorkflowErrors(wf.id)).data).toEqual([]);
+    };
+    await ended("ends", `$end("nothing to do")`);
+    await ended("exits", `$.flow.exit("nothing to do")`);
+  });
+
   it("an inactive workflow does not run", async () => {
     const wf = await alice.client.createWorkflow({ name: "paused", active: false, steps: [{ code: step("$.send.emit({ ran: true });") }] });
     await post(wf.endpoint_url, {});

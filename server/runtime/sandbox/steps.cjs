@@ -6,9 +6,19 @@
  * `steps.trigger.event` and earlier steps' `$return_value` (and `$.export`ed values);
  * `$.send.emit(data, channel?)` collects `{raw_event: data}`, legacy `$send.emit(x)` collects x.
  * The first step that throws stops the run; its error is reported with the step's id.
+ * A flow exit is not an error: `$.flow.exit(reason)`, or throwing the platform's `$end(reason)`
+ * (its error carries END_NEEDLE), ends the run there, keeping what ran before; later steps do
+ * not run and nothing goes to `$errors`.
  */
 "use strict";
 const { loadBundle } = require("./loader.cjs");
+// The one definition of `$end`'s marker (the shim components import `$end` from).
+const { END_NEEDLE } = require("./shims/platform/send.cjs");
+
+/** Whether a step's error is a flow exit rather than a failure. @param {any} err */
+function isFlowExit(err) {
+  return Boolean(err) && (typeof err === "object" || typeof err === "function") && (err.flowExit === true || Boolean(err[END_NEEDLE]));
+}
 
 /**
  * @param {{ steps: Array<{ id: string, name: string, bundle: any }>, packageDirs: Record<string,string>,
@@ -38,8 +48,9 @@ async function runSteps(input) {
         exported[String(name)] = value;
       },
       flow: {
-        exit: () => {
-          throw Object.assign(new Error("$.flow.exit"), { flowExit: true });
+        /** @param {string} [reason] */
+        exit: (reason) => {
+          throw Object.assign(new Error(reason === undefined ? "$.flow.exit" : String(reason)), { flowExit: true });
         },
       },
     };
@@ -53,7 +64,7 @@ async function runSteps(input) {
       returnValues[step.name] = json;
     } catch (e) {
       const err = /** @type {any} */ (e);
-      if (err && err.flowExit) break;
+      if (isFlowExit(err)) break;
       return {
         returnValues,
         emits,

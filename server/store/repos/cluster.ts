@@ -7,7 +7,7 @@
 import { sql } from "kysely";
 import type { Db, DialectName } from "../db.js";
 
-/** Arbitrary, fixed: the advisory-lock key of start-up seeding (distinct from the dispatcher's). */
+/** Arbitrary, fixed: the advisory-lock key of start-up seeding (distinct from the legacy outbox drain's, deliveries.ts). */
 const STARTUP_LOCK_KEY = 7433002;
 
 /**

@@ -3,12 +3,14 @@
  * so that a run's results and the end of its job are one fact (exactly once). The event store
  * applies these after the events of its commit (events/event-store.ts `commit`).
  *
- * Rows are written in one order in every transaction (jobs, then sources' state by source id,
- * then quota counters by user and day), after the events' own rows (emitters sorted), so two
- * instances committing on PostgreSQL never wait on each other in a cycle.
+ * Rows are written in one order in every transaction (jobs deleted, then held emits' jobs
+ * inserted, then sources' state by source id, then quota counters by user and day), after the
+ * events' own rows (emitters sorted), so two instances committing on PostgreSQL never wait on
+ * each other in a cycle.
  */
 import type { Db } from "../db.js";
 import { prepared } from "../prepared.js";
+import { insertJobs, type NewJob } from "./jobs.js";
 import { addUsageIn } from "./quotas.js";
 import { applyStateIn, saveDedupeIn } from "./source-state.js";
 
@@ -17,6 +19,12 @@ export interface JobCompletion {
   jobIds: string[];
   /** A source's `this.db` changes (JSON text; null deletes the key) and its dedupe memory. */
   state?: { sourceId: string; changes: Record<string, string | null>; dedupe?: string };
+  /**
+   * Jobs the run made for later: its emits held until their `delivery_ts`, one job each
+   * (runtime/delayed-emits.ts). Inserted here, so a held emit exists exactly when the run's
+   * other results do, and its own job stores the event with that job's completion.
+   */
+  delayed?: NewJob[];
   /** Invocations and compute time to count against the user's daily quota. */
   usage?: { userId: string; day: string; invocations: number; computeMs: number };
 }
@@ -49,6 +57,8 @@ export async function applyCompletions(trx: Db, completions: JobCompletion[]): P
     // The delete is the fence: a job deleted by another commit means its results are stored already.
     if (deleted !== part.length) throw new JobAlreadyCompletedError(part.length - deleted);
   }
+  const delayed = completions.flatMap((c) => c.delayed ?? []);
+  if (delayed.length > 0) await insertJobs(trx, delayed);
   const states = completions.flatMap((c) => (c.state ? [c.state] : [])).sort((a, b) => cmp(a.sourceId, b.sourceId));
   for (const s of states) {
     await applyStateIn(trx, s.sourceId, s.changes);

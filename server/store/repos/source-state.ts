@@ -67,8 +67,6 @@ export class SourceStateRepo {
     await this.db.transaction().execute(async (trx) => {
       await trx.deleteFrom("source_state").where("source_id", "=", sourceId).execute();
       await trx.deleteFrom("source_dedupe").where("source_id", "=", sourceId).execute();
-      // Its emits still waiting for their delivery_ts (runtime/delayed-emits.ts).
-      await trx.deleteFrom("delayed_emits").where("source_id", "=", sourceId).execute();
     });
   }
 }

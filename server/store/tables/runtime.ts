@@ -64,26 +64,6 @@ export interface QuotaUsageTable {
   compute_ms: number;
 }
 
-/**
- * Emits held until their `delivery_ts` (runtime/delayed-emits.ts). `claimed_until` is the
- * compare-and-set claim of the instance delivering the row (0 = free); a claim that runs out
- * before the row is deleted (a crash) lets another instance deliver it.
- */
-export interface DelayedEmitsTable {
-  id: string;
-  source_id: string;
-  owner_id: string;
-  channel: string;
-  /** JSON. */
-  event: string;
-  /** JSON `{id?, summary?, ts?}`. */
-  meta: string;
-  hops: number;
-  deliver_at: number;
-  claimed_until: number;
-  created_ms: number;
-}
-
 export interface RuntimeTables {
   source_state: SourceStateTable;
   source_dedupe: SourceDedupeTable;
@@ -91,5 +71,4 @@ export interface RuntimeTables {
   jobs: JobsTable;
   job_targets: JobTargetsTable;
   quota_usage: QuotaUsageTable;
-  delayed_emits: DelayedEmitsTable;
 }
