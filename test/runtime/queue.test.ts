@@ -210,32 +210,41 @@ describe.each(testDatabases())("invocation queue on $name", (database) => {
   it("commits a job's results once when its lease ran out and another instance ran it too", async () => {
     const events = createEventStore({ db: store.db, bus: new LocalEventBus(), retention: 100 });
     const calls: string[] = [];
+    const commits: string[] = [];
+    // The slow run goes on only once the fast one has committed: whatever this machine's speed,
+    // the slow run's commit comes second and must be refused.
+    let fastCommitted!: () => void;
+    const afterFast = new Promise<void>((resolve) => (fastCommitted = resolve));
     // A short lease that the slow instance does not renew in time (renewals come every second).
     const short = (db: OpenedDb) => new DurableQueue(new JobsRepo(db.db), { concurrency: 1, leaseMs: 300, pollMs: 20 });
-    const runner = (name: string, delayMs: number) => async (job: QueuedJob) => {
+    const runner = (name: "slow" | "fast") => async (job: QueuedJob) => {
       calls.push(name);
-      await new Promise((r) => setTimeout(r, delayMs));
+      if (name === "slow") await afterFast;
       try {
         await events.commit([{ emitterId: job.targetId, ownerId: "u_1", channel: "", event: { by: name } }], { jobIds: [job.id] });
+        commits.push(`${name} committed`);
       } catch (err) {
+        commits.push(`${name} refused`);
         throw new PlatformFailure((err as Error).message);
+      } finally {
+        if (name === "fast") fastCommitted();
       }
       return { committed: true };
     };
     const slow = short(store);
     const fast = short(second);
-    slow.registerHandler("dc_", runner("slow", 1500));
-    fast.registerHandler("dc_", runner("fast", 0));
+    slow.registerHandler("dc_", runner("slow"));
+    fast.registerHandler("dc_", runner("fast"));
     await slow.enqueue([{ targetId: "dc_fenced", ownerId: "u_1", trigger: "http", event: {} }]);
     await slow.start();
     await until(() => calls.length === 1);
     await fast.start();
-    await until(() => calls.length === 2);
-    // The slow run ends after the fast one committed: its commit must be refused.
-    await new Promise((r) => setTimeout(r, 2000));
+    // Both runs tried to commit (the fast one took the job over once the slow one's lease ran out).
+    await until(() => commits.length === 2, 30_000);
     await Promise.all([slow.stop(), fast.stop()]);
     await events.close();
     expect(calls).toEqual(["slow", "fast"]);
+    expect(commits).toEqual(["fast committed", "slow refused"]);
     const stored = await store.db.selectFrom("events").select("event_json").where("emitter_id", "=", "dc_fenced").execute();
     expect(stored.map((r) => JSON.parse(r.event_json) as unknown)).toEqual([{ by: "fast" }]);
     expect(await store.db.selectFrom("jobs").select("id").where("target_id", "=", "dc_fenced").execute()).toEqual([]);
