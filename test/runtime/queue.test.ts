@@ -265,14 +265,18 @@ describe.each(testDatabases())("invocation queue on $name", (database) => {
       }),
     ).rejects.toThrow(/not stored/);
     q.wake(["dc_in_trx"]);
-    await new Promise((r) => setTimeout(r, 300));
-    expect(ran).toEqual([]);
+    // A job of the same target enqueued after it: a target's jobs run in order, so had the rolled
+    // back job been stored, it would run before this one.
+    await q.enqueue([{ ...job, event: { probe: 1 } }]);
+    await until(() => ran.length >= 1);
+    expect(ran).toEqual([{ probe: 1 }]);
     await store.db.transaction().execute((trx) => q.enqueueIn(trx, [{ ...job, event: { n: 2 } }]));
     q.wake(["dc_in_trx"]);
-    await until(() => ran.length >= 1);
-    await new Promise((r) => setTimeout(r, 200));
+    // And one more after the committed one: it ran by then, once.
+    await q.enqueue([{ ...job, event: { probe: 2 } }]);
+    await until(() => ran.length >= 3);
     await q.stop();
-    expect(ran).toEqual([{ n: 2 }]);
+    expect(ran).toEqual([{ probe: 1 }, { n: 2 }, { probe: 2 }]);
   });
 
   it("holds an emit exactly when its run's completion commits, then stores it once when due, in due order, across two instances", async () => {
