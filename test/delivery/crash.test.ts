@@ -19,6 +19,16 @@ const ROUNDS = 5;
 const SENDERS = 16;
 /** Acknowledged requests per round before the kill (plus a random share of a round's stream). */
 const ACKS_PER_ROUND = 150;
+/**
+ * Time budgets (a run normally takes ~20 s per database). Each wait fails with its own message
+ * when its budget runs out, and the test's timeout is their sum plus room for the rest (setup,
+ * the kills, the final listings, the stop), so a slow machine gets a clear failure, not a timeout.
+ */
+const START_MS = 30_000;
+const ACKS_MS = 30_000;
+const CATCH_UP_MS = 90_000;
+const REST_MS = 90_000;
+const TEST_TIMEOUT_MS = (ROUNDS + 1) * START_MS + ROUNDS * ACKS_MS + CATCH_UP_MS + REST_MS;
 
 type Page = { data: Array<{ id: string; event: unknown }>; page_info: { end_cursor: string | null } };
 
@@ -60,7 +70,7 @@ describe.each(testDatabases())("kill -9 of the whole server, several times, on $
     // A generous run time limit: on a loaded machine a relay run that timed out would be an
     // `$errors` record instead of an event, which this test would read as a lost delivery.
     const env = { HEADWATER_EVENT_RETENTION: "100000", HEADWATER_INVOCATION_TIMEOUT_MS: "30000" };
-    const start = () => spawnServer({ dataDir, databaseUrl: fresh.databaseUrl, apiKey, env, detached: true, timeoutMs: 60_000 });
+    const start = () => spawnServer({ dataDir, databaseUrl: fresh.databaseUrl, apiKey, env, detached: true, timeoutMs: START_MS });
     let server: SpawnedServer = await start();
     cleanups.push(() => server.killGroup());
     let client: Client = createClient({ baseUrl: server.baseUrl, apiKey });
@@ -91,7 +101,7 @@ describe.each(testDatabases())("kill -9 of the whole server, several times, on $
       };
       const senders = Array.from({ length: SENDERS }, sender);
       const target = acked.size + ACKS_PER_ROUND + Math.floor(Math.random() * ACKS_PER_ROUND);
-      const deadline = Date.now() + 60_000;
+      const deadline = Date.now() + ACKS_MS;
       while (acked.size < target && Date.now() < deadline) await sleep(5);
       expect(acked.size, `round ${round}: acknowledgements before the kill`).toBeGreaterThanOrEqual(target);
       await server.killGroup();
@@ -111,7 +121,7 @@ describe.each(testDatabases())("kill -9 of the whole server, several times, on $
     let stored = new Map<number, number>();
     let relayed = new Map<number, number>();
     let ran = new Map<number, number>();
-    const caughtUp = Date.now() + 120_000;
+    const caughtUp = Date.now() + CATCH_UP_MS;
     do {
       stored = counts(await allEvents(sourceList), atSource);
       relayed = counts(await allEvents(listenerList), atListener);
@@ -136,5 +146,5 @@ describe.each(testDatabases())("kill -9 of the whole server, several times, on $
       `${db.name}: ${ROUNDS} kills, ${acked.size} acknowledged of ${n} sent, ${stored.size} stored, each delivered once to 2 listeners`,
     );
     await server.stop();
-  }, 300_000);
+  }, TEST_TIMEOUT_MS);
 });
