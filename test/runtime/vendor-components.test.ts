@@ -3,22 +3,19 @@
  * version at test time (never committed: they are under the vendor's licence), served to the
  * server by URL from a local file server, as a user would deploy them.
  */
-import crypto from "node:crypto";
 import fs from "node:fs";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serveFiles, type FilesServer } from "../support/files-server.js";
 import { startServer, type TestServer, type TestUser } from "../support/server.js";
+import { sslPostgresUnavailable, userDatabase, type UserDatabase } from "../support/ssl-postgres.js";
 import { packVendor, packageFiles, vendorTempDir } from "../support/vendor-packages.js";
 import { channelEvents, hit, waitForEvents } from "./helpers.js";
 
 const POSTGRESQL = "@pipedream/postgresql@2.2.4";
 const SHOPIFY = "@pipedream/shopify@1.0.1";
-const PG_URL = process.env.HEADWATER_TEST_DATABASE_URL;
-if (!PG_URL)
-  console.warn(
-    "HEADWATER_TEST_DATABASE_URL is not set: the vendor's PostgreSQL sources are not run (they need a PostgreSQL server with SSL, see .ci/run).",
-  );
+// The app always connects with SSL: without a test PostgreSQL that has it on, the suite is skipped, saying why.
+const pgUnavailable = await sslPostgresUnavailable();
+if (pgUnavailable) console.warn(`the vendor's PostgreSQL sources are not run: ${pgUnavailable} (see .ci/run).`);
 
 /** Serves each package's files under `/<prefix>/`. */
 async function servePackages(packages: Record<string, string>): Promise<FilesServer> {
@@ -90,26 +87,19 @@ describe("the vendor's shopify new-event-emitted", () => {
   );
 });
 
-describe.skipIf(!PG_URL)("the vendor's postgresql sources against the test PostgreSQL (SSL)", () => {
+describe.skipIf(pgUnavailable !== undefined)("the vendor's postgresql sources against the test PostgreSQL (SSL)", () => {
   let dir: string;
   let files: FilesServer;
   let s: TestServer;
   let alice: TestUser;
-  let dbName: string;
-  let db: pg.Client;
+  let userDb: UserDatabase;
+  let db: UserDatabase["client"];
 
   beforeAll(async () => {
     dir = vendorTempDir();
     files = await servePackages({ postgresql: await packVendor(POSTGRESQL, dir) });
-    dbName = `hw_vendor_${crypto.randomBytes(5).toString("hex")}`;
-    const admin = new pg.Client({ connectionString: PG_URL });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${dbName}`);
-    await admin.end();
-    const url = new URL(PG_URL!);
-    url.pathname = `/${dbName}`;
-    db = new pg.Client({ connectionString: url.toString() });
-    await db.connect();
+    userDb = await userDatabase("hw_vendor");
+    db = userDb.client;
     // The server itself on SQLite: the sandbox may reach the PostgreSQL port as a user's database.
     s = await startServer({ env: { HEADWATER_SANDBOX_ALLOW_PRIVATE_NETWORK: "1" } });
     alice = await s.newUser();
@@ -117,35 +107,12 @@ describe.skipIf(!PG_URL)("the vendor's postgresql sources against the test Postg
   afterAll(async () => {
     await s?.stop();
     await files?.close();
-    await db?.end();
-    if (dbName) {
-      const admin = new pg.Client({ connectionString: PG_URL });
-      await admin.connect();
-      await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-      await admin.end();
-    }
+    await userDb?.drop();
     if (dir) fs.rmSync(dir, { recursive: true, force: true });
   });
 
   /** The app's credentials as a user gives them; the app always connects with SSL. */
-  const auth = () => {
-    const u = new URL(PG_URL!);
-    return {
-      $auth: {
-        host: u.hostname,
-        port: Number(u.port || 5432),
-        user: decodeURIComponent(u.username),
-        password: decodeURIComponent(u.password),
-        database: dbName,
-        ssl_verification_mode: "skip_verification",
-      },
-    };
-  };
-
-  it("runs against a PostgreSQL with SSL on (bash .ci/run turns it on with a self-signed certificate)", async () => {
-    const { rows } = await db.query<{ ssl: string }>("SHOW ssl");
-    expect(rows[0]!.ssl, "SSL is off on the test PostgreSQL: run the SSL step of .ci/run").toBe("on");
-  });
+  const auth = () => userDb.auth();
 
   it("new-row: existing rows at deploy, then each new row emitted once", { timeout: 300_000 }, async () => {
     await db.query("CREATE TABLE orders (id serial PRIMARY KEY, item text NOT NULL)");
