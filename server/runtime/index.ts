@@ -109,7 +109,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
   });
   // Jobs, completions, quota counts and `this.db` writes share the turn's commit with appends.
   const writes = deps.writes ?? new WriteGroup(db, false);
-  const state = new SourceStateRepo(db, writes);
+  const state = new SourceStateRepo(db);
   const jobs = new JobsRepo(db, writes);
   const quotasRepo = new QuotasRepo(db, writes);
   const quotas = new Quotas(quotasRepo, config.quotas);
