@@ -14,16 +14,6 @@ export type OutboxRow = DeliveryOutboxTable;
 
 const CHUNK = 300;
 
-export async function insertOutbox(db: Exec, rows: OutboxRow[]): Promise<void> {
-  for (let i = 0; i < rows.length; i += CHUNK) {
-    await db
-      .insertInto("delivery_outbox")
-      .values(rows.slice(i, i + CHUNK))
-      .onConflict((oc) => oc.doNothing())
-      .execute();
-  }
-}
-
 /** The oldest pending deliveries; per emitter they come in event order. */
 export async function takeOutbox(db: Exec, limit: number): Promise<OutboxRow[]> {
   return db
@@ -52,11 +42,6 @@ export async function removeOutbox(
       )
       .execute();
   }
-}
-
-export async function countOutbox(db: Exec): Promise<number> {
-  const row = await db.selectFrom("delivery_outbox").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirst();
-  return Number(row?.n ?? 0);
 }
 
 /**
