@@ -57,10 +57,6 @@ function embeddedIPv4(v6) {
   const range = v6.range();
   const bytes = v6.toByteArray();
   if (range === "6to4") return new ipaddr.IPv4(bytes.slice(2, 6));
-  if (range === "rfc6052" && bytes[4] === 0 && bytes[5] === 0) {
-    // 64:ff9b::/96 carries it in the last 32 bits; 64:ff9b:1::/48 (local-use NAT64) also may.
-    return new ipaddr.IPv4(bytes.slice(12, 16));
-  }
   if (EMBEDDING_RANGES.has(range)) return new ipaddr.IPv4(bytes.slice(12, 16));
   // IPv4-compatible (::a.b.c.d, deprecated, but a stack may still route it): ipaddr.js calls it unicast.
   if (bytes.slice(0, 12).every((b) => b === 0)) return new ipaddr.IPv4(bytes.slice(12, 16));
