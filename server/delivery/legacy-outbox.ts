@@ -10,7 +10,7 @@ import type { DialectName, Db } from "../store/db.js";
 import { drainOutboxBatches } from "../store/repos/deliveries.js";
 import { routeIn } from "./route.js";
 
-export interface DispatcherOptions {
+export interface LegacyOutboxOptions {
   db: Db;
   dialect: DialectName;
   queue: InvocationQueue;
@@ -23,7 +23,7 @@ export interface DispatcherOptions {
  * Routes every row left in the outbox, oldest first; resolves when it is empty (or another
  * instance is draining it). A failure is logged and left for the next start: the rows stay.
  */
-export async function drainLegacyOutbox(o: DispatcherOptions): Promise<void> {
+export async function drainLegacyOutbox(o: LegacyOutboxOptions): Promise<void> {
   const woken = new Set<string>();
   const cycleErrors: EmitInput[] = [];
   try {
