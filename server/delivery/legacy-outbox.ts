@@ -7,10 +7,10 @@
  */
 import type { EmitInput, EventStore, InvocationQueue } from "../services.js";
 import type { DialectName, Db } from "../store/db.js";
-import { removeOutbox, takeOutbox, withDispatchLock } from "../store/repos/deliveries.js";
+import { drainOutboxBatches } from "../store/repos/deliveries.js";
 import { routeIn } from "./route.js";
 
-export interface DispatcherOptions {
+export interface LegacyOutboxOptions {
   db: Db;
   dialect: DialectName;
   queue: InvocationQueue;
@@ -23,29 +23,18 @@ export interface DispatcherOptions {
  * Routes every row left in the outbox, oldest first; resolves when it is empty (or another
  * instance is draining it). A failure is logged and left for the next start: the rows stay.
  */
-export async function drainLegacyOutbox(o: DispatcherOptions): Promise<void> {
+export async function drainLegacyOutbox(o: LegacyOutboxOptions): Promise<void> {
   const woken = new Set<string>();
   const cycleErrors: EmitInput[] = [];
   try {
-    // On PostgreSQL the lock's own transaction holds the whole drain; on SQLite each batch has one.
-    await withDispatchLock(o.db, o.dialect, async (exec) => {
-      const inTransaction = <T>(fn: (trx: Db) => Promise<T>) => (o.dialect === "sqlite" ? exec.transaction().execute(fn) : fn(exec));
-      for (;;) {
-        const more = await inTransaction(async (trx) => {
-          const rows = await takeOutbox(trx, o.batchSize ?? 200);
-          if (rows.length === 0) return false;
-          const routed = await routeIn(
-            trx,
-            o.queue,
-            rows.map((r) => ({ id: r.event_id, emitter_id: r.emitter_id, channel: r.channel, owner_id: r.owner_id, hops: r.hops, event_json: r.event_json })),
-          );
-          await removeOutbox(trx, rows);
-          for (const t of routed.targets) woken.add(t);
-          cycleErrors.push(...routed.cycleErrors);
-          return true;
-        });
-        if (!more) return;
-      }
+    await drainOutboxBatches(o.db, o.dialect, o.batchSize ?? 200, async (trx, rows) => {
+      const routed = await routeIn(
+        trx,
+        o.queue,
+        rows.map((r) => ({ id: r.event_id, emitter_id: r.emitter_id, channel: r.channel, owner_id: r.owner_id, hops: r.hops, event_json: r.event_json })),
+      );
+      for (const t of routed.targets) woken.add(t);
+      cycleErrors.push(...routed.cycleErrors);
     });
   } catch (err) {
     o.log.error({ err }, "draining the delivery outbox of an earlier version failed; it is tried again at the next start");

@@ -9,8 +9,10 @@
  * Addresses are parsed with `ipaddr.js` (every textual IPv4 form: dotted, short `127.1`, hex,
  * octal, a single 32-bit number; every IPv6 form, zone ids), never with string tests. Addresses
  * that carry an IPv4 address inside IPv6 (mapped `::ffff:0:0/96`, compatible `::/96`,
- * SIIT `::ffff:0:0:0/96`, NAT64 `64:ff9b::/96` and `64:ff9b:1::/48`, 6to4 `2002::/16`) are
- * judged by the IPv4 address they carry. Teredo (`2001::/32`) hides its client address: refused.
+ * SIIT `::ffff:0:0:0/96`, NAT64 `64:ff9b::/96`, 6to4 `2002::/16`) are judged by the IPv4
+ * address they carry. Local-use NAT64 (`64:ff9b:1::/48`) is always refused: where it carries the
+ * IPv4 address depends on the prefix length its operator chose. Teredo (`2001::/32`) hides its
+ * client address: refused.
  *
  * Only global unicast is allowed. "Local" ranges (unspecified, loopback, private, link-local
  * including the cloud metadata address, CGNAT, IPv6 unique-local) are allowed only when the
@@ -29,7 +31,7 @@ const LOCAL_RANGES = new Set([
   "carrierGradeNat",
   "uniqueLocal",
 ]);
-/** IPv6 ranges whose verdict is that of the IPv4 address they carry. */
+/** IPv6 ranges whose verdict is that of the IPv4 address they carry (of rfc6052 only 64:ff9b::/96: decidingRange refuses the /48). */
 const EMBEDDING_RANGES = new Set(["ipv4Mapped", "rfc6145", "rfc6052", "6to4"]);
 
 /**
@@ -57,10 +59,6 @@ function embeddedIPv4(v6) {
   const range = v6.range();
   const bytes = v6.toByteArray();
   if (range === "6to4") return new ipaddr.IPv4(bytes.slice(2, 6));
-  if (range === "rfc6052" && bytes[4] === 0 && bytes[5] === 0) {
-    // 64:ff9b::/96 carries it in the last 32 bits; 64:ff9b:1::/48 (local-use NAT64) also may.
-    return new ipaddr.IPv4(bytes.slice(12, 16));
-  }
   if (EMBEDDING_RANGES.has(range)) return new ipaddr.IPv4(bytes.slice(12, 16));
   // IPv4-compatible (::a.b.c.d, deprecated, but a stack may still route it): ipaddr.js calls it unicast.
   if (bytes.slice(0, 12).every((b) => b === 0)) return new ipaddr.IPv4(bytes.slice(12, 16));

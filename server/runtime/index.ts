@@ -20,10 +20,11 @@ import { SourceStateRepo } from "../store/repos/source-state.js";
 import { TimersRepo } from "../store/repos/timers.js";
 import { BundleCache } from "./bundles.js";
 import { cachingCatalog, httpProp, type RuntimeCatalog } from "./catalog.js";
-import { createDescriber, packageCacheFor } from "./describe.js";
+import { createDescriber } from "./describe.js";
 import { Invoker } from "./invoke.js";
 import { DELAYED_PREFIX, handleDelayedJobs } from "./delayed-emits.js";
 import type { PackageCache } from "./npm/cache.js";
+import { OneShotRunner, packageCacheFor } from "./one-shot.js";
 import { createPropOptionsRunner } from "./prop-options.js";
 import { RuntimeLifecycle } from "./lifecycle.js";
 import { DurableQueue, type BatchHandler, type JobHandler } from "./queue.js";
@@ -95,6 +96,8 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
   // Probed once (bwrap); a configured `namespaces` that cannot work stops the start here.
   const isolation = resolveIsolation(config.sandbox.isolation);
   const bundles = new BundleCache(packages);
+  // Describing and prop options run outside the pool, in processes of their own, sharing one set of slots.
+  const oneShot = new OneShotRunner(config, packages);
   const pool = new SandboxPool({
     maxProcesses: config.sandbox.maxProcesses,
     memoryMb: config.sandbox.memoryMb,
@@ -106,7 +109,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
   });
   // Jobs, completions, quota counts and `this.db` writes share the turn's commit with appends.
   const writes = deps.writes ?? new WriteGroup(db, false);
-  const state = new SourceStateRepo(db, writes);
+  const state = new SourceStateRepo(db);
   const jobs = new JobsRepo(db, writes);
   const quotasRepo = new QuotasRepo(db, writes);
   const quotas = new Quotas(quotasRepo, config.quotas);
@@ -146,9 +149,9 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
 
   return {
     isolation,
-    describer: createDescriber(config, { packages }),
+    describer: createDescriber(config, { oneShot }),
     packages,
-    propOptions: createPropOptionsRunner(config, packages, quotas),
+    propOptions: createPropOptionsRunner(config, oneShot, quotas),
     lifecycle: new RuntimeLifecycle({ catalog, invoker, timers, state, jobs, onChanged: (id) => sourceTargets.forget(id) }),
     forgetSource: (id: string) => sourceTargets.forget(id),
     queue,

@@ -13,7 +13,6 @@ import { DurableQueue } from "../../server/runtime/queue.js";
 import type { InvocationJob } from "../../server/services.js";
 import type { Db } from "../../server/store/db.js";
 import { JobAlreadyCompletedError } from "../../server/store/repos/completions.js";
-import { countOutbox, insertOutbox } from "../../server/store/repos/deliveries.js";
 import { JobsRepo } from "../../server/store/repos/jobs.js";
 import { upsertSubscription } from "../../server/store/repos/subscriptions.js";
 import { openDb, type OpenedDb } from "../../server/store/db.js";
@@ -125,10 +124,11 @@ describe.each(testDatabases())("routing in the append transaction on $name", (da
 
   it("delivers an earlier version's outbox rows once, and removes them with their jobs", async () => {
     await subscribe("dc_a", "p_one");
-    await insertOutbox(
-      db.db,
-      [1, 2].map((i) => ({ emitter_id: "dc_a", sort_key: `k${i}`, event_id: `${i}-0`, channel: "", owner_id: "u_1", hops: 0, event_json: String(i), created_at_ms: 0 })),
-    );
+    // What a version before routing in the append transaction left behind.
+    await db.db
+      .insertInto("delivery_outbox")
+      .values([1, 2].map((i) => ({ emitter_id: "dc_a", sort_key: `k${i}`, event_id: `${i}-0`, channel: "", owner_id: "u_1", hops: 0, event_json: String(i), created_at_ms: 0 })))
+      .execute();
     const opts = { db: db.db, dialect: db.dialect, queue, events: store, log: quiet };
     await drainLegacyOutbox(opts);
     await drainLegacyOutbox(opts);
@@ -136,7 +136,7 @@ describe.each(testDatabases())("routing in the append transaction on $name", (da
       ["p_one", 1, "1-0"],
       ["p_one", 2, "2-0"],
     ]);
-    expect(await countOutbox(db.db)).toBe(0);
+    expect(await db.db.selectFrom("delivery_outbox").selectAll().execute()).toEqual([]);
   });
 
   it("records a cycle error instead of a ninth hop, in the same commit, and never routes that error", async () => {

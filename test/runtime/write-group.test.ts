@@ -6,7 +6,7 @@ import fs from "node:fs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openDb, type OpenedDb } from "../../server/store/db.js";
 import { QuotasRepo } from "../../server/store/repos/quotas.js";
-import { SourceStateRepo } from "../../server/store/repos/source-state.js";
+import { applyStateIn, SourceStateRepo } from "../../server/store/repos/source-state.js";
 import { WriteGroup } from "../../server/store/write-group.js";
 import { tempDataDir } from "./helpers.js";
 
@@ -26,10 +26,10 @@ describe("grouped writes on SQLite", () => {
   });
 
   it("gives each unit of a turn its own result; a failing unit fails alone and the others are stored", async () => {
-    const state = new SourceStateRepo(opened.db, writes);
+    const state = new SourceStateRepo(opened.db);
     const quotas = new QuotasRepo(opened.db, writes);
     const results = await Promise.allSettled([
-      state.apply("dc_a", { count: "1" }),
+      writes.run((trx) => applyStateIn(trx, "dc_a", { count: "1" })),
       writes.run(async (trx) => {
         await trx.insertInto("source_state").values({ source_id: "dc_b", key: "k", value: "2" }).execute();
         throw new Error("this unit fails");
@@ -56,10 +56,10 @@ describe("grouped writes on SQLite", () => {
   });
 
   it("runs units submitted while a group commits in the next group", async () => {
-    const state = new SourceStateRepo(opened.db, writes);
-    const first = state.apply("dc_a", { n: "1" });
+    const state = new SourceStateRepo(opened.db);
+    const first = writes.run((trx) => applyStateIn(trx, "dc_a", { n: "1" }));
     await new Promise((r) => setImmediate(r));
-    const second = state.apply("dc_a", { n: "2" });
+    const second = writes.run((trx) => applyStateIn(trx, "dc_a", { n: "2" }));
     await Promise.all([first, second]);
     expect(await state.snapshot("dc_a")).toEqual({ n: "2" });
   });

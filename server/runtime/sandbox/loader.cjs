@@ -118,8 +118,7 @@ function loadBundle(bundle, packageDirs) {
         return require_builtin(spec);
       }
       const { name, subpath } = parseSpecifier(spec);
-      if (name === "@pipedream/platform") return platform;
-      if (name === "@pipedream/types") return types;
+      if (Object.prototype.hasOwnProperty.call(SHIMS, name)) return SHIMS[/** @type {keyof typeof SHIMS} */ (name)];
       const dir_ = packageDirs[spec];
       if (!dir_) throw moduleNotFound(spec, "the package was not prepared for this component");
       return interop.fromPackage(requirePackage(dir_, name, subpath));

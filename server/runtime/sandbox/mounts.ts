@@ -1,7 +1,7 @@
 /**
  * What a sandbox worker may read: ONE list, from which both layers are made — Node's permission
  * model (`--allow-fs-read`) in every mode, and the read-only bind mounts of the worker's file
- * system in namespaces mode (bwrap.ts). To let the worker read something more, add it here:
+ * system in namespaces mode (launch.ts). To let the worker read something more, add it here:
  * - SANDBOX_PACKAGES: packages the worker's own code requires from the server's node_modules
  *   (each is found as Node would find it from this folder, and mounted with its dependencies);
  * - readOnlyPaths(): the sandbox's code and the npm package cache.

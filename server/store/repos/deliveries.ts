@@ -14,18 +14,8 @@ export type OutboxRow = DeliveryOutboxTable;
 
 const CHUNK = 300;
 
-export async function insertOutbox(db: Exec, rows: OutboxRow[]): Promise<void> {
-  for (let i = 0; i < rows.length; i += CHUNK) {
-    await db
-      .insertInto("delivery_outbox")
-      .values(rows.slice(i, i + CHUNK))
-      .onConflict((oc) => oc.doNothing())
-      .execute();
-  }
-}
-
 /** The oldest pending deliveries; per emitter they come in event order. */
-export async function takeOutbox(db: Exec, limit: number): Promise<OutboxRow[]> {
+async function takeOutbox(db: Exec, limit: number): Promise<OutboxRow[]> {
   return db
     .selectFrom("delivery_outbox")
     .selectAll()
@@ -35,7 +25,7 @@ export async function takeOutbox(db: Exec, limit: number): Promise<OutboxRow[]> 
     .execute();
 }
 
-export async function removeOutbox(
+async function removeOutbox(
   db: Exec,
   rows: Array<{ emitter_id: string; channel: string; sort_key: string }>,
 ): Promise<void> {
@@ -54,18 +44,13 @@ export async function removeOutbox(
   }
 }
 
-export async function countOutbox(db: Exec): Promise<number> {
-  const row = await db.selectFrom("delivery_outbox").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirst();
-  return Number(row?.n ?? 0);
-}
-
 /**
  * Runs `fn` only while this process is the one draining the outbox: on PostgreSQL several
  * instances share the outbox, so a transaction-scoped advisory lock elects one, and `fn` gets
  * that transaction; SQLite has one process, and `fn` gets the database. Returns false when
  * another instance holds the lock.
  */
-export async function withDispatchLock(db: Exec, dialect: DialectName, fn: (exec: Exec) => Promise<void>): Promise<boolean> {
+async function withDispatchLock(db: Exec, dialect: DialectName, fn: (exec: Exec) => Promise<void>): Promise<boolean> {
   if (dialect === "sqlite") {
     await fn(db);
     return true;
@@ -75,5 +60,33 @@ export async function withDispatchLock(db: Exec, dialect: DialectName, fn: (exec
     if (!rows[0]?.ok) return false;
     await fn(trx);
     return true;
+  });
+}
+
+/**
+ * Hands the outbox to `handle` batch by batch, oldest first, until it is empty; each batch is
+ * removed in the transaction `handle` wrote in, so a row is handled once even across a crash.
+ * On PostgreSQL the dispatch lock's transaction holds the whole drain (the lock lasts as long as
+ * it); on SQLite each batch has a transaction of its own. Returns false when another instance
+ * holds the lock (and nothing was handled).
+ */
+export async function drainOutboxBatches(
+  db: Exec,
+  dialect: DialectName,
+  batchSize: number,
+  handle: (trx: Exec, rows: OutboxRow[]) => Promise<void>,
+): Promise<boolean> {
+  return withDispatchLock(db, dialect, async (exec) => {
+    const inTransaction = <T>(fn: (trx: Exec) => Promise<T>) => (dialect === "sqlite" ? exec.transaction().execute(fn) : fn(exec));
+    for (;;) {
+      const more = await inTransaction(async (trx) => {
+        const rows = await takeOutbox(trx, batchSize);
+        if (rows.length === 0) return false;
+        await handle(trx, rows);
+        await removeOutbox(trx, rows);
+        return true;
+      });
+      if (!more) return;
+    }
   });
 }

@@ -1,7 +1,6 @@
 /** A source's `this.db` (one row per key, JSON text) and its dedupe memory. */
 import type { Db } from "../db.js";
 import { prepared } from "../prepared.js";
-import { WriteGroup } from "../write-group.js";
 
 // Read and written for every batch of a source's runs (hot path: built once).
 const stateOf = prepared((db, $: { source: string }) =>
@@ -38,23 +37,12 @@ export async function saveDedupeIn(trx: Db, sourceId: string, state: string): Pr
 }
 
 export class SourceStateRepo {
-  constructor(
-    private readonly db: Db,
-    /** Groups `apply` with other small writes of the same turn (SQLite); a run's writes commit with its job instead (completions.ts). */
-    private readonly writes: WriteGroup = new WriteGroup(db, false),
-  ) {}
+  constructor(private readonly db: Db) {}
 
   /** Every key of the source, value as JSON text. */
   async snapshot(sourceId: string): Promise<Record<string, string>> {
     const rows = await stateOf.rows(this.db, { source: sourceId });
     return Object.fromEntries(rows.map((r) => [r.key, r.value]));
-  }
-
-  /** Applies an invocation's changes: JSON text to set, null to delete. One transaction. */
-  async apply(sourceId: string, changes: Record<string, string | null>): Promise<void> {
-    const entries = Object.entries(changes);
-    if (entries.length === 0) return;
-    await this.writes.run((trx) => applyStateIn(trx, sourceId, changes));
   }
 
   async dedupeState(sourceId: string): Promise<string | undefined> {

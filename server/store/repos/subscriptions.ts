@@ -67,25 +67,6 @@ export async function listSubscriptions(db: Exec, ownerId: string): Promise<Subs
     .execute();
 }
 
-/** The listeners of an event on a channel of an emitter (direct and glob subscriptions). */
-export async function matchingListeners(
-  db: Exec,
-  ownerId: string,
-  emitterId: string,
-  channel: string,
-): Promise<string[]> {
-  const rows = await db
-    .selectFrom("subscriptions")
-    .select("listener_id")
-    .distinct()
-    .where("owner_id", "=", ownerId)
-    .where("channel", "=", channel)
-    .where("emitter_id", "in", emitterPatterns(emitterId))
-    .orderBy("listener_id")
-    .execute();
-  return rows.map((r) => r.listener_id);
-}
-
 /** subscribedListeners for one emitter (what most appends name): built once. */
 const listenersOfOne = prepared((db, $: { owner: string; emitter: string; glob: string }) =>
   db

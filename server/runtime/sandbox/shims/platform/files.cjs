@@ -3,8 +3,10 @@
 "use strict";
 /**
  * `getFileStream(pathOrUrl)` and `getFileStreamAndMetadata(pathOrUrl)`: a readable stream of a
- * file given as a path (in the sandbox only the run's temp dir is readable), an http(s) URL,
- * or a `data:` URL, and its metadata (size, content type, last modified, name, etag).
+ * file given as a path (in the sandbox only what the worker may read: its temp dir, and read-only
+ * the npm package cache, the sandbox's own code and the shim's libraries, axios and mime-types;
+ * see sandbox/mounts.ts), an http(s) URL, or a `data:` URL, and its metadata (size, content
+ * type, last modified, name, etag).
  * A remote file whose size the server does not announce is downloaded to the temp dir first,
  * so its size is known; that copy is removed when the stream closes.
  */
