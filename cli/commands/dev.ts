@@ -3,6 +3,8 @@
  * imports, and stream the source's events, `$logs` and `$errors` as they happen. A version that
  * fails to load is reported and the last good one keeps running. SIGINT / SIGTERM delete the dev
  * source (unless `--keep`) and exit 0; so does a signal that arrives during the first deploy.
+ * Only a source dev created is ever deleted: `--name` of a source that existed before dev updates
+ * it (as `deploy` would), and dev leaves it in place when it stops, saying so.
  */
 import path from "node:path";
 import type { Command } from "commander";
@@ -54,6 +56,11 @@ async function dev(ctx: Context, file: string, opts: Record<string, unknown>): P
   const sourceId = first.source.id;
   let version = 1;
   const cleanup = async () => {
+    if (!first.created) {
+      // Deleting it would take its events and subscriptions, which dev never owned.
+      status(`kept ${first.source.name} (${sourceId}): it existed before dev started`);
+      return;
+    }
     if (opts.keep) {
       status(`kept ${first.source.name} (${sourceId})`);
       return;
@@ -104,7 +111,8 @@ async function dev(ctx: Context, file: string, opts: Record<string, unknown>): P
   const watcher = watchFiles(first.inputs, (changed) => {
     deploying = deploying.then(() => redeploy(changed));
   });
-  status(`watching ${first.inputs.length} file(s); Ctrl-C stops and ${opts.keep ? "keeps" : "deletes"} the source`);
+  const onStop = first.created && !opts.keep ? "deletes" : "keeps";
+  status(`watching ${first.inputs.length} file(s); Ctrl-C stops and ${onStop} the source`);
 
   let failure: unknown;
   await Promise.race([untilAborted(ctx.signal), following.catch((err: unknown) => (failure = err))]);

@@ -1,7 +1,8 @@
 /**
  * `dev <file>`: deploys, re-deploys when the file or one of its relative imports changes and
  * prints the new version's events, keeps the last good version on a file that fails to load,
- * and on SIGINT / SIGTERM deletes its source (unless --keep) and exits 0.
+ * and on SIGINT / SIGTERM deletes its source (unless --keep) and exits 0. It never deletes a
+ * source it did not create.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -128,5 +129,20 @@ describe("headwater dev", { timeout: 180_000 }, () => {
     expect(r.code).toBe(1);
     expect(r.stderr.trim()).toMatch(/^headwater: broken\.mjs:1:\d+: /);
     expect(await sourceIds()).toEqual(before);
+  });
+
+  it("--name of a source that existed before dev: updated, but SIGINT keeps it and says why", async () => {
+    const dir = project();
+    const code = fs.readFileSync(path.join(dir, "http-echo.mjs"), "utf8").replace('import { label } from "./label.mjs";', 'const label = "prod";');
+    const prod = await user.client.createSource({ component_code: code, name: "prod-source", configured_props: { greeting: "live" } });
+    const cli = startCli([...flags(server.baseUrl, user.key), "dev", "http-echo.mjs", "--name", "prod-source"], { cwd: dir });
+    await cli.waitFor(new RegExp(`updated prod-source \\(${prod.id}\\), version 1`), "stderr");
+    await cli.waitFor(/watching .*Ctrl-C stops and keeps the source/, "stderr");
+    cli.kill("SIGINT");
+    const r = await cli.done(30_000);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`kept prod-source (${prod.id}): it existed before dev started`);
+    expect(r.stderr).not.toMatch(/deleted prod-source/);
+    expect((await user.client.getSource(prod.id)).name).toBe("prod-source");
   });
 });
