@@ -1,8 +1,9 @@
 /**
  * `dev <file>`: deploy the file as a source, re-deploy on every save of it or its relative
  * imports, and stream the source's events, `$logs` and `$errors` as they happen. A version that
- * fails to load is reported and the last good one keeps running. SIGINT / SIGTERM delete the dev
- * source (unless `--keep`) and exit 0; so does a signal that arrives during the first deploy.
+ * fails to load is reported and the last good one keeps running. SIGINT / SIGTERM delete
+ * the dev source (unless `--keep`) and exit 0; so does a signal that arrives during the first
+ * deploy. A failure of the event streams (network, 401, 404) also deletes it, then exits 1.
  * Only a source dev created is ever deleted: `--name` of a source that existed before dev updates
  * it (as `deploy` would), and dev leaves it in place when it stops, saying so.
  */
@@ -114,15 +115,28 @@ async function dev(ctx: Context, file: string, opts: Record<string, unknown>): P
   const onStop = first.created && !opts.keep ? "deletes" : "keeps";
   status(`watching ${first.inputs.length} file(s); Ctrl-C stops and ${onStop} the source`);
 
-  let failure: unknown;
-  await Promise.race([untilAborted(ctx.signal), following.catch((err: unknown) => (failure = err))]);
-  stopStreams();
-  await watcher.close();
-  await deploying;
-  await following.catch(() => undefined);
-  ctx.signal.removeEventListener("abort", stopStreams);
-  if (failure !== undefined) throw failure;
-  await cleanup();
+  // Whatever ends dev (a signal, or a stream that failed: network, 401, 404), the source it made
+  // is cleaned up before the failure is reported.
+  let failed = false;
+  try {
+    await Promise.race([untilAborted(ctx.signal), following]);
+  } catch (err) {
+    failed = true;
+    throw err;
+  } finally {
+    stopStreams();
+    await watcher.close();
+    await deploying;
+    await following.catch(() => undefined);
+    ctx.signal.removeEventListener("abort", stopStreams);
+    try {
+      await cleanup();
+    } catch (err) {
+      // The stream's failure is the one to report; a failed delete is said, not swallowed.
+      if (!failed) throw err;
+      status(`could not delete ${first.source.name} (${sourceId}): ${describeError(err).line}`, out.errStyle.red);
+    }
+  }
 }
 
 const rel = (file: string) => path.relative(process.cwd(), file) || file;
