@@ -118,25 +118,27 @@ async function dev(ctx: Context, file: string, opts: Record<string, unknown>): P
   // Whatever ends dev (a signal, or a stream that failed: network, 401, 404), the source it made
   // is cleaned up before the failure is reported.
   let failed = false;
+  let failure: unknown;
   try {
     await Promise.race([untilAborted(ctx.signal), following]);
   } catch (err) {
     failed = true;
-    throw err;
-  } finally {
+    failure = err;
+  }
+  try {
     stopStreams();
     await watcher.close();
     await deploying;
     await following.catch(() => undefined);
     ctx.signal.removeEventListener("abort", stopStreams);
-    try {
-      await cleanup();
-    } catch (err) {
-      // The stream's failure is the one to report; a failed delete is said, not swallowed.
+  } finally {
+    await cleanup().catch((err: unknown) => {
+      // The stream's failure is the one to report; a failed delete is still said.
       if (!failed) throw err;
       status(`could not delete ${first.source.name} (${sourceId}): ${describeError(err).line}`, out.errStyle.red);
-    }
+    });
   }
+  if (failed) throw failure;
 }
 
 const rel = (file: string) => path.relative(process.cwd(), file) || file;
