@@ -1,7 +1,7 @@
 /**
  * `dev <file>`: deploy the file as a source, re-deploy on every save of it or its relative
  * imports, and stream the source's events, `$logs` and `$errors` as they happen. A version that
- * fails to load is reported and the last good one keeps running. SIGINT / SIGTERM delete
+ * fails to load is reported and the last good one keeps running. SIGINT / SIGTERM / SIGHUP delete
  * the dev source (unless `--keep`) and exit 0; so does a signal that arrives during the first
  * deploy. A failure of the event streams (network, 401, 404) also deletes it, then exits 1.
  * Only a source dev created is ever deleted: `--name` of a source that existed before dev updates

@@ -6,7 +6,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer, type TestUser } from "../support/server.js";
-import { ndjson, oneLine, runCli, startCli, tempDir } from "./helpers.js";
+import { eventually, ndjson, oneLine, runCli, startCli, tempDir } from "./helpers.js";
 
 describe("connection and login", { timeout: 120_000 }, () => {
   let server: TestServer;
@@ -95,6 +95,30 @@ describe("the local server", () => {
     // Stopped with the command that started it: the lock is released, the port closed.
     expect(fs.existsSync(path.join(appData, "local-server", "dashboard.lock"))).toBe(false);
     await expect(fetch(`http://127.0.0.1:${settings.localServerPort}/healthz`)).rejects.toThrow();
+  }, 240_000);
+
+  it("closing the terminal (SIGHUP to the command alone) stops dev as Ctrl-C does: source deleted, local server stopped", async () => {
+    const appData = tempDir("hw-cli-hup-");
+    const dir = tempDir("hw-cli-hup-src-");
+    for (const f of ["http-echo.mjs", "label.mjs"]) fs.copyFileSync(path.join(import.meta.dirname, "fixtures", f), path.join(dir, f));
+    const dev = startCli(["dev", "http-echo.mjs", "--prop", "greeting=hup"], { appDataDir: appData, cwd: dir, ownGroup: true });
+    const [, id] = await dev.waitFor(/created cli-echo-dev \((dc_\w+)\)/, "stderr", 120_000);
+    await dev.waitFor(/watching/, "stderr");
+    const settings = JSON.parse(fs.readFileSync(path.join(appData, "web-settings.json"), "utf8")) as { localServerPort: number };
+    // The local server runs in its own process group, so the hangup reaches only the command.
+    dev.kill("SIGHUP");
+    const r = await dev.done(60_000);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`deleted cli-echo-dev (${id})`);
+    // Not orphaned: the server went with the command (polled: the kill is asynchronous).
+    await eventually(async () => {
+      try {
+        await fetch(`http://127.0.0.1:${settings.localServerPort}/healthz`);
+        return undefined;
+      } catch {
+        return true;
+      }
+    }, 30_000, "the local server to stop");
   }, 240_000);
 
   it("server runs the API server like npm run server and stops on SIGTERM with exit 0", async () => {
