@@ -18,7 +18,11 @@ export function registerDeploy(program: Command, act: Act) {
 }
 
 async function deploy(ctx: Context, target: string, opts: Record<string, unknown>): Promise<void> {
-  // Check the command line before anything touches the server.
+  // The flags' shape and the props file are checked before anything touches the server. Prop
+  // names and values can only be checked against the component's props, which the server reads
+  // as it saves the component: a bad --prop then creates or changes no source, but the component
+  // just saved stays (the API has no way to delete a component; it is unused, listed by
+  // `list components`).
   const propFlags = splitPropFlags(opts.prop as string[]);
   const propsFromFile = readPropsFile(opts.propsFile as string | undefined);
   const { client } = await ctx.connect();
