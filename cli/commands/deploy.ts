@@ -4,6 +4,7 @@ import type { Context } from "../context.js";
 import { componentTarget, deploySource } from "../deploy/deploy.js";
 import { readPropsFile, splitPropFlags } from "../deploy/props.js";
 import { withSpinner } from "../output/spinner.js";
+import { shownSource } from "../redact.js";
 import { collectRepeated, type Act } from "../program.js";
 
 export function registerDeploy(program: Command, act: Act) {
@@ -38,6 +39,6 @@ async function deploy(ctx: Context, target: string, opts: Record<string, unknown
       ["endpoint", result.endpointUrl ?? "-"],
       ["active", source.active ? "yes" : "no"],
     ],
-    { ...source, endpoint_url: result.endpointUrl ?? null, created: result.created, component_name: component.name, component_version: component.version },
+    { ...shownSource(source, component.configurable_props), endpoint_url: result.endpointUrl ?? null, created: result.created, component_name: component.name, component_version: component.version },
   );
 }
