@@ -1,6 +1,6 @@
 /**
  * Which server a command talks to (flags, --profile, env, the default profile, the local
- * server), `login` (answers from stdin, a 0600 profile file) and `server`.
+ * server), `login` (answers from stdin, a 0600 profile file in a 0700 dir) and `server`.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -31,9 +31,13 @@ describe("connection and login", { timeout: 120_000 }, () => {
     await server?.stop();
   });
 
-  it("login reads the URL and key from stdin, checks the key, saves a 0600 profile", async () => {
+  it("login reads the URL and key from stdin, checks the key, saves a 0600 profile in a 0700 dir", async () => {
+    // The app's dir already there and readable by all (the dashboard or a user made it first).
+    fs.mkdirSync(path.join(xdg, "headwater"), { mode: 0o755 });
+    fs.chmodSync(path.join(xdg, "headwater"), 0o755);
     const r = await runCli(["login"], { ...withXdg(), input: `${server.origin}\n${alice.key}\n` });
     expect(r.code, r.stderr).toBe(0);
+    expect(fs.statSync(path.join(xdg, "headwater")).mode & 0o777).toBe(0o700);
     const file = path.join(xdg, "headwater", "cli-profiles.json");
     expect(r.stdout).toContain(`logged in to ${server.baseUrl} as alice; saved as profile default in ${file}`);
     expect(fs.statSync(file).mode & 0o777).toBe(0o600);
