@@ -1,6 +1,6 @@
 /**
  * What every command receives: its output, the connection (made on first use, closed at exit),
- * and the signal that a SIGINT or SIGTERM arrived.
+ * and the signal that a SIGINT, SIGTERM or SIGHUP arrived.
  */
 import type { Connection } from "./connection/resolve.js";
 import type { Output } from "./output/output.js";
@@ -10,7 +10,7 @@ export interface Context {
   env: NodeJS.ProcessEnv;
   /** The project root (holds server/ and node_modules). */
   appRoot: string;
-  /** Aborted on SIGINT or SIGTERM. */
+  /** Aborted on SIGINT, SIGTERM or SIGHUP. */
   signal: AbortSignal;
   /**
    * Called by commands that run until stopped (`-f`, `dev`): a signal then ends them normally

@@ -2,8 +2,10 @@
  * The `headwater` command: parse, run one command, print any error as one line on stderr, and
  * exit 0 (success), 1 (API, network or component error) or 2 (usage error).
  *
- * SIGINT / SIGTERM: commands that run until stopped (`-f`, `dev`, `server`) clean up and exit 0;
- * any other command is interrupted with 130. A second signal exits at once (130).
+ * SIGINT / SIGTERM / SIGHUP: commands that run until stopped (`-f`, `dev`, `server`) clean up and
+ * exit 0; any other command is interrupted with 130. A second signal exits at once (130). SIGHUP
+ * (the terminal closed) is handled too: without a handler Node dies at once, skipping the exit
+ * hook that stops a local server this command started in its own process group.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -39,6 +41,7 @@ export async function main(argv: string[]): Promise<number> {
   };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
+  process.on("SIGHUP", onSignal);
   // `headwater events -f | head -3`: the reader left, which is the end, not an error.
   process.stdout.on("error", (err: NodeJS.ErrnoException) => {
     if (err.code !== "EPIPE") return;

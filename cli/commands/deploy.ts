@@ -4,6 +4,7 @@ import type { Context } from "../context.js";
 import { componentTarget, deploySource } from "../deploy/deploy.js";
 import { readPropsFile, splitPropFlags } from "../deploy/props.js";
 import { withSpinner } from "../output/spinner.js";
+import { shownSource } from "../redact.js";
 import { collectRepeated, type Act } from "../program.js";
 
 export function registerDeploy(program: Command, act: Act) {
@@ -18,7 +19,11 @@ export function registerDeploy(program: Command, act: Act) {
 }
 
 async function deploy(ctx: Context, target: string, opts: Record<string, unknown>): Promise<void> {
-  // Check the command line before anything touches the server.
+  // The flags' shape and the props file are checked before anything touches the server. Prop
+  // names and values can only be checked against the component's props, which the server reads
+  // as it saves the component: a bad --prop then creates or changes no source, but the component
+  // just saved stays (the API has no way to delete a component; it is unused, listed by
+  // `list components`).
   const propFlags = splitPropFlags(opts.prop as string[]);
   const propsFromFile = readPropsFile(opts.propsFile as string | undefined);
   const { client } = await ctx.connect();
@@ -34,6 +39,6 @@ async function deploy(ctx: Context, target: string, opts: Record<string, unknown
       ["endpoint", result.endpointUrl ?? "-"],
       ["active", source.active ? "yes" : "no"],
     ],
-    { ...source, endpoint_url: result.endpointUrl ?? null, created: result.created, component_name: component.name, component_version: component.version },
+    { ...shownSource(source, component.configurable_props), endpoint_url: result.endpointUrl ?? null, created: result.created, component_name: component.name, component_version: component.version },
   );
 }

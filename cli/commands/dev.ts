@@ -1,8 +1,11 @@
 /**
  * `dev <file>`: deploy the file as a source, re-deploy on every save of it or its relative
  * imports, and stream the source's events, `$logs` and `$errors` as they happen. A version that
- * fails to load is reported and the last good one keeps running. SIGINT / SIGTERM delete the dev
- * source (unless `--keep`) and exit 0; so does a signal that arrives during the first deploy.
+ * fails to load is reported and the last good one keeps running. SIGINT / SIGTERM / SIGHUP delete
+ * the dev source (unless `--keep`) and exit 0; so does a signal that arrives during the first
+ * deploy. A failure of the event streams (network, 401, 404) also deletes it, then exits 1.
+ * Only a source dev created is ever deleted: `--name` of a source that existed before dev updates
+ * it (as `deploy` would), and dev leaves it in place when it stops, saying so.
  */
 import path from "node:path";
 import type { Command } from "commander";
@@ -54,6 +57,11 @@ async function dev(ctx: Context, file: string, opts: Record<string, unknown>): P
   const sourceId = first.source.id;
   let version = 1;
   const cleanup = async () => {
+    if (!first.created) {
+      // Deleting it would take its events and subscriptions, which dev never owned.
+      status(`kept ${first.source.name} (${sourceId}): it existed before dev started`);
+      return;
+    }
     if (opts.keep) {
       status(`kept ${first.source.name} (${sourceId})`);
       return;
@@ -104,17 +112,33 @@ async function dev(ctx: Context, file: string, opts: Record<string, unknown>): P
   const watcher = watchFiles(first.inputs, (changed) => {
     deploying = deploying.then(() => redeploy(changed));
   });
-  status(`watching ${first.inputs.length} file(s); Ctrl-C stops and ${opts.keep ? "keeps" : "deletes"} the source`);
+  const onStop = first.created && !opts.keep ? "deletes" : "keeps";
+  status(`watching ${first.inputs.length} file(s); Ctrl-C stops and ${onStop} the source`);
 
+  // Whatever ends dev (a signal, or a stream that failed: network, 401, 404), the source it made
+  // is cleaned up before the failure is reported.
+  let failed = false;
   let failure: unknown;
-  await Promise.race([untilAborted(ctx.signal), following.catch((err: unknown) => (failure = err))]);
-  stopStreams();
-  await watcher.close();
-  await deploying;
-  await following.catch(() => undefined);
-  ctx.signal.removeEventListener("abort", stopStreams);
-  if (failure !== undefined) throw failure;
-  await cleanup();
+  try {
+    await Promise.race([untilAborted(ctx.signal), following]);
+  } catch (err) {
+    failed = true;
+    failure = err;
+  }
+  try {
+    stopStreams();
+    await watcher.close();
+    await deploying;
+    await following.catch(() => undefined);
+    ctx.signal.removeEventListener("abort", stopStreams);
+  } finally {
+    await cleanup().catch((err: unknown) => {
+      // The stream's failure is the one to report; a failed delete is still said.
+      if (!failed) throw err;
+      status(`could not delete ${first.source.name} (${sourceId}): ${describeError(err).line}`, out.errStyle.red);
+    });
+  }
+  if (failed) throw failure;
 }
 
 const rel = (file: string) => path.relative(process.cwd(), file) || file;

@@ -1,9 +1,10 @@
 /** `list sources|components|subscriptions|workflows`: every page (or `--limit` rows), newest first. */
 import { Argument, type Command } from "commander";
 import { pages } from "../../shared/client/index.js";
-import type { Component, Source, Subscription, Workflow } from "../../shared/resources/index.js";
+import type { Component, PropDescriptor, Source, Subscription, Workflow } from "../../shared/resources/index.js";
 import type { Context } from "../context.js";
 import type { Column } from "../output/table.js";
+import { componentProps, shownSource } from "../redact.js";
 import { relativeTime } from "../output/time.js";
 import { positiveInt, type Act } from "../program.js";
 
@@ -35,7 +36,9 @@ async function list(ctx: Context, kind: Kind, limit: number | undefined): Promis
         { header: "COMPONENT", cell: (s) => s.component_id },
         { header: "UPDATED", cell: (s) => ago(s.updated_at) },
       ];
-      return out.rows(rows, columns);
+      // The JSON rows carry configured_props: secrets masked, with each component's `secret` flags.
+      const props = out.json ? await componentProps(client, rows.map((s) => s.component_id)) : new Map<string, PropDescriptor[]>();
+      return out.rows(rows, columns, (s) => shownSource(s, props.get(s.component_id)));
     }
     case "components": {
       const rows = await collect(pages((q) => client.listMyComponents(q), pageSize(limit)), limit);

@@ -2,6 +2,7 @@
 import type { Command } from "commander";
 import type { Context } from "../context.js";
 import type { Act } from "../program.js";
+import { componentProps, shownSource } from "../redact.js";
 import { resolveSource } from "../sources.js";
 
 export function registerSourceCommands(program: Command, act: Act) {
@@ -35,6 +36,9 @@ async function setActive(ctx: Context, ref: string, active: boolean): Promise<vo
   const source = await resolveSource(client, ref);
   // PUT needs a component reference: the source's own keeps its code and props as they are.
   const updated = await client.updateSource(source.id, { component_id: source.component_id, active });
-  if (ctx.out.json) ctx.out.jsonLine(updated);
+  if (ctx.out.json) {
+    const props = await componentProps(client, [updated.component_id]);
+    ctx.out.jsonLine(shownSource(updated, props.get(updated.component_id)));
+  }
   else ctx.out.say(`${active ? "activated" : "deactivated"} ${updated.id} (${updated.name})`);
 }

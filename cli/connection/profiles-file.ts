@@ -47,7 +47,11 @@ export function readProfiles(file: string): ProfilesFile {
 export function saveProfile(file: string, name: string, profile: SavedProfile): void {
   const current = readProfiles(file);
   current.profiles[name] = profile;
-  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  const dir = path.dirname(file);
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  // mkdirSync's mode applies only to a dir it creates (and passes the umask): the app's own
+  // dir, which holds keys, is made private also when the dashboard or a user made it first.
+  fs.chmodSync(dir, 0o700);
   const tmp = `${file}.${process.pid}.tmp`;
   fs.writeFileSync(tmp, JSON.stringify(current, null, 2) + "\n", { mode: 0o600 });
   // The mode given to writeFileSync is filtered by the umask; the key file must be 0600 whatever it is.

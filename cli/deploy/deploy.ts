@@ -1,7 +1,9 @@
 /**
  * `deploy` and `dev` share this: save the component (which checks that it loads, before any
  * source exists, so a bad file leaves nothing behind), then create the source or update the one
- * with that name (`PUT`, which keeps its id, endpoint URL and events).
+ * with that name (`PUT`, which keeps its id, endpoint URL and events). Props are checked against
+ * the saved component's props before any source is touched; a refused prop leaves that saved
+ * component behind, as there is no API to delete a component.
  */
 import type { Client } from "../../shared/client/index.js";
 import { slugify } from "../../shared/ids.js";

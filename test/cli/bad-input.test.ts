@@ -83,16 +83,31 @@ describe("bad input", { timeout: 120_000 }, () => {
     expect(await sourceCount()).toBe(before);
   });
 
-  it("a bad prop value or an unknown prop: exit 2", async () => {
+  it("a bad prop value or an unknown prop: exit 2, no source made or changed", async () => {
+    const components = async () => (await user.client.listMyComponents({ limit: 1 })).page_info.total_count;
+    const before = await sourceCount();
     const bad = await hw("deploy", "http-echo.mjs", "--prop", "greeting=x", "--prop", "times=many");
     expect(bad.code).toBe(2);
     expect(oneLine(bad.stderr)).toMatch(/--prop times: must be an integer/);
     const unknown = await hw("deploy", "http-echo.mjs", "--prop", "colour=red");
     expect(unknown.code).toBe(2);
     expect(oneLine(unknown.stderr)).toMatch(/--prop colour: the component has no such prop \(it has greeting, times\)/);
+    expect(await sourceCount()).toBe(before);
+    // A source of that name keeps its props when the new ones are refused.
+    const made = await hw("deploy", "http-echo.mjs", "--name", "kept-props", "--prop", "greeting=first", "--prop", "times=1", "--json");
+    expect(made.code, made.stderr).toBe(0);
+    const kept = (await user.client.listMySources({ limit: 100 })).data.find((s) => s.name === "kept-props")!;
+    const refused = await hw("deploy", "http-echo.mjs", "--name", "kept-props", "--prop", "greeting=second", "--prop", "times=many");
+    expect(refused.code).toBe(2);
+    const after = await user.client.getSource(kept.id);
+    expect(after.configured_props).toMatchObject({ greeting: "first", times: 1 });
+    expect(after.component_id).toBe(kept.component_id);
+    // A flag of the wrong shape is refused before the server is asked anything: not even a component is saved.
+    const componentsBefore = await components();
     const shape = await hw("deploy", "http-echo.mjs", "--prop", "greeting");
     expect(shape.code).toBe(2);
     expect(oneLine(shape.stderr)).toMatch(/--prop takes key=value/);
+    expect(await components()).toBe(componentsBefore);
   });
 
   it("an unknown command or flag: the closest match and help, exit 2", async () => {

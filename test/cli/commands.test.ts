@@ -23,7 +23,7 @@ describe("headwater commands", { timeout: 180_000 }, () => {
     server = await startServer({ env: { HEADWATER_SANDBOX_ALLOW_PRIVATE_NETWORK: "true" } });
     user = await server.newUser();
     cwd = tempDir();
-    for (const f of ["http-echo.mjs", "label.mjs"]) fs.copyFileSync(path.join(FIXTURES, f), path.join(cwd, f));
+    for (const f of ["http-echo.mjs", "label.mjs", "secret-props.mjs"]) fs.copyFileSync(path.join(FIXTURES, f), path.join(cwd, f));
     hw = (...args) => runCli([...flags(server.baseUrl, user.key), ...args], { cwd });
   });
   afterAll(async () => {
@@ -91,6 +91,45 @@ describe("headwater commands", { timeout: 180_000 }, () => {
     const r = await hw("deploy", "http-echo.mjs", "--name", "filed", "--props-file", "props.json", "--prop", "times=6");
     expect(r.code, r.stderr).toBe(0);
     expect((await sourceNamed("filed"))?.configured_props).toMatchObject({ greeting: "from file", times: 6 });
+  });
+
+  it("credentials are masked in deploy, list and activate output (--json too); the server keeps them", async () => {
+    const secrets = ["gho-secret-999", "hush-secret-42", "tok-secret-7"];
+    const noSecret = (text: string) => {
+      for (const v of secrets) expect(text).not.toContain(v);
+    };
+    const args = ["--name", "secretive", "--prop", "hush=hush-secret-42", "--prop", "apiToken=tok-secret-7", "--prop", "greeting=hello"];
+    const deployed = await hw("deploy", "secret-props.mjs", ...args, "--prop", 'github={"oauth_access_token":"gho-secret-999"}', "--json");
+    expect(deployed.code, deployed.stderr).toBe(0);
+    noSecret(deployed.stdout);
+    const [row] = ndjson(deployed.stdout) as Source[];
+    const shown = {
+      github: { $auth: { oauth_access_token: "••••" } },
+      hush: "••••", // declared secret: true
+      apiToken: "••••", // a name that looks secret
+      greeting: "hello",
+    };
+    expect(row!.configured_props).toMatchObject(shown);
+    // Masked in what is printed only: the source runs with the real values.
+    expect((await user.client.getSource(row!.id)).configured_props).toMatchObject({
+      github: { $auth: { oauth_access_token: "gho-secret-999" } },
+      hush: "hush-secret-42",
+      apiToken: "tok-secret-7",
+    });
+
+    const table = await hw("deploy", "secret-props.mjs", ...args);
+    expect(table.code, table.stderr).toBe(0);
+    noSecret(table.stdout);
+    const listed = await hw("list", "sources", "--json");
+    expect(listed.code, listed.stderr).toBe(0);
+    noSecret(listed.stdout);
+    expect((ndjson(listed.stdout) as Source[]).find((s) => s.id === row!.id)?.configured_props).toMatchObject(shown);
+    noSecret((await hw("list", "sources")).stdout);
+    const activated = await hw("activate", "secretive", "--json");
+    expect(activated.code, activated.stderr).toBe(0);
+    noSecret(activated.stdout);
+    expect((ndjson(activated.stdout)[0] as Source).configured_props).toMatchObject(shown);
+    await user.client.deleteSource(row!.id);
   });
 
   it("list sources|components|subscriptions|workflows: aligned tables, --limit, --json line by line", async () => {

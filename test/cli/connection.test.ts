@@ -1,12 +1,12 @@
 /**
  * Which server a command talks to (flags, --profile, env, the default profile, the local
- * server), `login` (answers from stdin, a 0600 profile file) and `server`.
+ * server), `login` (answers from stdin, a 0600 profile file in a 0700 dir) and `server`.
  */
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer, type TestUser } from "../support/server.js";
-import { ndjson, oneLine, runCli, startCli, tempDir } from "./helpers.js";
+import { eventually, ndjson, oneLine, runCli, startCli, tempDir } from "./helpers.js";
 
 describe("connection and login", { timeout: 120_000 }, () => {
   let server: TestServer;
@@ -31,9 +31,13 @@ describe("connection and login", { timeout: 120_000 }, () => {
     await server?.stop();
   });
 
-  it("login reads the URL and key from stdin, checks the key, saves a 0600 profile", async () => {
+  it("login reads the URL and key from stdin, checks the key, saves a 0600 profile in a 0700 dir", async () => {
+    // The app's dir already there and readable by all (the dashboard or a user made it first).
+    fs.mkdirSync(path.join(xdg, "headwater"), { mode: 0o755 });
+    fs.chmodSync(path.join(xdg, "headwater"), 0o755);
     const r = await runCli(["login"], { ...withXdg(), input: `${server.origin}\n${alice.key}\n` });
     expect(r.code, r.stderr).toBe(0);
+    expect(fs.statSync(path.join(xdg, "headwater")).mode & 0o777).toBe(0o700);
     const file = path.join(xdg, "headwater", "cli-profiles.json");
     expect(r.stdout).toContain(`logged in to ${server.baseUrl} as alice; saved as profile default in ${file}`);
     expect(fs.statSync(file).mode & 0o777).toBe(0o600);
@@ -95,6 +99,30 @@ describe("the local server", () => {
     // Stopped with the command that started it: the lock is released, the port closed.
     expect(fs.existsSync(path.join(appData, "local-server", "dashboard.lock"))).toBe(false);
     await expect(fetch(`http://127.0.0.1:${settings.localServerPort}/healthz`)).rejects.toThrow();
+  }, 240_000);
+
+  it("closing the terminal (SIGHUP to the command alone) stops dev as Ctrl-C does: source deleted, local server stopped", async () => {
+    const appData = tempDir("hw-cli-hup-");
+    const dir = tempDir("hw-cli-hup-src-");
+    for (const f of ["http-echo.mjs", "label.mjs"]) fs.copyFileSync(path.join(import.meta.dirname, "fixtures", f), path.join(dir, f));
+    const dev = startCli(["dev", "http-echo.mjs", "--prop", "greeting=hup"], { appDataDir: appData, cwd: dir, ownGroup: true });
+    const [, id] = await dev.waitFor(/created cli-echo-dev \((dc_\w+)\)/, "stderr", 120_000);
+    await dev.waitFor(/watching/, "stderr");
+    const settings = JSON.parse(fs.readFileSync(path.join(appData, "web-settings.json"), "utf8")) as { localServerPort: number };
+    // The local server runs in its own process group, so the hangup reaches only the command.
+    dev.kill("SIGHUP");
+    const r = await dev.done(60_000);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`deleted cli-echo-dev (${id})`);
+    // Not orphaned: the server went with the command (polled: the kill is asynchronous).
+    await eventually(async () => {
+      try {
+        await fetch(`http://127.0.0.1:${settings.localServerPort}/healthz`);
+        return undefined;
+      } catch {
+        return true;
+      }
+    }, 30_000, "the local server to stop");
   }, 240_000);
 
   it("server runs the API server like npm run server and stops on SIGTERM with exit 0", async () => {

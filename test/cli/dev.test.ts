@@ -1,9 +1,12 @@
 /**
  * `dev <file>`: deploys, re-deploys when the file or one of its relative imports changes and
  * prints the new version's events, keeps the last good version on a file that fails to load,
- * and on SIGINT / SIGTERM deletes its source (unless --keep) and exits 0.
+ * and on SIGINT / SIGTERM deletes its source (unless --keep) and exits 0. It never deletes a
+ * source it did not create, and cleans up what it did create when its event streams fail.
  */
 import fs from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EventSummary } from "../../shared/resources/index.js";
@@ -128,5 +131,52 @@ describe("headwater dev", { timeout: 180_000 }, () => {
     expect(r.code).toBe(1);
     expect(r.stderr.trim()).toMatch(/^headwater: broken\.mjs:1:\d+: /);
     expect(await sourceIds()).toEqual(before);
+  });
+
+  it("--name of a source that existed before dev: updated, but SIGINT keeps it and says why", async () => {
+    const dir = project();
+    const code = fs.readFileSync(path.join(dir, "http-echo.mjs"), "utf8").replace('import { label } from "./label.mjs";', 'const label = "prod";');
+    const prod = await user.client.createSource({ component_code: code, name: "prod-source", configured_props: { greeting: "live" } });
+    const cli = startCli([...flags(server.baseUrl, user.key), "dev", "http-echo.mjs", "--name", "prod-source"], { cwd: dir });
+    await cli.waitFor(new RegExp(`updated prod-source \\(${prod.id}\\), version 1`), "stderr");
+    await cli.waitFor(/watching .*Ctrl-C stops and keeps the source/, "stderr");
+    cli.kill("SIGINT");
+    const r = await cli.done(30_000);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`kept prod-source (${prod.id}): it existed before dev started`);
+    expect(r.stderr).not.toMatch(/deleted prod-source/);
+    expect((await user.client.getSource(prod.id)).name).toBe("prod-source");
+  });
+
+  it("when its event stream fails, dev deletes the source it created and exits 1", async () => {
+    // A proxy in front of the server that refuses the SSE streams (403), as a key without
+    // access to them would; everything else reaches the server.
+    const target = new URL(server.baseUrl);
+    const proxy = http.createServer((req, res) => {
+      if (/\/sse(\/|$)|\/sse\/dc\//.test(req.url ?? "")) {
+        res.writeHead(403, { "content-type": "application/json" }).end(JSON.stringify({ error: "forbidden", code: "FORBIDDEN" }));
+        return;
+      }
+      const upstream = http.request({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers }, (up) => {
+        res.writeHead(up.statusCode ?? 502, up.headers);
+        up.pipe(res);
+      });
+      upstream.on("error", () => res.destroy());
+      req.pipe(upstream);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+    try {
+      const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}${target.pathname === "/" ? "" : target.pathname}`;
+      const dir = project();
+      const cli = startCli([...flags(proxyUrl, user.key), "dev", "http-echo.mjs", "--name", "failing-dev", "--prop", "greeting=f"], { cwd: dir });
+      const [, id] = await cli.waitFor(/created failing-dev \((dc_\w+)\)/, "stderr");
+      const r = await cli.done(45_000);
+      expect(r.code, r.stderr).toBe(1);
+      expect(r.stderr).toContain(`deleted failing-dev (${id})`);
+      expect(await sourceIds()).not.toContain(id);
+    } finally {
+      proxy.closeAllConnections();
+      await new Promise((resolve) => proxy.close(resolve));
+    }
   });
 });

@@ -6,10 +6,11 @@
  */
 import { useState } from "react";
 import type { PropDescriptor, PropOption } from "../../../shared/resources/index.js";
+import { isSecretName } from "../../../shared/secrets.js";
 import { call } from "../../state/bridge.js";
 import { ErrorNote } from "../../ui/ErrorNote.js";
 import { Spinner } from "../../ui/Spinner.js";
-import { isSecretField, optionText, type AppState } from "./propsForm.js";
+import { optionText, type AppState } from "./propsForm.js";
 
 export function CredentialsGroup(props: {
   p: PropDescriptor;
@@ -39,7 +40,7 @@ export function CredentialsGroup(props: {
           />
           <input
             aria-label={f.name ? `${label}: ${f.name}` : `${label}: field ${i + 1} value`}
-            type={isSecretField(f.name) ? "password" : "text"}
+            type={isSecretName(f.name) ? "password" : "text"}
             autoComplete="off"
             value={f.value}
             onChange={(e) => set(i, { value: e.target.value })}

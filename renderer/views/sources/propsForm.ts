@@ -73,9 +73,6 @@ export function hasRemoteOptions(p: PropDescriptor): boolean {
   return p.remoteOptions === true && ["string", "integer", "string[]", "integer[]"].includes(p.type);
 }
 
-/** Credential names that are masked as they are typed. */
-const SECRET_NAME = /pass|secret|token|key|cert|credential|private|auth|session|cookie/i;
-export const isSecretField = (name: string) => SECRET_NAME.test(name);
 
 /** A remote option's value as the text of the prop's input (strings as they are, others as JSON). */
 export const optionText = (value: unknown) => (typeof value === "string" ? value : JSON.stringify(value));
