@@ -11,7 +11,13 @@ describe("redactConfiguredProps", () => {
 
   it("masks $auth values, declared secrets and secret-looking names; keeps the rest and the keys", () => {
     const out = redactConfiguredProps(
-      { gh: { $auth: { oauth_access_token: "t1", scope: "repo" } }, hush: "h", channel: "general", api_key: "k", timer: { intervalSeconds: 60 } },
+      {
+        gh: { $auth: { oauth_access_token: "t1", scope: "repo" } },
+        hush: "h",
+        channel: "general",
+        api_key: "k",
+        timer: { intervalSeconds: 60 },
+      },
       props,
     );
     expect(out).toEqual({
@@ -24,15 +30,31 @@ describe("redactConfiguredProps", () => {
   });
 
   it("without the component's props: $auth and names still masked, a declared secret cannot be known", () => {
-    expect(redactConfiguredProps({ x: { $auth: { k: "v" } }, hush: "h", password: "p" })).toEqual({ x: { $auth: { k: MASK } }, hush: "h", password: MASK });
+    expect(redactConfiguredProps({ x: { $auth: { k: "v" } }, hush: "h", password: "p" })).toEqual({
+      x: { $auth: { k: MASK } },
+      hush: "h",
+      password: MASK,
+    });
   });
 
   it("an app prop's credentials not in $auth form are masked by its type; empty values stay empty", () => {
-    expect(redactConfiguredProps({ gh: { token: "t", empty: "" }, hush: null }, props)).toEqual({ gh: { token: MASK, empty: "" }, hush: null });
+    expect(redactConfiguredProps({ gh: { token: "t", empty: "" }, hush: null }, props)).toEqual({
+      gh: { token: MASK, empty: "" },
+      hush: null,
+    });
   });
 
   it("names: the dashboard's rule", () => {
     expect(["password", "apiToken", "client_secret", "API_KEY", "cookie"].every(isSecretName)).toBe(true);
     expect(["channel", "greeting", "url"].some(isSecretName)).toBe(false);
+  });
+
+  it("names: whole words only, in any case convention", () => {
+    expect(
+      ["oauth_access_token", "clientSecret", "ssl-key", "db_password", "privateKey", "dsn"].every(
+        isSecretName,
+      ),
+    ).toBe(true);
+    expect(["keyword", "monkey", "author", "passenger", "tokenizer_name"].some(isSecretName)).toBe(false);
   });
 });

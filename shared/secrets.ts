@@ -11,12 +11,45 @@ import type { PropDescriptor } from "./resources/index.js";
 /** What a secret is shown as. */
 export const MASK = "••••";
 
-const SECRET_NAME = /pass|secret|token|key|cert|credential|private|auth|session|cookie/i;
+/**
+ * Words of a name that mark a credential. Matched as whole words of the name (`api_key`,
+ * `apiKey`, `API-KEY`), so that `keyword`, `monkey` or `author` are not masked for a substring.
+ */
+const SECRET_WORDS = new Set([
+  "pass",
+  "passwd",
+  "password",
+  "passphrase",
+  "pwd",
+  "secret",
+  "token",
+  "key",
+  "apikey",
+  "cert",
+  "certificate",
+  "credential",
+  "credentials",
+  "private",
+  "auth",
+  "authorization",
+  "session",
+  "cookie",
+  "dsn",
+]);
+
+/** `clientSecret`, `client_secret`, `CLIENT-SECRET` → ["client", "secret"]. */
+const wordsOf = (name: string): string[] =>
+  name
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
 
 /** A field or prop name that looks like it holds a credential. */
-export const isSecretName = (name: string): boolean => SECRET_NAME.test(name);
+export const isSecretName = (name: string): boolean => wordsOf(name).some((w) => SECRET_WORDS.has(w));
 
-const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === "object" && !Array.isArray(v);
 const masked = (v: unknown) => (v === null || v === undefined || v === "" ? v : MASK);
 
 /**
@@ -25,7 +58,10 @@ const masked = (v: unknown) => (v === null || v === undefined || v === "" ? v : 
  * it still shows which credentials are set. `props` (the component's, when known) adds the
  * declared `secret` flags and app types; without them the `$auth` and name rules still apply.
  */
-export function redactConfiguredProps(configured: Record<string, unknown>, props: readonly PropDescriptor[] = []): Record<string, unknown> {
+export function redactConfiguredProps(
+  configured: Record<string, unknown>,
+  props: readonly PropDescriptor[] = [],
+): Record<string, unknown> {
   const byName = new Map(props.map((p) => [p.name, p]));
   const out: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(configured)) {
