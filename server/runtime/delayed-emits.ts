@@ -16,7 +16,7 @@
 import type { EmitInput, EventStore } from "../services.js";
 import type { NewJob } from "../store/repos/jobs.js";
 import type { RuntimeCatalog } from "./catalog.js";
-import { PlatformFailure } from "./invoke.js";
+import { PlatformFailure, platformStep } from "./invoke.js";
 import type { BatchOutcome, QueuedJob } from "./queue.js";
 
 /** The queue's target prefix of held emits. */
@@ -70,7 +70,8 @@ export async function handleDelayedJobs(
   deps: { catalog: RuntimeCatalog; events: EventStore },
 ): Promise<BatchOutcome> {
   const sourceId = jobs[0]!.targetId.slice(DELAYED_PREFIX.length);
-  const source = await deps.catalog.source(sourceId);
+  // A database error here keeps the jobs (retried): any other error would end the first for good.
+  const source = await platformStep("reading the held emits' source", () => deps.catalog.source(sourceId));
   if (!source) return { ran: jobs.length };
   const inputs = jobs.map((job): EmitInput => {
     const held = job.event as HeldEmit;
