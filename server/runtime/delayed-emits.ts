@@ -21,8 +21,11 @@ import type { BatchOutcome, QueuedJob } from "./queue.js";
 
 /** The queue's target prefix of held emits. */
 export const DELAYED_PREFIX = "de_";
-/** The latest time a Date can hold; a later `delivery_ts` is not a time, and is delivered now. */
-const MAX_TIME = 8.64e15;
+/**
+ * The latest `delivery_ts` held (about the year 33658): a job id has fifteen digits of due time
+ * (store/repos/jobs.ts). A later one is not a real time, and is delivered now.
+ */
+const MAX_TIME = 1e15 - 1;
 
 /** The target under which a source's held emits wait (never the source's own: see above). */
 export const delayedTarget = (sourceId: string): string => `${DELAYED_PREFIX}${sourceId}`;

@@ -15,7 +15,7 @@ import { DurableQueue, type QueuedJob } from "../../server/runtime/queue.js";
 import { timerEvent } from "../../server/runtime/triggers/timer.js";
 import { openDb, type OpenedDb } from "../../server/store/db.js";
 import { JobAlreadyCompletedError } from "../../server/store/repos/completions.js";
-import { JobsRepo } from "../../server/store/repos/jobs.js";
+import { insertJobs, JobsRepo } from "../../server/store/repos/jobs.js";
 import { TimersRepo } from "../../server/store/repos/timers.js";
 import { testDatabases, type FreshDatabase } from "../support/databases.js";
 import { tempDataDir } from "./helpers.js";
@@ -353,5 +353,18 @@ describe.each(testDatabases())("invocation queue on $name", (database) => {
     expect(failed).toEqual(new Set([source, source2]));
     expect((await stored()).map((r) => JSON.parse(r.event_json) as unknown)).toEqual([{ n: 1 }]);
     expect(ran).toEqual([{ n: 2 }]);
+  });
+
+  it("offers due held emits among ready targets by due time, not ahead of older work", async () => {
+    const jobs = new JobsRepo(store.db);
+    const t = Date.now() + 3_600_000;
+    // A source's run enqueued at t, then an emit held until t + 10 on another source.
+    await store.db.transaction().execute((trx) => insertJobs(trx, [{ targetId: "dc_older", ownerId: "u_1", trigger: "http", payload: "{}" }], t));
+    await store.db
+      .transaction()
+      .execute((trx) => insertJobs(trx, [{ targetId: delayedTarget("dc_later"), ownerId: "u_1", trigger: "delayed", payload: "{}", runAfter: t + 10, sortAt: t + 10 }], t));
+    const ready = (await jobs.readyTargets(t + 20, 1000)).filter((id) => id.endsWith("dc_older") || id.endsWith("dc_later"));
+    expect(ready).toEqual(["dc_older", delayedTarget("dc_later")]);
+    await store.db.deleteFrom("jobs").where("target_id", "in", ["dc_older", delayedTarget("dc_later")]).execute();
   });
 });
