@@ -93,13 +93,16 @@ export function sendError(reply: FastifyReply, err: HttpError): FastifyReply {
   return reply.code(err.status).type("application/json; charset=utf-8").send(body);
 }
 
+/** The answer to any error: its 4xx when it is a known one, else logged and a bare 500. */
+export function answerError(err: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const known = toHttpError(err);
+  if (known) return sendError(reply, known);
+  request.log.error({ err }, "unexpected error");
+  return sendError(reply, new HttpError(500, ERROR_CODES.internal, "internal server error"));
+}
+
 export function registerErrorModel(app: FastifyInstance): void {
-  app.setErrorHandler((err: unknown, request: FastifyRequest, reply: FastifyReply) => {
-    const known = toHttpError(err);
-    if (known) return sendError(reply, known);
-    request.log.error({ err }, "unexpected error");
-    return sendError(reply, new HttpError(500, ERROR_CODES.internal, "internal server error"));
-  });
+  app.setErrorHandler(answerError);
   app.setNotFoundHandler((request, reply) =>
     sendError(
       reply,
