@@ -6,7 +6,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { ERROR_CODES, type ErrorBody } from "../../shared/resources/index.js";
-import { ConflictError, InvalidRequestError, NotFoundError, QuotaExceededError } from "../errors.js";
+import { ConflictError, InvalidRequestError, NotFoundError, QuotaExceededError, UnavailableError } from "../errors.js";
 import { ComponentLoadError, HookError } from "../services.js";
 import { CursorNotFoundError } from "../store/repos/paging.js";
 
@@ -72,6 +72,7 @@ function toHttpError(err: unknown): HttpError | undefined {
   if (err instanceof InvalidRequestError) return new HttpError(400, err.code, err.message, err.details);
   if (err instanceof ConflictError) return new HttpError(409, ERROR_CODES.conflict, err.message);
   if (err instanceof QuotaExceededError) return new HttpError(429, ERROR_CODES.quotaExceeded, err.message);
+  if (err instanceof UnavailableError) return new HttpError(503, err.code, err.message);
   if (err instanceof CursorNotFoundError) return badRequest(err.message, ERROR_CODES.badCursor);
   if (err instanceof ComponentLoadError) return new HttpError(400, err.code, err.message);
   if (err instanceof HookError)
