@@ -38,3 +38,14 @@ export class QuotaExceededError extends Error {
     this.name = "QuotaExceededError";
   }
 }
+
+/** Cannot be done now for a reason outside the request (a registry that did not answer): 503. */
+export class UnavailableError extends Error {
+  constructor(
+    message: string,
+    readonly code: string = "unavailable",
+  ) {
+    super(message);
+    this.name = "UnavailableError";
+  }
+}

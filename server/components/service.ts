@@ -11,8 +11,9 @@ import {
   type PropOptions,
   type PropOptionsBody,
 } from "../../shared/resources/index.js";
-import { ConflictError, InvalidRequestError, NotFoundError } from "../errors.js";
+import { ConflictError, InvalidRequestError, NotFoundError, UnavailableError } from "../errors.js";
 import {
+  ComponentLoadError,
   PropOptionsError,
   type ComponentDescriber,
   type ComponentDescription,
@@ -29,7 +30,7 @@ import {
 import type { PageRequest, PageRows } from "../store/repos/paging.js";
 import type { Db } from "../store/db.js";
 import { ComponentFetchError } from "./fetch.js";
-import type { NpmComponents } from "./npm-registry.js";
+import { NpmComponents } from "./npm-registry.js";
 
 export interface ComponentInput {
   component_code?: string | undefined;
@@ -236,12 +237,40 @@ export class ComponentService {
     return row as ComponentRow;
   }
 
+  /**
+   * Before a key no user holds is published: when the vendor's npm packages are a registry and
+   * the key can name one of them, looks it up, so that a vendor component with this key is saved
+   * (as the system's) and the claim refuses the key. Vendor rows are otherwise saved on first
+   * lookup only: a user publishing the key before anyone looked it up would take it over, and
+   * every user's deploy by that key would get their code. A package that cannot be checked now
+   * (npm unreachable) is a 503 to retry: refusing is safer than guessing, and it lasts only as
+   * long as npm does not answer (a server without network sets HEADWATER_NPM_COMPONENTS=0). A
+   * package without the key, or no such package, leaves the key free.
+   */
+  private async resolveVendorKey(key: string): Promise<void> {
+    if (!this.npm || !NpmComponents.packageFor(key)) return;
+    if (await this.repo.registryHolder(key)) return;
+    try {
+      await this.findPublished(key);
+    } catch (err) {
+      if (err instanceof ComponentLoadError)
+        throw new ConflictError(`component key "${key}" belongs to the vendor's package ${NpmComponents.packageFor(key)}`);
+      if (err instanceof InvalidRequestError && err.code === ERROR_CODES.componentFetchFailed)
+        throw new UnavailableError(
+          `cannot publish "${key}" now: the vendor's package ${NpmComponents.packageFor(key)}, which may hold this key, could not be checked (${err.message}); try again later`,
+          ERROR_CODES.componentFetchFailed,
+        );
+      throw err;
+    }
+  }
+
   /** `POST /components/{id}/publish`: visible to every user at the registry, by key. */
   async publish(userId: string, id: string): Promise<Component> {
     const row = await this.repo.findOwnById(userId, id);
     if (!row) throw new NotFoundError(`component ${id}`);
     if (!row.key)
       throw new InvalidRequestError("only a component with a key can be published (the registry is by key)");
+    await this.resolveVendorKey(row.key);
     const now = nowSeconds();
     try {
       await this.repo.publish({ id: row.id, user_id: row.user_id, key: row.key }, now);

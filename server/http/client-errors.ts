@@ -10,14 +10,15 @@
  * | a URL over MAX_URL_BYTES (however long the headers)    | 414    | `url_too_long`      |
  * | a request Node's parser cannot read (request line, headers, framing) | 400 | `malformed_request` |
  * | a URL whose percent-encoding is broken (Fastify's router) | 400 | `malformed_url`     |
+ * | a path segment over the router's maxParamLength (100)  | 414    | `url_too_long`      |
  * | the request's head or body did not arrive in time      | 408    | `request_timeout`   |
  *
  * The connection is closed after such an answer: the parser's state is unknown past the error.
  */
 import http from "node:http";
 import type { Socket } from "node:net";
-import type { FastifyError, FastifyInstance, FastifyReply } from "fastify";
-import { HttpError, sendError } from "./errors.js";
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { answerError, HttpError, sendError } from "./errors.js";
 
 /** The longest URL (path and query) answered; longer ones get 414 `url_too_long`. */
 export const MAX_URL_BYTES = 8192;
@@ -87,13 +88,19 @@ export function registerUrlLimit(app: FastifyInstance): void {
 }
 
 /**
- * Fastify's `frameworkErrors`: errors its router raises before any route or hook runs (a URL
- * that cannot be percent-decoded), answered in the error shape instead of Fastify's own.
+ * Fastify's `frameworkErrors`: errors its router raises before any route or hook runs. Those that
+ * are the client's (a URL that cannot be percent-decoded, a path segment over the router's
+ * maxParamLength) are answered in the error shape instead of Fastify's own; any other (a failing
+ * async route constraint) is the server's fault and takes the error model's path: logged, 500.
  */
-export function frameworkErrorHandler(err: FastifyError, _request: unknown, reply: FastifyReply): void {
+export function frameworkErrorHandler(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   if (err.code === "FST_ERR_BAD_URL") {
     void sendError(reply, new HttpError(400, CLIENT_ERROR_CODES.malformedUrl, "the URL's percent-encoding is malformed"));
     return;
   }
-  void sendError(reply, new HttpError(400, CLIENT_ERROR_CODES.malformed, "malformed HTTP request"));
+  if (err.code === "FST_ERR_MAX_PARAM_LENGTH") {
+    void sendError(reply, new HttpError(414, CLIENT_ERROR_CODES.urlTooLong, "a segment of the URL's path is too long"));
+    return;
+  }
+  void answerError(err, request, reply);
 }

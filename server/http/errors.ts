@@ -6,7 +6,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { ERROR_CODES, type ErrorBody } from "../../shared/resources/index.js";
-import { ConflictError, InvalidRequestError, NotFoundError, QuotaExceededError } from "../errors.js";
+import { ConflictError, InvalidRequestError, NotFoundError, QuotaExceededError, UnavailableError } from "../errors.js";
 import { ComponentLoadError, HookError } from "../services.js";
 import { CursorNotFoundError } from "../store/repos/paging.js";
 
@@ -72,6 +72,7 @@ function toHttpError(err: unknown): HttpError | undefined {
   if (err instanceof InvalidRequestError) return new HttpError(400, err.code, err.message, err.details);
   if (err instanceof ConflictError) return new HttpError(409, ERROR_CODES.conflict, err.message);
   if (err instanceof QuotaExceededError) return new HttpError(429, ERROR_CODES.quotaExceeded, err.message);
+  if (err instanceof UnavailableError) return new HttpError(503, err.code, err.message);
   if (err instanceof CursorNotFoundError) return badRequest(err.message, ERROR_CODES.badCursor);
   if (err instanceof ComponentLoadError) return new HttpError(400, err.code, err.message);
   if (err instanceof HookError)
@@ -93,13 +94,16 @@ export function sendError(reply: FastifyReply, err: HttpError): FastifyReply {
   return reply.code(err.status).type("application/json; charset=utf-8").send(body);
 }
 
+/** The answer to any error: its 4xx when it is a known one, else logged and a bare 500. */
+export function answerError(err: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const known = toHttpError(err);
+  if (known) return sendError(reply, known);
+  request.log.error({ err }, "unexpected error");
+  return sendError(reply, new HttpError(500, ERROR_CODES.internal, "internal server error"));
+}
+
 export function registerErrorModel(app: FastifyInstance): void {
-  app.setErrorHandler((err: unknown, request: FastifyRequest, reply: FastifyReply) => {
-    const known = toHttpError(err);
-    if (known) return sendError(reply, known);
-    request.log.error({ err }, "unexpected error");
-    return sendError(reply, new HttpError(500, ERROR_CODES.internal, "internal server error"));
-  });
+  app.setErrorHandler(answerError);
   app.setNotFoundHandler((request, reply) =>
     sendError(
       reply,

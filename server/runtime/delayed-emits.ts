@@ -16,13 +16,16 @@
 import type { EmitInput, EventStore } from "../services.js";
 import type { NewJob } from "../store/repos/jobs.js";
 import type { RuntimeCatalog } from "./catalog.js";
-import { PlatformFailure } from "./invoke.js";
+import { PlatformFailure, platformStep } from "./invoke.js";
 import type { BatchOutcome, QueuedJob } from "./queue.js";
 
 /** The queue's target prefix of held emits. */
 export const DELAYED_PREFIX = "de_";
-/** The latest time a Date can hold; a later `delivery_ts` is not a time, and is delivered now. */
-const MAX_TIME = 8.64e15;
+/**
+ * The latest `delivery_ts` held (about the year 33658): a job id has fifteen digits of due time
+ * (store/repos/jobs.ts). A later one is not a real time, and is delivered now.
+ */
+const MAX_TIME = 1e15 - 1;
 
 /** The target under which a source's held emits wait (never the source's own: see above). */
 export const delayedTarget = (sourceId: string): string => `${DELAYED_PREFIX}${sourceId}`;
@@ -70,7 +73,8 @@ export async function handleDelayedJobs(
   deps: { catalog: RuntimeCatalog; events: EventStore },
 ): Promise<BatchOutcome> {
   const sourceId = jobs[0]!.targetId.slice(DELAYED_PREFIX.length);
-  const source = await deps.catalog.source(sourceId);
+  // A database error here keeps the jobs (retried): any other error would end the first for good.
+  const source = await platformStep("reading the held emits' source", () => deps.catalog.source(sourceId));
   if (!source) return { ran: jobs.length };
   const inputs = jobs.map((job): EmitInput => {
     const held = job.event as HeldEmit;

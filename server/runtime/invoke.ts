@@ -42,6 +42,18 @@ export class PlatformFailure extends Error {
   }
 }
 
+/**
+ * Runs a database step of a job's handling; its failure is the platform's, not the job's: the
+ * queue retries a PlatformFailure, while any other error ends (deletes) the job.
+ */
+export async function platformStep<T>(what: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw new PlatformFailure(`${what} failed: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
 export type Action = "run" | "deploy" | "activate" | "deactivate";
 
 /** One run of a batch: what triggered it (`onRespond` gets the run's first `this.http.respond`). */

@@ -6,7 +6,7 @@
  * when that run ends without one.
  */
 import type { RuntimeCatalog } from "./catalog.js";
-import type { Invoker } from "./invoke.js";
+import { platformStep, type Invoker } from "./invoke.js";
 import type { BatchOutcome, QueuedJob } from "./queue.js";
 import type { Responders } from "./triggers/http.js";
 
@@ -18,8 +18,11 @@ export async function handleSourceJobs(
     for (const job of ended) deps.responders.finish(job.respondTo);
   };
   try {
-    const source = await deps.catalog.source(jobs[0]!.targetId);
-    const component = source?.active ? await deps.catalog.component(source.componentId) : undefined;
+    // A database error loading them is the platform's (the jobs are retried, never dropped).
+    const source = await platformStep("reading the source", () => deps.catalog.source(jobs[0]!.targetId));
+    const component = source?.active
+      ? await platformStep("reading the source's component", () => deps.catalog.component(source.componentId))
+      : undefined;
     if (!source || !component) {
       finish(jobs);
       return { ran: jobs.length };

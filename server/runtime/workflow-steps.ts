@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto";
 import type { Quotas } from "../quotas/quotas.js";
 import type { BundleCache } from "./bundles.js";
 import { CompileError } from "./compile.js";
-import { PlatformFailure } from "./invoke.js";
+import { PlatformFailure, platformStep } from "./invoke.js";
 import { PackageError } from "./npm/cache.js";
 import type { SandboxPool } from "./sandbox/pool.js";
 
@@ -103,6 +103,10 @@ export function createWorkflowStepRunner(deps: { pool: SandboxPool; bundles: Bun
     const computeMs = Date.now() - t0;
     switch (outcome.kind) {
       case "crash":
+        // The steps ran until the worker died (a component can make it die): that compute
+        // counts, as a source run's does (invoke.ts), or each retry of the job would be free.
+        // Nothing of the run is stored, so the count is written on its own.
+        await platformStep("counting the stopped run", () => deps.quotas.record(input.ownerId, computeMs));
         throw new PlatformFailure(outcome.detail);
       case "timeout":
         return { ...fail("TIMEOUT", `the workflow ran longer than ${deps.timeoutMs} ms and was stopped`), logs, computeMs, ran: true };

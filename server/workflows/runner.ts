@@ -12,7 +12,7 @@ import type { WorkflowStep } from "../../shared/resources/index.js";
 import { errorEvent } from "../delivery/error-event.js";
 import type { Quotas } from "../quotas/quotas.js";
 import type { EmitInput, EventStore, InvocationJob } from "../services.js";
-import { PlatformFailure } from "../runtime/invoke.js";
+import { platformStep } from "../runtime/invoke.js";
 import type { Db } from "../store/db.js";
 import { findWorkflow } from "../store/repos/workflows.js";
 
@@ -53,7 +53,7 @@ function sourceType(job: InvocationJob): "SOURCE" | "WORKFLOW" | "HTTP" {
 /** Returns the handler the invocation queue calls for `p_` targets. */
 export function createWorkflowRunner(o: WorkflowRunnerOptions): WorkflowJobHandler {
   return async (job) => {
-    const wf = await platform("reading the workflow", () => findWorkflow(o.db, job.targetId));
+    const wf = await platformStep("reading the workflow", () => findWorkflow(o.db, job.targetId));
     // Deleted, someone else's (a stale job), or paused: nothing to run (the queue drops the job).
     if (!wf || wf.owner_id !== job.ownerId || Number(wf.active) !== 1) return { committed: false };
     const steps = JSON.parse(wf.steps_json) as WorkflowStep[];
@@ -107,17 +107,8 @@ export function createWorkflowRunner(o: WorkflowRunnerOptions): WorkflowJobHandl
     const usage = result.ran ? o.quotas?.countFor(wf.owner_id, result.computeMs ?? 0) : undefined;
     const jobIds = job.id ? [job.id] : [];
     if (inputs.length === 0 && jobIds.length === 0 && !usage) return { committed: false };
-    await platform("storing the workflow's results", () => o.events.commit(inputs, { jobIds, ...(usage ? { usage } : {}) }));
+    await platformStep("storing the workflow's results", () => o.events.commit(inputs, { jobIds, ...(usage ? { usage } : {}) }));
     if (usage) o.quotas?.counted(usage);
     return { committed: jobIds.length > 0 };
   };
-}
-
-/** Runs a database step; its failure is the platform's, not the workflow's. */
-async function platform<T>(what: string, fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    throw new PlatformFailure(`${what} failed: ${err instanceof Error ? err.message : String(err)}`);
-  }
 }

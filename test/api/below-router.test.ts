@@ -6,6 +6,8 @@
  */
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../../server/config.js";
+import { createHttpApp } from "../../server/http/app.js";
 import { startServer, type TestServer } from "../support/server.js";
 
 interface RawAnswer {
@@ -78,9 +80,37 @@ describe("errors below the router", () => {
     expectShape(answer, 400, "malformed_url");
   });
 
+  it("answers a path segment over the router's limit with 414 url_too_long", async () => {
+    const answer = await raw(server.origin, `GET /v1/sources/${"a".repeat(150)} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+    expectShape(answer, 414, "url_too_long");
+  });
+
   it("keeps serving after those answers", async () => {
     const res = await fetch(`${server.origin}/healthz`);
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ ok: true });
+  });
+});
+
+describe("the router's own faults", () => {
+  it("answer 500 internal_error, not a client error (a failing async route constraint)", async () => {
+    const app = createHttpApp(loadConfig({ HEADWATER_LOG_LEVEL: "silent" }));
+    // A constraint that needs I/O (say, a tenant lookup) and whose lookup fails.
+    app.addConstraintStrategy({
+      name: "tenant",
+      storage: () => {
+        const routes = new Map<string, unknown>();
+        return { get: (k: string) => routes.get(k) ?? null, set: (k: string, v: unknown) => void routes.set(k, v) };
+      },
+      deriveConstraint: (_req: unknown, _ctx: unknown, done: (err: Error | null, value?: string) => void) => done(new Error("lookup failed")),
+    } as never);
+    app.get("/t", { constraints: { tenant: "a" } }, () => ({ ok: true }));
+    try {
+      const res = await app.inject({ method: "GET", url: "/t" });
+      expect(res.statusCode).toBe(500);
+      expect(res.json()).toEqual({ error: "internal server error", code: "internal_error" });
+    } finally {
+      await app.close();
+    }
   });
 });

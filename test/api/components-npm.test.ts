@@ -32,6 +32,22 @@ describe("the vendor's npm packages as a registry", () => {
     await s?.stop();
   });
 
+  it("refuses publishing a vendor key nobody looked up yet (409); keys the vendor does not have stay free", { timeout: INSTALL_MS }, async () => {
+    // First of all in this server: no lookup has saved the vendor's component yet.
+    const mallory = await s.newUser();
+    const mine = await mallory.client.createComponent({ component_code: timerComponent(KEY, "Not the vendor's") });
+    await expectApiError(mallory.client.publishComponent(mine.id), 409, "conflict");
+    expect((await mallory.client.getComponent(mine.id)).published).toBe(false);
+    const registry = await alice.client.getRegistryComponent(KEY);
+    expect(registry.component_url).toBe(`npm:${PACKAGE}@${VERSION}/sources/new-scheduled-tasks/new-scheduled-tasks.mjs`);
+    // The package without that key, and a package npm does not have: published.
+    for (const key of ["pipedream-mallorys-own", "hwnosuchapp0-mallorys-own"]) {
+      const own = await mallory.client.createComponent({ component_code: timerComponent(key, "Mallory's own") });
+      expect((await mallory.client.publishComponent(own.id)).published).toBe(true);
+      expect((await bob.client.getRegistryComponent(key)).id).toBe(own.id);
+    }
+  });
+
   it("GET /components/registry/{key} installs the package, finds the source by key and describes it", { timeout: INSTALL_MS }, async () => {
     const c = await alice.client.getRegistryComponent(KEY);
     expect(c).toMatchObject({
@@ -72,6 +88,33 @@ describe("the vendor's npm packages as a registry", () => {
     await expectApiError(alice.client.getRegistryComponent("hwnosuchapp0-new-thing"), 404, "not_found");
     // Not a key that can name a package at all.
     await expectApiError(alice.client.getRegistryComponent("Not A Key"), 404, "not_found");
+  });
+});
+
+describe("publishing while the vendor's packages cannot be checked", () => {
+  let s: TestServer;
+  let alice: TestUser;
+  const retries = process.env.npm_config_fetch_retries;
+
+  beforeAll(async () => {
+    // A registry nobody answers at (npm asked once, not after its usual retries).
+    process.env.npm_config_fetch_retries = "0";
+    s = await startServer({ env: { HEADWATER_NPM_COMPONENTS: "1", HEADWATER_NPM_REGISTRY: "http://127.0.0.1:9/" } });
+    alice = await s.newUser();
+  });
+  afterAll(async () => {
+    if (retries === undefined) delete process.env.npm_config_fetch_retries;
+    else process.env.npm_config_fetch_retries = retries;
+    await s?.stop();
+  });
+
+  it("is a 503 to retry for a key a package may hold, and publishes nothing; other keys publish", { timeout: INSTALL_MS }, async () => {
+    const mine = await alice.client.createComponent({ component_code: timerComponent(KEY, "Not the vendor's") });
+    await expectApiError(alice.client.publishComponent(mine.id), 503, "component_fetch_failed");
+    expect((await alice.client.getComponent(mine.id)).published).toBe(false);
+    // A key that cannot name a package needs no lookup.
+    const plain = await alice.client.createComponent({ component_code: timerComponent("mytimer", "Plain") });
+    expect((await alice.client.publishComponent(plain.id)).published).toBe(true);
   });
 });
 

@@ -150,6 +150,20 @@ describe("isolation", () => {
     expect((await hit(`${s.origin}/healthz`)).status).toBe(200);
   });
 
+  it("refuses closing the IPC channel: the run that tries ends normally, its worker alive", async () => {
+    await hit(url, { body: { what: "hangup" } });
+    emits += 1;
+    const list = await waitForEvents(alice.client, sourceId, "", emits, 30_000);
+    expect(list[emits - 1]!.event).toEqual({
+      hangup: {
+        disconnect: "process.disconnect is not available to components",
+        _disconnect: "process._disconnect is not available to components",
+        symbols: expect.not.arrayContaining(["Symbol(kChannelHandle)"]) as unknown,
+      },
+    });
+    await stillWorks();
+  });
+
   it("keeps the IPC channel to the host out of the component's reach", async () => {
     await hit(url, { body: { what: "forge" } });
     emits += 1;

@@ -9,12 +9,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LocalEventBus } from "../../server/events/bus.js";
 import { createEventStore } from "../../server/events/event-store.js";
 import { delayedJob, delayedTarget, handleDelayedJobs } from "../../server/runtime/delayed-emits.js";
+import { handleSourceJobs } from "../../server/runtime/source-jobs.js";
 import { PlatformFailure } from "../../server/runtime/invoke.js";
 import { DurableQueue, type QueuedJob } from "../../server/runtime/queue.js";
 import { timerEvent } from "../../server/runtime/triggers/timer.js";
 import { openDb, type OpenedDb } from "../../server/store/db.js";
 import { JobAlreadyCompletedError } from "../../server/store/repos/completions.js";
-import { JobsRepo } from "../../server/store/repos/jobs.js";
+import { insertJobs, JobsRepo } from "../../server/store/repos/jobs.js";
 import { TimersRepo } from "../../server/store/repos/timers.js";
 import { testDatabases, type FreshDatabase } from "../support/databases.js";
 import { tempDataDir } from "./helpers.js";
@@ -319,5 +320,64 @@ describe.each(testDatabases())("invocation queue on $name", (database) => {
     expect(rows.map((r) => r.hops)).toEqual([1, 1]);
     expect(JSON.parse(rows[0]!.meta_json)).toMatchObject({ id: "i2" });
     expect(await heldJobs()).toEqual([]);
+  });
+
+  it("keeps due held emits and source jobs when reading their source fails, and runs them on the retry", async () => {
+    const events = createEventStore({ db: store.db, bus: new LocalEventBus(), retention: 100 });
+    const source = "dc_flaky";
+    const source2 = "dc_flaky2";
+    await events.commit([], {
+      jobIds: [],
+      delayed: [delayedJob({ emitterId: source, ownerId: "u_1", channel: "later", event: { n: 1 }, hops: 0 }, Date.now() + 50)],
+    });
+    await new JobsRepo(store.db).enqueue([{ targetId: source2, ownerId: "u_1", trigger: "http", payload: JSON.stringify({ event: { n: 2 } }) }]);
+    // The database fails the first read of each source (a dropped connection), then answers.
+    const failed = new Set<string>();
+    const catalog = {
+      source: async (id: string) => {
+        if (!failed.has(id)) {
+          failed.add(id);
+          throw new Error("connection terminated unexpectedly");
+        }
+        return { id, userId: "u_1", componentId: "c", active: true, configuredProps: {} };
+      },
+      component: async () => ({ id: "c", props: [] }) as never,
+    };
+    const ran: unknown[] = [];
+    const invoker = {
+      // Like the real invoker: the runs' jobs go with their (here empty) results.
+      runBatch: async (_s: unknown, _c: unknown, items: Array<{ event: unknown; jobId: string }>) => {
+        await events.commit([], { jobIds: items.map((i) => i.jobId) });
+        ran.push(...items.map((i) => i.event));
+        return { ran: items.length };
+      },
+    } as never;
+    const q = makeQueue(store, 2);
+    q.registerBatchHandler("de_", (batch) => handleDelayedJobs(batch, { catalog, events }));
+    q.registerBatchHandler("dc_", (batch) => handleSourceJobs(batch, { catalog, invoker, responders: { finish: () => undefined } as never }));
+    await q.start();
+    const stored = () => store.db.selectFrom("events").select("event_json").where("emitter_id", "=", source).execute();
+    const deadline = Date.now() + 20_000;
+    while (((await stored()).length < 1 || ran.length < 1) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    // Nothing runs twice meanwhile.
+    await new Promise((r) => setTimeout(r, 300));
+    await q.stop();
+    await events.close();
+    expect(failed).toEqual(new Set([source, source2]));
+    expect((await stored()).map((r) => JSON.parse(r.event_json) as unknown)).toEqual([{ n: 1 }]);
+    expect(ran).toEqual([{ n: 2 }]);
+  });
+
+  it("offers due held emits among ready targets by due time, not ahead of older work", async () => {
+    const jobs = new JobsRepo(store.db);
+    const t = Date.now() + 3_600_000;
+    // A source's run enqueued at t, then an emit held until t + 10 on another source.
+    await store.db.transaction().execute((trx) => insertJobs(trx, [{ targetId: "dc_older", ownerId: "u_1", trigger: "http", payload: "{}" }], t));
+    await store.db
+      .transaction()
+      .execute((trx) => insertJobs(trx, [{ targetId: delayedTarget("dc_later"), ownerId: "u_1", trigger: "delayed", payload: "{}", runAfter: t + 10, sortAt: t + 10 }], t));
+    const ready = (await jobs.readyTargets(t + 20, 1000)).filter((id) => id.endsWith("dc_older") || id.endsWith("dc_later"));
+    expect(ready).toEqual(["dc_older", delayedTarget("dc_later")]);
+    await store.db.deleteFrom("jobs").where("target_id", "in", ["dc_older", delayedTarget("dc_later")]).execute();
   });
 });

@@ -17,6 +17,12 @@
  * - UDP: refused outright in namespaces mode (the worker's network namespace has no interface,
  *   and the proxy carries TCP only). In process mode, `dgram` sends and connects resolve the
  *   address here and apply the same address policy to it.
+ * - DNS servers: choosing one (`setServers`, in every place Node offers it) is refused. Node's
+ *   resolver (c-ares) sends its queries from native code, past the guards above, to whatever
+ *   server it is given: `setServers(["127.0.0.1:<port>"])` would be UDP and TCP to loopback. Only
+ *   the host's own servers (read from /etc/resolv.conf at start) are queried: the server's own
+ *   resolver, which the server itself uses. (`dns.lookup`, which most code uses, asks the
+ *   system's resolver the same way.)
  * In namespaces mode this is the second layer: code that bypasses it finds no network at all.
  * The replacements are non-writable, non-configurable properties; the originals stay in this
  * closure, out of the component's reach (process.binding is denied by the permission model).
@@ -25,6 +31,7 @@
 const net = require("node:net");
 const tls = require("node:tls");
 const dgram = require("node:dgram");
+const dns = require("node:dns");
 const path = require("node:path");
 
 /**
@@ -49,6 +56,7 @@ function install(config) {
   installTcp(egress);
   installTls();
   installUdp(config, egress);
+  installDns();
 }
 
 /**
@@ -291,6 +299,30 @@ function installUdp(config, egress) {
 
   Object.defineProperty(proto, "send", { value: send, writable: false, configurable: false });
   Object.defineProperty(proto, "connect", { value: connect, writable: false, configurable: false });
+}
+
+/**
+ * Refuses choosing DNS servers (see the header): on the module objects, both Resolver classes,
+ * their shared base (where the method is defined) and the native channel under them (reachable
+ * as `resolver._handle`). Synchronous, as setServers is: the address policy lives in the
+ * server, so a server could not be checked here; no component is known to need one.
+ */
+function installDns() {
+  const setServers = function setServers() {
+    throw refused("DNS servers of its own choosing", "queries go to the host's resolvers only");
+  };
+  const targets = [
+    dns,
+    dns.promises,
+    dns.Resolver.prototype,
+    dns.promises.Resolver.prototype,
+    Object.getPrototypeOf(dns.Resolver.prototype),
+    Object.getPrototypeOf(dns.promises.Resolver.prototype),
+    Object.getPrototypeOf(/** @type {any} */ (new dns.Resolver())._handle),
+  ];
+  for (const target of new Set(targets)) {
+    Object.defineProperty(target, "setServers", { value: setServers, writable: false, configurable: false, enumerable: true });
+  }
 }
 
 /** The proxy's refusal, said of UDP. @param {Error | null | undefined} err */

@@ -117,11 +117,13 @@ const refuse = (/** @type {string} */ what) => () => {
   throw new Error(`${what} is not available to components`);
 };
 const exitForReal = process.reallyExit.bind(process);
-// The server went away (even by kill -9): an idle worker ends with it.
-process.on("disconnect", () => exitForReal(0));
+watchServerGone();
 for (const name of [
   "exit",
   "reallyExit",
+  // Closing the IPC channel ends the worker as surely as exit (the host sees it gone).
+  "disconnect",
+  "_disconnect",
   "abort",
   "kill",
   "_kill",
@@ -143,6 +145,27 @@ for (const name of [
     writable: false,
     configurable: false,
   });
+}
+/**
+ * The server went away (even by kill -9): the worker ends with it. Node reports the end of the
+ * IPC pipe by calling `process.disconnect()` (refused below, as a component could call it too),
+ * so the end is seen first, on the pipe handle itself: a read without data is the end. The
+ * handle is then taken off `process` (Node sends plain messages through its own reference and
+ * needs this one only to pass sockets and to disconnect, which the worker never does): a
+ * component holding it could close the pipe, or write messages past context.cjs's limits. A
+ * `disconnect` listener on process would not do: a component can `process.emit("disconnect")`.
+ */
+function watchServerGone() {
+  const key = Object.getOwnPropertySymbols(process).find((k) => k.description === "kChannelHandle");
+  const handle = key && /** @type {any} */ (process)[key];
+  if (!handle || typeof handle.onread !== "function")
+    throw new Error("sandbox worker: Node's IPC pipe handle was not found (Node version changed?)");
+  const onread = handle.onread;
+  handle.onread = function (/** @type {unknown[]} */ ...args) {
+    if (!args[0]) exitForReal(0);
+    return onread.apply(this, args);
+  };
+  delete (/** @type {any} */ (process))[key];
 }
 // Renicing other processes is the same kind of reach.
 const os = require("node:os");

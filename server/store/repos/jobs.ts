@@ -44,13 +44,14 @@ export function newJobId(now = Date.now()): string {
 let sortedSeq = 0;
 
 /**
- * An id that sorts at `ms`, leaving newJobId's clock alone. Sixteen digits: any time a Date can
- * hold (up to 8.64e15) sorts right among a target's jobs, which all get their ids here.
+ * An id that sorts at `ms`, leaving newJobId's clock alone. Fifteen digits like newJobId's, so
+ * ready targets are taken oldest first whichever kind their head is (a wider id would sort every
+ * held emit before all other work); callers keep `ms` below 1e15 (delayed-emits.ts MAX_TIME).
  */
 function jobIdAt(ms: number): string {
   sortedSeq = (sortedSeq + 1) % 1_000_000;
   const rand = Math.random().toString(36).slice(2, 8).padEnd(6, "0");
-  return `${String(Math.max(0, Math.floor(ms))).padStart(16, "0")}-${String(sortedSeq).padStart(6, "0")}-${rand}`;
+  return `${String(Math.max(0, Math.floor(ms))).padStart(15, "0")}-${String(sortedSeq).padStart(6, "0")}-${rand}`;
 }
 
 /** Rows per multi-row INSERT (8 parameters a row stays far below every dialect's limit). */
