@@ -1,9 +1,10 @@
 /**
  * The command tree, on commander (a well-kept parser: subcommands, generated help, and "did you
  * mean" suggestions for unknown commands and flags). Each command lives in commands/ and
- * registers itself here; `act` turns a command function into a commander action with a Context.
+ * registers itself here; `act` turns a command function into a commander action with a Context
+ * (the types and option parsers the commands share are in options.ts).
  */
-import { Command, InvalidArgumentError } from "commander";
+import { Command } from "commander";
 import { registerDeploy } from "./commands/deploy.js";
 import { registerDev } from "./commands/dev.js";
 import { registerEvents } from "./commands/events.js";
@@ -14,9 +15,8 @@ import { registerSourceCommands } from "./commands/sources.js";
 import { registerSubscribe } from "./commands/subscribe.js";
 import { registerWhoami } from "./commands/whoami.js";
 import type { Context } from "./context.js";
+import type { Act } from "./options.js";
 
-export type CommandFn = (ctx: Context, args: string[], opts: Record<string, unknown>) => Promise<void>;
-export type Act = (fn: CommandFn) => (...raw: unknown[]) => Promise<void>;
 
 export interface ProgramOptions {
   version: string;
@@ -63,25 +63,4 @@ A <source> is an id (dc_...) or a name. Exit codes: 0 ok, 1 API or network error
   registerLogin(program, act);
   registerServer(program, act);
   return program;
-}
-
-// -- option parsers: a bad value is a usage error with the flag's name -------------------------
-
-export function positiveInt(_flag: string) {
-  return (value: string): number => {
-    if (!/^\d+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError("must be a whole number, at least 1.");
-    return Number(value);
-  };
-}
-
-export function nonNegativeInt(_flag: string) {
-  return (value: string): number => {
-    if (!/^\d+$/.test(value)) throw new InvalidArgumentError("must be a whole number, 0 or more.");
-    return Number(value);
-  };
-}
-
-/** Collects a repeatable option's values. */
-export function collectRepeated(value: string, previous: string[] = []): string[] {
-  return [...previous, value];
 }

@@ -5,7 +5,7 @@ import { componentTarget, deploySource } from "../deploy/deploy.js";
 import { readPropsFile, splitPropFlags } from "../deploy/props.js";
 import { withSpinner } from "../output/spinner.js";
 import { shownSource } from "../redact.js";
-import { collectRepeated, type Act } from "../program.js";
+import { collectRepeated, type Act } from "../options.js";
 
 export function registerDeploy(program: Command, act: Act) {
   program

@@ -21,7 +21,7 @@ import { followEvents } from "../follow/follow.js";
 import { newestId } from "../follow/recent.js";
 import { eventLine } from "../output/event-line.js";
 import { withSpinner } from "../output/spinner.js";
-import { collectRepeated, type Act } from "../program.js";
+import { collectRepeated, type Act } from "../options.js";
 
 export function registerDev(program: Command, act: Act) {
   program

@@ -9,7 +9,7 @@ import { InvalidArgumentError, type Command } from "commander";
 import { followEvents } from "../follow/follow.js";
 import { newestId, recentEvents } from "../follow/recent.js";
 import { eventLine } from "../output/event-line.js";
-import { nonNegativeInt, type Act } from "../program.js";
+import { nonNegativeInt, type Act } from "../options.js";
 import { resolveSource } from "../sources.js";
 
 export function registerEvents(program: Command, act: Act) {

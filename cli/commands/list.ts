@@ -6,7 +6,7 @@ import type { Context } from "../context.js";
 import type { Column } from "../output/table.js";
 import { componentProps, shownSource } from "../redact.js";
 import { relativeTime } from "../output/time.js";
-import { positiveInt, type Act } from "../program.js";
+import { positiveInt, type Act } from "../options.js";
 
 const KINDS = ["sources", "components", "subscriptions", "workflows"] as const;
 type Kind = (typeof KINDS)[number];

@@ -10,7 +10,7 @@ import { checkProfileName, DEFAULT_PROFILE, profilesPath, saveProfile } from "..
 import type { Context } from "../context.js";
 import { UsageError } from "../errors.js";
 import { createPrompter } from "../output/prompt.js";
-import type { Act } from "../program.js";
+import type { Act } from "../options.js";
 
 export function registerLogin(program: Command, act: Act) {
   program

@@ -8,7 +8,7 @@ import path from "node:path";
 import type { Command } from "commander";
 import type { Context } from "../context.js";
 import { CliError } from "../errors.js";
-import type { Act } from "../program.js";
+import type { Act } from "../options.js";
 
 export function registerServer(program: Command, act: Act) {
   program

@@ -1,7 +1,7 @@
 /** `delete`, `activate`, `deactivate <source>`: one change to one source, named by id or name. */
 import type { Command } from "commander";
 import type { Context } from "../context.js";
-import type { Act } from "../program.js";
+import type { Act } from "../options.js";
 import { componentProps, shownSource } from "../redact.js";
 import { resolveSource } from "../sources.js";
 

@@ -5,7 +5,7 @@
 import type { Command } from "commander";
 import { normalizeChannel } from "../../shared/resources/index.js";
 import type { Context } from "../context.js";
-import type { Act } from "../program.js";
+import type { Act } from "../options.js";
 import { resolveParticipant } from "../sources.js";
 
 export function registerSubscribe(program: Command, act: Act) {

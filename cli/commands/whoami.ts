@@ -1,7 +1,7 @@
 /** `whoami`: the user behind the key, the server, and today's quota use. */
 import type { Command } from "commander";
 import type { Context } from "../context.js";
-import type { Act } from "../program.js";
+import type { Act } from "../options.js";
 
 export function registerWhoami(program: Command, act: Act) {
   program

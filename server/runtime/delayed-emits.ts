@@ -16,7 +16,7 @@
 import type { EmitInput, EventStore } from "../services.js";
 import type { NewJob } from "../store/repos/jobs.js";
 import type { RuntimeCatalog } from "./catalog.js";
-import { PlatformFailure, platformStep } from "./invoke.js";
+import { PlatformFailure, platformStep } from "./platform-failure.js";
 import type { BatchOutcome, QueuedJob } from "./queue.js";
 
 /** The queue's target prefix of held emits. */

@@ -29,30 +29,12 @@ import { delayedJob, heldUntil } from "./delayed-emits.js";
 import { applyDedupe, type DedupeState } from "./dedupe.js";
 import type { QuotaUsageToday } from "../quotas/quotas.js";
 import { PackageError } from "./npm/cache.js";
+import { PlatformFailure } from "./platform-failure.js";
 import type { SandboxPool } from "./sandbox/pool.js";
 import type { WorkerError } from "./sandbox/process.js";
 import { requestHook, requestRuns, type Emitted, type Ready, type RunOutput, type RunRequestItem, type Stop } from "./worker-calls.js";
 
 export type { HttpResponse } from "./worker-calls.js";
-
-export class PlatformFailure extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "PlatformFailure";
-  }
-}
-
-/**
- * Runs a database step of a job's handling; its failure is the platform's, not the job's: the
- * queue retries a PlatformFailure, while any other error ends (deletes) the job.
- */
-export async function platformStep<T>(what: string, fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    throw new PlatformFailure(`${what} failed: ${err instanceof Error ? err.message : String(err)}`);
-  }
-}
 
 export type Action = "run" | "deploy" | "activate" | "deactivate";
 

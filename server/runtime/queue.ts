@@ -24,7 +24,7 @@ import { randomUUID } from "node:crypto";
 import type { InvocationJob, InvocationQueue } from "../services.js";
 import type { Db } from "../store/db.js";
 import { insertJobs, type JobRow, type JobsRepo, type NewJob } from "../store/repos/jobs.js";
-import { PlatformFailure } from "./invoke.js";
+import { PlatformFailure } from "./platform-failure.js";
 
 /** A job as enqueued by the HTTP trigger: a custom response is awaited under `respondTo`. */
 export interface EnqueueJob extends InvocationJob {

@@ -6,7 +6,8 @@
  * when that run ends without one.
  */
 import type { RuntimeCatalog } from "./catalog.js";
-import { platformStep, type Invoker } from "./invoke.js";
+import type { Invoker } from "./invoke.js";
+import { platformStep } from "./platform-failure.js";
 import type { BatchOutcome, QueuedJob } from "./queue.js";
 import type { Responders } from "./triggers/http.js";
 

@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto";
 import type { Quotas } from "../quotas/quotas.js";
 import type { BundleCache } from "./bundles.js";
 import { CompileError } from "./compile.js";
-import { PlatformFailure, platformStep } from "./invoke.js";
+import { PlatformFailure, platformStep } from "./platform-failure.js";
 import { PackageError } from "./npm/cache.js";
 import type { SandboxPool } from "./sandbox/pool.js";
 

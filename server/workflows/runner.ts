@@ -12,7 +12,7 @@ import type { WorkflowStep } from "../../shared/resources/index.js";
 import { errorEvent } from "../delivery/error-event.js";
 import type { Quotas } from "../quotas/quotas.js";
 import type { EmitInput, EventStore, InvocationJob } from "../services.js";
-import { platformStep } from "../runtime/invoke.js";
+import { platformStep } from "../runtime/platform-failure.js";
 import type { Db } from "../store/db.js";
 import { findWorkflow } from "../store/repos/workflows.js";
 

@@ -10,7 +10,7 @@ import { LocalEventBus } from "../../server/events/bus.js";
 import { createEventStore } from "../../server/events/event-store.js";
 import { delayedJob, delayedTarget, handleDelayedJobs } from "../../server/runtime/delayed-emits.js";
 import { handleSourceJobs } from "../../server/runtime/source-jobs.js";
-import { PlatformFailure } from "../../server/runtime/invoke.js";
+import { PlatformFailure } from "../../server/runtime/platform-failure.js";
 import { DurableQueue, type QueuedJob } from "../../server/runtime/queue.js";
 import { timerEvent } from "../../server/runtime/triggers/timer.js";
 import { openDb, type OpenedDb } from "../../server/store/db.js";

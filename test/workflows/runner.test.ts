@@ -1,6 +1,6 @@
 /** The workflow runner without HTTP: what it appends, and which failures make the queue retry. */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { PlatformFailure } from "../../server/runtime/invoke.js";
+import { PlatformFailure } from "../../server/runtime/platform-failure.js";
 import type { EmitInput, EventStore, InvocationJob } from "../../server/services.js";
 import { insertWorkflow } from "../../server/store/repos/workflows.js";
 import { createWorkflowRunner, type StepsResult } from "../../server/workflows/runner.js";
