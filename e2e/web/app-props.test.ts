@@ -1,0 +1,106 @@
+/**
+ * The create-source form for a component with an app prop and a prop whose choices come from
+ * `async options()` (issue 12, point 5), in Chromium against web mode and a real server: the app
+ * is a credentials group (the secret field masked), the choices are loaded through the options
+ * endpoint with the credentials typed so far, and the source is created with them as `$auth`.
+ * Screenshots: e2e/screenshots/app-props-*.png.
+ */
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startServer, type TestServer } from "../../test/support/server.js";
+import { hasChromium, launchBrowser, screenshot, SKIP_REASON, type Browser } from "../support/browser.js";
+import { startWebHost, type WebHost } from "../support/web-host.js";
+
+if (!hasChromium) console.warn(`e2e/web/app-props: skipped: ${SKIP_REASON}`);
+
+/** An app whose options() answer depends on the credential typed in the form. */
+const COMPONENT = `
+const ticketing = {
+  type: "app",
+  app: "ticketing",
+  propDefinitions: {
+    queue: {
+      type: "string",
+      label: "Queue",
+      async options() {
+        const token = this.$auth.api_token;
+        return [
+          { label: "Support (" + token.slice(0, 3) + ")", value: "support" },
+          { label: "Billing", value: "billing" },
+        ];
+      },
+    },
+  },
+  methods: {
+    tokenHint() { return this.$auth.api_token.slice(0, 3); },
+  },
+};
+export default {
+  key: "e2e-ticketing-new-ticket",
+  name: "New ticket",
+  version: "0.1.0",
+  props: {
+    ticketing,
+    queue: { propDefinition: [ticketing, "queue"] },
+    timer: { type: "$.interface.timer", default: { intervalSeconds: 3600 } },
+  },
+  async run() {
+    this.$emit({ queue: this.queue, hint: this.ticketing.tokenHint() });
+  },
+};
+`;
+
+describe.skipIf(!hasChromium)("create-source form for an app with credentials and choices (web mode)", () => {
+  let server: TestServer;
+  let host: WebHost;
+  let browser: Browser;
+  let page: Page;
+
+  beforeAll(async () => {
+    server = await startServer();
+    host = await startWebHost({ remote: { baseUrl: server.baseUrl, apiKey: server.adminKey } });
+    browser = await launchBrowser({ width: 1280, height: 900 });
+    page = browser.page;
+    await page.goto(host.url);
+  }, 180_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await host?.stop();
+    await server?.stop();
+  });
+
+  it("masks the secret credential, offers the options() choices, and creates the source with $auth", async () => {
+    await page.getByRole("button", { name: "+ New source" }).click();
+    const dialog = page.getByRole("dialog");
+    await dialog.getByRole("tab", { name: "Paste code" }).click();
+    await dialog.getByLabel("Component code").fill(COMPONENT);
+    await dialog.getByRole("button", { name: "Save code and continue" }).click();
+
+    const group = dialog.getByRole("group", { name: /ticketing credentials/ });
+    await group.waitFor({ timeout: 30_000 });
+    // The app reads $auth.api_token: offered as a field, masked as a secret.
+    const token = group.getByLabel("ticketing: api_token");
+    expect(await token.getAttribute("type")).toBe("password");
+    await token.fill("tok-123");
+
+    await dialog.getByRole("button", { name: "Load choices for Queue" }).click();
+    const choices = dialog.getByLabel("Queue: choices");
+    await choices.waitFor({ timeout: 30_000 });
+    // Computed in the sandbox from the credential typed above.
+    expect(await choices.locator("option").allInnerTexts()).toEqual(["Choose…", "Support (tok)", "Billing"]);
+    await choices.selectOption({ label: "Billing" });
+    expect(await dialog.getByLabel("Queue", { exact: true }).inputValue()).toBe("billing");
+    await dialog.getByLabel("Name", { exact: true }).fill("e2e tickets");
+    await screenshot(page, "app-props-01-credentials-and-choices");
+
+    await dialog.getByRole("button", { name: "Create source" }).click();
+    await page.getByRole("heading", { name: "e2e tickets", level: 2 }).waitFor({ timeout: 30_000 });
+    const created = (await server.admin.listMySources()).data.find((s) => s.name === "e2e tickets");
+    expect(created?.configured_props).toMatchObject({ ticketing: { $auth: { api_token: "tok-123" } }, queue: "billing" });
+    // The page never shows the credential in clear after it was typed.
+    expect(await page.getByText("tok-123").count()).toBe(0);
+    await screenshot(page, "app-props-02-source-created");
+    expect(browser.errors).toEqual([]);
+  }, 120_000);
+});
