@@ -9,6 +9,7 @@ import { registerDeploy } from "./commands/deploy.js";
 import { registerDev } from "./commands/dev.js";
 import { registerEvents } from "./commands/events.js";
 import { registerList } from "./commands/list.js";
+import { registerListen } from "./commands/listen.js";
 import { registerLogin } from "./commands/login.js";
 import { registerServer } from "./commands/server.js";
 import { registerSourceCommands } from "./commands/sources.js";
@@ -58,6 +59,7 @@ A <source> is an id (dc_...) or a name. Exit codes: 0 ok, 1 API or network error
   registerDeploy(program, act);
   registerDev(program, act);
   registerEvents(program, act);
+  registerListen(program, act);
   registerSourceCommands(program, act);
   registerSubscribe(program, act);
   registerLogin(program, act);
