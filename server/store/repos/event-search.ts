@@ -1,6 +1,6 @@
 /**
  * Search of retained events (`q` of event lists): events whose JSON or summary contains the
- * text, case-insensitive, through each database's own text index (migrations/0005):
+ * text, case-insensitive, through each database's own text index (migrations/0006):
  * - SQLite: the FTS5 trigram table `events_search` (rowid = the event row's rowid). A phrase of
  *   three characters or more matches exactly the rows that contain it; shorter text has no
  *   trigram, so it is looked for with instr() over the channel's rows (cheap enough for the
@@ -12,7 +12,7 @@
  */
 import { sql, SqliteAdapter, type Expression, type SqlBool } from "kysely";
 import type { Db } from "../db.js";
-import { PG_SEARCH_TEXT } from "../migrations/0005_event_inspection.js";
+import { PG_SEARCH_TEXT } from "../migrations/0006_event_inspection.js";
 import type { EventRow, PageWindow } from "./events.js";
 
 /** The forms of `q` to look for: as typed, and as it reads inside a JSON string when that differs. */

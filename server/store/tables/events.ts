@@ -38,7 +38,7 @@ export interface EventChannelsTable {
   count: number;
 }
 
-/** Counts per emitter and minute (event inspection stats; migrations/0005). */
+/** Counts per emitter and minute (event inspection stats; migrations/0006). */
 export interface EventStatsTable {
   emitter_id: string;
   /** Start of the minute, ms. */

@@ -1,5 +1,5 @@
 /**
- * 0005: event inspection (decisions.md "Event inspection").
+ * 0006: event inspection (decisions.md "Event inspection").
  *
  * - `event_stats`: per emitter and minute, what was appended (events, errors, logs) and what
  *   ran (invocations, compute ms). Counted in the append and completion transactions
