@@ -55,18 +55,21 @@ export function registerUsers(program: Command, act: Act) {
     .action(act(remove));
 }
 
-/** `--daily-invocations-quota`: a whole number or `default` (null). */
-function invocationsQuota(value: string): number | null {
-  if (value === "default") return null;
+/**
+ * `--daily-invocations-quota`: a whole number or `default` (kept as the word: commander turns a
+ * parser's null into an empty string; set() sends it as null).
+ */
+function invocationsQuota(value: string): number | "default" {
+  if (value === "default") return value;
   if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value))) throw new InvalidArgumentError("must be a whole number, 0 or more, or `default`.");
   return Number(value);
 }
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
-/** `--daily-compute-time-quota`: milliseconds, a number with a unit, or `default` (null). */
-function computeQuota(value: string): number | null {
-  if (value === "default") return null;
+/** `--daily-compute-time-quota`: milliseconds, a number with a unit, or `default`. */
+function computeQuota(value: string): number | "default" {
+  if (value === "default") return value;
   const m = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)?$/.exec(value);
   const ms = m ? Math.round(Number(m[1]) * UNIT_MS[m[2] ?? "ms"]!) : NaN;
   if (!Number.isSafeInteger(ms)) throw new InvalidArgumentError("must be a time such as 90s, 30m, 2h, a number of milliseconds, or `default`.");
@@ -167,8 +170,9 @@ async function create(ctx: Context, [username]: string[], opts: Record<string, u
 
 async function set(ctx: Context, [ref]: string[], opts: Record<string, unknown>): Promise<void> {
   const body: UpdateUserBody = {};
-  if (opts.dailyInvocationsQuota !== undefined) body.daily_invocations_quota = opts.dailyInvocationsQuota as number | null;
-  if (opts.dailyComputeTimeQuota !== undefined) body.daily_compute_time_quota = opts.dailyComputeTimeQuota as number | null;
+  const quota = (v: unknown) => (v === "default" ? null : (v as number));
+  if (opts.dailyInvocationsQuota !== undefined) body.daily_invocations_quota = quota(opts.dailyInvocationsQuota);
+  if (opts.dailyComputeTimeQuota !== undefined) body.daily_compute_time_quota = quota(opts.dailyComputeTimeQuota);
   if (opts.admin !== undefined) body.admin = opts.admin as boolean;
   if (Object.keys(body).length === 0) {
     throw new UsageError("nothing to change: give --daily-invocations-quota, --daily-compute-time-quota, --admin or --no-admin");
