@@ -23,6 +23,7 @@ import type { Config } from "./config.js";
 import { createEventServices, type EventServices } from "./events/index.js";
 import { closeGracefully, createHttpApp } from "./http/app.js";
 import { registerAuth } from "./http/auth.js";
+import { registerRateLimits } from "./http/rate-limit.js";
 import { componentRoutes } from "./http/routes/components.js";
 import { eventRoutes } from "./http/routes/events.js";
 import { inspectionRoutes } from "./http/routes/inspection.js";
@@ -199,6 +200,8 @@ export async function createServer(config: Config): Promise<Server> {
     sources.onCreated((userId, id) => events.subscriptions.participantCreated(userId, id));
 
     // -- routes: one plugin per concern --------------------------------------------------------
+    // Rate limits first: they attach to the routes declared after them.
+    await registerRateLimits(app, config);
     await app.register(healthRoutes, { isolation: runtime.isolation.mode });
     await app.register(openapiRoutes, { prefix: "/v1", version: API_VERSION });
     await app.register(userRoutes, { prefix: "/v1", users });
