@@ -24,7 +24,7 @@ describe.each(testDatabases())("over-limit bodies on $name", (db) => {
   let admin: Client;
   const adminKey = randomKey();
   let endpoint: string;
-  const big = { 20: new Uint8Array(20 * MB).fill(0x61), 100: new Uint8Array(100 * MB).fill(0x61) };
+  const big = { 20: new Uint8Array(new ArrayBuffer(20 * MB)).fill(0x61), 100: new Uint8Array(new ArrayBuffer(100 * MB)).fill(0x61) };
   beforeAll(async () => {
     fresh = await db.create();
     hw = await spawnServer({ dataDir: tempDataDir(), apiKey: adminKey, databaseUrl: fresh.databaseUrl });
@@ -37,7 +37,7 @@ describe.each(testDatabases())("over-limit bodies on $name", (db) => {
     await fresh?.drop();
   });
 
-  async function send(url: string, body: Uint8Array, key?: string) {
+  async function send(url: string, body: Uint8Array<ArrayBuffer>, key?: string) {
     const res = await fetch(url, {
       method: "POST",
       headers: { "content-type": "application/json", ...(key ? { authorization: `Bearer ${key}` } : {}) },
