@@ -28,6 +28,8 @@ import { componentRoutes } from "./http/routes/components.js";
 import { eventRoutes } from "./http/routes/events.js";
 import { inspectionRoutes } from "./http/routes/inspection.js";
 import { healthRoutes } from "./http/routes/health.js";
+import { metricsRoutes } from "./http/routes/metrics.js";
+import { createMetricsRegistry } from "./metrics/registry.js";
 import { openapiRoutes } from "./http/routes/openapi.js";
 import { sourceRoutes } from "./http/routes/sources.js";
 import { streamRoutes } from "./http/routes/streams.js";
@@ -203,6 +205,8 @@ export async function createServer(config: Config): Promise<Server> {
     // Rate limits first: they attach to the routes declared after them.
     await registerRateLimits(app, config);
     await app.register(healthRoutes, { isolation: runtime.isolation.mode });
+    const metrics = createMetricsRegistry({ db: store.db, sandboxProcesses: () => runtime.sandboxProcesses() });
+    await app.register(metricsRoutes, { registry: metrics, token: config.metricsToken });
     await app.register(openapiRoutes, { prefix: "/v1", version: API_VERSION });
     await app.register(userRoutes, { prefix: "/v1", users });
     await app.register(componentRoutes, { prefix: "/v1", components });
