@@ -79,7 +79,12 @@ export function UsersPanel({ meId }: { meId: string }) {
                   </span>
                 </td>
                 <td>{u.admin ? "Administrator" : "User"}</td>
-                <td>{u.disabled ? <span className="chip danger">disabled</span> : <span className="chip ok">active</span>}</td>
+                <td>
+                  <span className={u.disabled ? "user-status disabled" : "user-status"}>
+                    <span className="dot" aria-hidden="true" />
+                    {u.disabled ? "disabled" : "active"}
+                  </span>
+                </td>
                 <td>
                   <Usage used={u.daily_invocations_used} quota={u.daily_invocations_quota} own={u.quota_overrides?.daily_invocations_quota} format={formatNumber} />
                 </td>
