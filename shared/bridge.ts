@@ -24,6 +24,7 @@ import {
   AutoSubscriptionParams,
   CreateComponentBody,
   CreateSourceBody,
+  CreateUserBody,
   CreateWorkflowBody,
   DeleteEventsQuery,
   EventListQuery,
@@ -31,6 +32,7 @@ import {
   PropOptionsBody,
   SubscriptionParams,
   UpdateSourceBody,
+  UpdateUserBody,
   UpdateWorkflowBody,
   type AutoSubscription,
   type Component,
@@ -117,6 +119,12 @@ export type BridgeUser = Pick<
 >;
 
 /**
+ * A user as an admin sees them in the Users panel: also whether they are disabled, and which
+ * quotas are their own (`quota_overrides`, `null` = the server's default). Never a key.
+ */
+export type BridgeManagedUser = BridgeUser & Pick<User, "disabled" | "quota_overrides">;
+
+/**
  * Where the host keeps API keys (never the keys themselves), so the renderer can say what is true:
  * `os-encrypted`: encrypted with the OS keychain (Electron safeStorage);
  * `file`: a file readable only by the user (mode 0600), not encrypted (web mode);
@@ -171,6 +179,7 @@ export type Unsubscribe = () => void;
 const Str = (max = 200) => z.string().min(1).max(max);
 const SourceId = z.string().regex(/^dc_[A-Za-z0-9]{1,64}$/, "not a source id (dc_...)");
 const WorkflowId = z.string().regex(/^p_[A-Za-z0-9]{1,64}$/, "not a workflow id (p_...)");
+const UserId = z.string().regex(/^u_[A-Za-z0-9]{1,64}$/, "not a user id (u_...)");
 const ComponentId = z.string().regex(/^sc_[A-Za-z0-9]{1,64}$/, "not a component id (sc_...)");
 const EmitterId = z.union([SourceId, WorkflowId]);
 const EventId = z.string().regex(/^\d{1,15}-\d{1,9}$/, "not an event id");
@@ -201,6 +210,11 @@ export const bridgeArgs = {
   // users
   getMe: z.tuple([]),
   rotateApiKey: z.tuple([]),
+  // users, admins only (the server answers 403 to others)
+  listUsers: z.tuple([PageQuery.optional()]),
+  createUser: z.tuple([CreateUserBody]),
+  updateUser: z.tuple([UserId, UpdateUserBody]),
+  deleteUser: z.tuple([UserId]),
   // components
   listMyComponents: z.tuple([PageQuery.optional()]),
   createComponent: z.tuple([CreateComponentBody]),
@@ -274,6 +288,18 @@ export interface HeadwaterBridge {
   getMe(): R<BridgeUser>;
   /** Issues a new key, stores it in the vault; the renderer learns only its last four characters. */
   rotateApiKey(): R<{ user: BridgeUser; key: KeyStatus }>;
+
+  /** Admins: every user of the server (a page). */
+  listUsers(q?: PageQuery): R<Page<BridgeManagedUser>>;
+  /**
+   * Admins: creates a user. The answer carries the NEW user's key, this once, for the admin to
+   * hand over: it is not this connection's key (the host keeps no copy) and cannot be read again.
+   */
+  createUser(body: BridgeArgs<"createUser">[0]): R<{ user: BridgeManagedUser; apiKey: string }>;
+  /** Admins: quotas (`null` = the server's default), `disabled`, `admin`. 409 `last_admin`. */
+  updateUser(id: string, body: BridgeArgs<"updateUser">[1]): R<BridgeManagedUser>;
+  /** Admins: deletes a user and everything they own. 409 `last_admin`. */
+  deleteUser(id: string): R<void>;
 
   listMyComponents(q?: PageQuery): R<Page<Component>>;
   createComponent(body: BridgeArgs<"createComponent">[0]): R<Component>;

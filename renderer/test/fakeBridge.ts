@@ -247,6 +247,40 @@ export class FakeBridge implements HeadwaterBridge {
   );
 
   getMe = () => this.respond("getMe", [], () => this.user);
+
+  /** The server's users, for the admin's Users panel (`user` is not among them unless added). */
+  users: User[] = [];
+  listUsers = (q?: { limit?: number; after?: string }) =>
+    this.respond("listUsers", [q], () => this.page(this.users, q?.limit, q?.after));
+  createUser = (body: Parameters<HeadwaterBridge["createUser"]>[0]) =>
+    this.respond("createUser", [body], () => {
+      const user: User = {
+        id: `u_new${this.users.length}`,
+        username: body.username,
+        email: body.email ?? "",
+        admin: body.admin ?? false,
+        disabled: false,
+        quota_overrides: { daily_invocations_quota: null, daily_compute_time_quota: null },
+      };
+      this.users = [user, ...this.users];
+      return { user, apiKey: `key_for_${body.username}` };
+    });
+  updateUser = (id: string, body: Parameters<HeadwaterBridge["updateUser"]>[1]) =>
+    this.respond("updateUser", [id, body], () => {
+      const u = this.users.find((x) => x.id === id);
+      if (!u) throw this.notFound("user");
+      const { daily_invocations_quota: inv, daily_compute_time_quota: cpu, ...flags } = body;
+      Object.assign(u, flags);
+      const own = (u.quota_overrides ??= { daily_invocations_quota: null, daily_compute_time_quota: null });
+      if (inv !== undefined) own.daily_invocations_quota = inv;
+      if (cpu !== undefined) own.daily_compute_time_quota = cpu;
+      return u;
+    });
+  deleteUser = (id: string) =>
+    this.respond("deleteUser", [id], () => {
+      if (!this.users.some((u) => u.id === id)) throw this.notFound("user");
+      this.users = this.users.filter((u) => u.id !== id);
+    });
   rotateApiKey = () =>
     this.respond("rotateApiKey", [], () => ({ user: this.user, key: { isSet: true, lastFour: "wxyz" } }));
 
