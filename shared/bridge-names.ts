@@ -43,6 +43,8 @@ export const BRIDGE_METHOD_NAMES = [
   "getWorkflow",
   "updateWorkflow",
   "deleteWorkflow",
+  "sendTestRequest",
+  "listTestRequests",
   "watch",
   "unwatch",
 ] as const;

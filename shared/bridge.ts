@@ -196,6 +196,68 @@ export const RemoteProfileInput = z.object({
 });
 export type RemoteProfileInput = z.input<typeof RemoteProfileInput>;
 
+// ---------------------------------------------------------------------------------------------
+// Test requests: "Send test event" on an HTTP source or workflow. The host sends them (never the
+// page) to the emitter's own endpoint, and keeps the last few per emitter in its settings.
+
+export const TEST_REQUEST_METHODS = ["POST", "GET", "PUT", "PATCH", "DELETE"] as const;
+/** Requests kept per emitter to send again. */
+export const TEST_REQUESTS_KEPT = 5;
+export const TEST_REQUEST_BODY_MAX = 256 * 1024;
+
+export const TestRequestHeader = z.object({
+  name: z
+    .string()
+    .trim()
+    .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/, "not a valid header name"),
+  value: z
+    .string()
+    .max(4000)
+    .regex(/^[^\r\n]*$/, "a header value is one line"),
+});
+export type TestRequestHeader = z.infer<typeof TestRequestHeader>;
+
+export const TestRequestInput = z.object({
+  method: z.enum(TEST_REQUEST_METHODS),
+  /** Appended to the endpoint URL: `/`, `/orders/1?x=y`. */
+  path: z
+    .string()
+    .max(2000)
+    .regex(/^(\/[^\s#]*)?$/, "a path starts with / and has no spaces"),
+  headers: z.array(TestRequestHeader).max(50),
+  /** JSON text, or empty for no body. */
+  body: z
+    .string()
+    .max(TEST_REQUEST_BODY_MAX)
+    .refine((b) => {
+      if (b.trim() === "") return true;
+      try {
+        JSON.parse(b);
+        return true;
+      } catch {
+        return false;
+      }
+    }, "the body is not valid JSON"),
+});
+export type TestRequestInput = z.infer<typeof TestRequestInput>;
+
+export interface TestResponse {
+  /** The URL the host sent to (the endpoint plus the path). */
+  url: string;
+  status: number;
+  statusText: string;
+  headers: Array<[string, string]>;
+  /** The response's text (cut at 64 KiB, then `truncated`). */
+  body: string;
+  truncated: boolean;
+  durationMs: number;
+}
+
+/** A request kept to send again: never a secret-looking header (shared/secrets.ts). */
+export interface SavedTestRequest extends TestRequestInput {
+  sentAt: number;
+}
+
 export const bridgeArgs = {
   // host
   hostInfo: z.tuple([]),
@@ -245,6 +307,9 @@ export const bridgeArgs = {
   getWorkflow: z.tuple([WorkflowId]),
   updateWorkflow: z.tuple([WorkflowId, UpdateWorkflowBody]),
   deleteWorkflow: z.tuple([WorkflowId]),
+  // test requests
+  sendTestRequest: z.tuple([EmitterId, TestRequestInput]),
+  listTestRequests: z.tuple([EmitterId]),
   // live streams
   watch: z.tuple([EmitterId, Channel]),
   unwatch: z.tuple([WatchId]),
@@ -334,6 +399,15 @@ export interface HeadwaterBridge {
   deleteWorkflow(id: string): R<void>;
 
   /**
+   * Sends a request to an HTTP source's or workflow's own endpoint, from the host (the page
+   * never reaches the network), and answers the response. The request is kept (without secret
+   * headers) among the emitter's last few, for `listTestRequests`.
+   */
+  sendTestRequest(emitterId: string, request: TestRequestInput): R<TestResponse>;
+  /** The emitter's kept test requests, newest first. */
+  listTestRequests(emitterId: string): R<SavedTestRequest[]>;
+
+  /**
    * Starts a live feed of an emitter's channel (`""`, `$logs`, `$errors`). Sources stream over
    * SSE; workflows (which have no SSE endpoint) are polled. Resolves to the watch id. The feed
    * first delivers the channel's recent events (up to 100, read over REST once connected), then
@@ -350,11 +424,12 @@ export interface HeadwaterBridge {
 export type BridgeCallable = Pick<HeadwaterBridge, BridgeMethod>;
 
 // Compile-time check: every schema accepts exactly what the interface's method takes.
-type SameArgs<M extends BridgeMethod> = Parameters<HeadwaterBridge[M]> extends BridgeArgs<M>
-  ? BridgeArgs<M> extends Parameters<HeadwaterBridge[M]>
-    ? true
-    : false
-  : false;
+type SameArgs<M extends BridgeMethod> =
+  Parameters<HeadwaterBridge[M]> extends BridgeArgs<M>
+    ? BridgeArgs<M> extends Parameters<HeadwaterBridge[M]>
+      ? true
+      : false
+    : false;
 type AllSame = false extends { [M in BridgeMethod]: SameArgs<M> }[BridgeMethod] ? false : true;
 const _argsMatchInterface: AllSame = true;
 void _argsMatchInterface;
@@ -365,4 +440,3 @@ declare global {
     headwater?: HeadwaterBridge;
   }
 }
-

@@ -20,6 +20,8 @@ type HostMethod =
   | "setProfileKey"
   | "keyStatus"
   | "rotateApiKey"
+  | "sendTestRequest"
+  | "listTestRequests"
   | "watch"
   | "unwatch";
 

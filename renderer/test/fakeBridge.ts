@@ -10,8 +10,11 @@ import type {
   HeadwaterBridge,
   HostInfo,
   Profile,
+  SavedTestRequest,
   StreamBatch,
   StreamStateUpdate,
+  TestRequestInput,
+  TestResponse,
 } from "../../shared/bridge.js";
 import { compareEventIds } from "../../shared/ids.js";
 import type {
@@ -429,6 +432,30 @@ export class FakeBridge implements HeadwaterBridge {
       [id],
       () => void (this.workflows = this.workflows.filter((w) => w.id !== id)),
     );
+
+  /** What `sendTestRequest` answers; each request is also kept in `testRequests` (newest first). */
+  testResponse: TestResponse = {
+    url: "http://127.0.0.1:7433/e/dc_src1",
+    status: 200,
+    statusText: "OK",
+    headers: [["content-type", "application/json"]],
+    body: '{"ok":true}',
+    truncated: false,
+    durationMs: 12,
+  };
+  testRequests = new Map<string, SavedTestRequest[]>();
+  sendTestRequest = (emitterId: string, request: TestRequestInput) =>
+    this.respond("sendTestRequest", [emitterId, request], () => {
+      const kept = {
+        ...request,
+        headers: request.headers.filter((h) => !/auth|key|token|secret/i.test(h.name)),
+        sentAt: Date.now(),
+      };
+      this.testRequests.set(emitterId, [kept, ...(this.testRequests.get(emitterId) ?? [])].slice(0, 5));
+      return this.testResponse;
+    });
+  listTestRequests = (emitterId: string) =>
+    this.respond("listTestRequests", [emitterId], () => this.testRequests.get(emitterId) ?? []);
 
   watch = (emitterId: string, channel: string) =>
     this.respond("watch", [emitterId, channel], () => {
