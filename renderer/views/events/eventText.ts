@@ -62,3 +62,18 @@ export function channelLabel(name: string): string {
 export function eventTimeMs(e: EventSummary): number {
   return e.indexed_at_ms;
 }
+
+const searchTexts = new WeakMap<EventSummary, string>();
+
+/**
+ * Lower-case text a server search (`q`) matches: the summary and the event's data as JSON.
+ * Live events that arrive during a search are matched against it, the way the server would.
+ */
+export function eventSearchText(e: EventSummary): string {
+  let t = searchTexts.get(e);
+  if (t === undefined) {
+    t = `${e.metadata.summary ?? ""}\n${jsonOf(e.event)}`.toLowerCase();
+    searchTexts.set(e, t);
+  }
+  return t;
+}
