@@ -5,6 +5,7 @@
  * (the types and option parsers the commands share are in options.ts).
  */
 import { Command } from "commander";
+import { registerBackup } from "./commands/backup.js";
 import { registerDeploy } from "./commands/deploy.js";
 import { registerDev } from "./commands/dev.js";
 import { registerEvents } from "./commands/events.js";
@@ -64,5 +65,6 @@ A <source> is an id (dc_...) or a name. Exit codes: 0 ok, 1 API or network error
   registerSubscribe(program, act);
   registerLogin(program, act);
   registerServer(program, act);
+  registerBackup(program, act);
   return program;
 }

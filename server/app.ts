@@ -35,12 +35,13 @@ import { createRuntime } from "./runtime/index.js";
 import { networkPolicyFor } from "./runtime/sandbox/policy.js";
 import { PgResponseRelay } from "./cluster/response-relay.js";
 import { Presence } from "./cluster/presence.js";
+import { UserChanges } from "./cluster/user-changes.js";
 import { withStartupLock } from "./store/repos/cluster.js";
 import { SourceService } from "./sources/service.js";
 import { openDb, type OpenedDb } from "./store/db.js";
 import { ComponentsRepo } from "./store/repos/components.js";
 import { SourcesRepo } from "./store/repos/sources.js";
-import { UsersRepo } from "./store/repos/users.js";
+import { isUserDisabled, UsersRepo } from "./store/repos/users.js";
 import { findWorkflow } from "./store/repos/workflows.js";
 import { UserService } from "./users/service.js";
 
@@ -78,7 +79,7 @@ export async function createServer(config: Config): Promise<Server> {
     const store = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
     closers.push(() => store.close());
     const repos = {
-      users: new UsersRepo(store.db),
+      users: new UsersRepo(store.db, store.dialect),
       components: new ComponentsRepo(store.db),
       sources: new SourcesRepo(store.db),
     };
@@ -122,7 +123,14 @@ export async function createServer(config: Config): Promise<Server> {
     runtime.queue.registerHandler("p_", events.workflowHandler(runtime.runWorkflowSteps, runtime.quotas));
     runtime.registerHttpTarget("p_", async (id) => {
       const wf = await findWorkflow(store.db, id);
-      return wf && { ownerId: wf.owner_id, active: Number(wf.active) === 1, customResponse: false };
+      return (
+        wf && {
+          ownerId: wf.owner_id,
+          active: Number(wf.active) === 1,
+          customResponse: false,
+          ownerDisabled: await isUserDisabled(store.db, wf.owner_id),
+        }
+      );
     });
 
     // Users: keys, the bootstrap admin, quota usage (counted by the runtime).
@@ -161,6 +169,16 @@ export async function createServer(config: Config): Promise<Server> {
       });
       components.useNpmComponents(npm, systemUserId);
     }
+
+    // An admin's change to a user (disabled, quotas, deleted) is forgotten at once by the
+    // runtime of every instance: endpoints answer 403 / 404 from then on.
+    const userChanges = new UserChanges();
+    userChanges.onChanged((userId) => runtime.userChanged(userId));
+    if (store.pgPool) {
+      await userChanges.listen(store.pgPool, log);
+      closers.push(() => userChanges.close());
+    }
+    users.useAdminDeps({ heirId: () => systemUserId, changed: (id) => userChanges.changed(id) });
 
     // Sources: the runtime's lifecycle runs their hooks; deleting one forgets its events.
     const sources = new SourceService({

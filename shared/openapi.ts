@@ -7,7 +7,7 @@ import { z } from "zod";
 import { ErrorBody } from "./resources/error.js";
 
 export interface ApiRouteDoc {
-  method: "GET" | "POST" | "PUT" | "DELETE";
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
   /** OpenAPI path syntax, with the `/v1` prefix: `/v1/sources/{id}`. */
   path: string;
   summary: string;
@@ -105,7 +105,7 @@ export function buildOpenApiDocument(
             description: "Success",
             content: { "application/json": { schema: schemaOf(r.response, "output") } },
           };
-    const hasBody = r.method === "POST" || r.method === "PUT";
+    const hasBody = r.method === "POST" || r.method === "PUT" || r.method === "PATCH";
     const applies: Record<string, boolean> = {
       "400": Boolean(r.params ?? r.query ?? r.body),
       "401": r.auth,

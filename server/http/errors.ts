@@ -70,7 +70,7 @@ function toHttpError(err: unknown): HttpError | undefined {
   if (err instanceof z.ZodError) return validationError(err, "request");
   if (err instanceof NotFoundError) return new HttpError(404, ERROR_CODES.notFound, err.message);
   if (err instanceof InvalidRequestError) return new HttpError(400, err.code, err.message, err.details);
-  if (err instanceof ConflictError) return new HttpError(409, ERROR_CODES.conflict, err.message);
+  if (err instanceof ConflictError) return new HttpError(409, err.code, err.message);
   if (err instanceof QuotaExceededError) return new HttpError(429, ERROR_CODES.quotaExceeded, err.message);
   if (err instanceof UnavailableError) return new HttpError(503, err.code, err.message);
   if (err instanceof CursorNotFoundError) return badRequest(err.message, ERROR_CODES.badCursor);

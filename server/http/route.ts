@@ -22,7 +22,7 @@ declare module "fastify" {
   }
 }
 
-type Method = "GET" | "POST" | "PUT" | "DELETE";
+type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 type Infer<T> = T extends z.ZodType ? z.infer<T> : undefined;
 
 export interface RouteDef<P, Q, B> {
@@ -91,8 +91,8 @@ export function route<
 ): void {
   const auth = def.auth ?? "user";
   const status = def.status ?? 200;
-  // include / exclude travel in the query for GET and DELETE, in the body for POST and PUT.
-  const selectionInBody = def.method === "POST" || def.method === "PUT";
+  // include / exclude travel in the query for GET and DELETE, in the body for POST, PUT, PATCH.
+  const selectionInBody = def.method === "POST" || def.method === "PUT" || def.method === "PATCH";
   const fullPath = (app.prefix + def.url).replace(/:([A-Za-z0-9_]+)/g, "{$1}");
   app.apiRoutes.push({
     method: def.method,

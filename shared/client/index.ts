@@ -23,6 +23,7 @@ import {
   type PropOptionsBody,
   type SubscriptionParams,
   type UpdateSourceBody,
+  type UpdateUserBody,
   type UpdateWorkflowBody,
 } from "../resources/index.js";
 import { ApiError } from "./error.js";
@@ -120,6 +121,13 @@ export function createClient(options: ClientOptions) {
     createUser: async (body: CreateUserBody) =>
       (await request("POST", "/users", Data(User), { body })).data,
     listUsers: (q?: PageQuery) => request("GET", "/users", Page(User), { query: page(q) }),
+    /** Admin: one user, with `disabled` and `quota_overrides`. */
+    getUser: async (id: string) => (await request("GET", `/users/${enc(id)}`, Data(User))).data,
+    /** Admin: change only the fields given; a quota of `null` goes back to the server default. */
+    updateUser: async (id: string, body: UpdateUserBody) =>
+      (await request("PATCH", `/users/${enc(id)}`, Data(User), { body })).data,
+    /** Admin: delete the user and everything they own (their endpoints answer 404 at once). */
+    deleteUser: (id: string) => request("DELETE", `/users/${enc(id)}`, null),
 
     // -- components ------------------------------------------------------------------------------
     createComponent: async (body: { component_code?: string; component_url?: string }) =>
