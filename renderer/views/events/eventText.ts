@@ -4,7 +4,6 @@ import { TruncatedEvent } from "../../../shared/resources/index.js";
 
 const summaries = new WeakMap<EventSummary, string>();
 const sizes = new WeakMap<EventSummary, number>();
-const haystacks = new WeakMap<EventSummary, string>();
 const encoder = new TextEncoder();
 
 function truncatedOf(e: EventSummary) {
@@ -41,17 +40,6 @@ export function eventSize(e: EventSummary): number {
     sizes.set(e, n);
   }
   return n;
-}
-
-/** Lower-case text the filter matches against: id, channel, summary and (the start of) the data. */
-export function eventHaystack(e: EventSummary): string {
-  let h = haystacks.get(e);
-  if (h === undefined) {
-    h =
-      `${e.id} ${e.metadata.name} ${e.metadata.summary ?? ""} ${jsonOf(e.event).slice(0, 4000)}`.toLowerCase();
-    haystacks.set(e, h);
-  }
-  return h;
 }
 
 export function channelLabel(name: string): string {
