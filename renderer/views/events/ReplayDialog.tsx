@@ -135,7 +135,13 @@ export function ReplayDialog(props: {
           {listeners.map((id) => (
             <label key={id}>
               <input type="radio" name="listener" value={id} checked={choice === id} onChange={() => setChoice(id)} />
-              {nameOf(id) ?? id} {nameOf(id) && <code className="muted">{id}</code>}
+              {nameOf(id) ? (
+                <>
+                  {nameOf(id)} <code className="muted">{id}</code>
+                </>
+              ) : (
+                <code>{id}</code>
+              )}
             </label>
           ))}
         </fieldset>

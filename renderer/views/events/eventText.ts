@@ -1,6 +1,7 @@
 /** What the events table shows of an event: summary, size and searchable text, each cached per row. */
 import type { EventSummary } from "../../../shared/resources/index.js";
 import { TruncatedEvent } from "../../../shared/resources/index.js";
+import { searchableText } from "../../../shared/search-match.js";
 
 const summaries = new WeakMap<EventSummary, string>();
 const sizes = new WeakMap<EventSummary, number>();
@@ -60,7 +61,7 @@ const searchTexts = new WeakMap<EventSummary, string>();
 export function eventSearchText(e: EventSummary): string {
   let t = searchTexts.get(e);
   if (t === undefined) {
-    t = `${e.metadata.summary ?? ""}\n${jsonOf(e.event)}`.toLowerCase();
+    t = searchableText(e);
     searchTexts.set(e, t);
   }
   return t;
