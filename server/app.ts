@@ -24,6 +24,7 @@ import { closeGracefully, createHttpApp } from "./http/app.js";
 import { registerAuth } from "./http/auth.js";
 import { componentRoutes } from "./http/routes/components.js";
 import { eventRoutes } from "./http/routes/events.js";
+import { inspectionRoutes } from "./http/routes/inspection.js";
 import { healthRoutes } from "./http/routes/health.js";
 import { openapiRoutes } from "./http/routes/openapi.js";
 import { sourceRoutes } from "./http/routes/sources.js";
@@ -201,6 +202,7 @@ export async function createServer(config: Config): Promise<Server> {
     await app.register(componentRoutes, { prefix: "/v1", components });
     await app.register(sourceRoutes, { prefix: "/v1", sources });
     await app.register(eventRoutes, { prefix: "/v1", events });
+    await app.register(inspectionRoutes, { prefix: "/v1", events });
     await app.register(subscriptionRoutes, { prefix: "/v1", subscriptions: events.subscriptions });
     await app.register(workflowRoutes, { prefix: "/v1", workflows: events.workflows });
     await app.register(streamRoutes, { events, db: store.db }); // SSE, at the host (no /v1)

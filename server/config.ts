@@ -36,6 +36,7 @@ const Env = z.object({
   HEADWATER_API_KEY: z.string().min(16, "must be at least 16 characters").optional(),
   HEADWATER_PUBLIC_URL: z.url().optional(),
   HEADWATER_EVENT_RETENTION: Int(DEFAULT_EVENT_RETENTION).default(DEFAULT_EVENT_RETENTION),
+  HEADWATER_STATS_RETENTION_DAYS: Int(1, 3660).default(30),
   HEADWATER_BODY_LIMIT_BYTES: Int(1024).default(1024 * 1024),
   HEADWATER_DAILY_INVOCATIONS_QUOTA: Int(0).default(100_000),
   HEADWATER_DAILY_COMPUTE_MS_QUOTA: Int(0).default(24 * 60 * 60 * 1000),
@@ -68,6 +69,8 @@ export interface Config {
   /** Base of endpoint URLs; undefined means "http://host:port" once the port is known. */
   publicUrl: string | undefined;
   eventRetention: number;
+  /** Days of per-minute event stats kept (`GET .../stats`). */
+  statsRetentionDays: number;
   bodyLimitBytes: number;
   quotas: { dailyInvocations: number; dailyComputeMs: number };
   sandbox: {
@@ -107,6 +110,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bootstrapApiKey: e.HEADWATER_API_KEY,
     publicUrl: e.HEADWATER_PUBLIC_URL?.replace(/\/+$/, ""),
     eventRetention: e.HEADWATER_EVENT_RETENTION,
+    statsRetentionDays: e.HEADWATER_STATS_RETENTION_DAYS,
     bodyLimitBytes: e.HEADWATER_BODY_LIMIT_BYTES,
     quotas: {
       dailyInvocations: e.HEADWATER_DAILY_INVOCATIONS_QUOTA,

@@ -131,9 +131,12 @@ export class Quotas {
     return { ok: true };
   }
 
-  /** The count of runs for a job's completion (committed with its results; then call `counted`). */
-  countFor(userId: string, computeMs: number, invocations = 1): NonNullable<JobCompletion["usage"]> {
-    return { userId, day: utcDay(this.now()), invocations, computeMs: Math.max(0, Math.round(computeMs)) };
+  /**
+   * The count of runs for a job's completion (committed with its results; then call `counted`).
+   * `targetId`: the source or workflow that ran, whose stats count them too.
+   */
+  countFor(userId: string, computeMs: number, invocations = 1, targetId?: string): NonNullable<JobCompletion["usage"]> {
+    return { userId, day: utcDay(this.now()), invocations, computeMs: Math.max(0, Math.round(computeMs)), ...(targetId ? { targetId } : {}) };
   }
 
   /**

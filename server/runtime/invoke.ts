@@ -205,7 +205,7 @@ export class Invoker {
     // One transaction: the runs' events, held emits, db changes, dedupe memory and quota count,
     // and the deletion of their jobs (grouped with other sources' commits of this turn). A run cut by a
     // platform failure counts too, though its job stays to run again.
-    const usage = counted.invocations ? this.deps.quotas.countFor(source.userId, counted.computeMs, counted.invocations) : undefined;
+    const usage = counted.invocations ? this.deps.quotas.countFor(source.userId, counted.computeMs, counted.invocations, source.id) : undefined;
     const jobIds = items.slice(0, results.length).flatMap((i) => (i.jobId ? [i.jobId] : []));
     const hasState = Object.keys(dbChanges).length > 0 || dedupe !== undefined;
     try {

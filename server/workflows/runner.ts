@@ -109,7 +109,7 @@ export function createWorkflowRunner(o: WorkflowRunnerOptions): WorkflowJobHandl
         }),
       });
     }
-    const usage = result.ran ? o.quotas?.countFor(wf.owner_id, result.computeMs ?? 0) : undefined;
+    const usage = result.ran ? o.quotas?.countFor(wf.owner_id, result.computeMs ?? 0, 1, wf.id) : undefined;
     const jobIds = job.id ? [job.id] : [];
     if (inputs.length === 0 && jobIds.length === 0 && !usage) return { committed: false };
     await platformStep("storing the workflow's results", () => o.events.commit(inputs, { jobIds, ...(usage ? { usage } : {}) }));
