@@ -13,7 +13,7 @@ import "./app/styles/source-create.css";
 import "./app/styles/code-editor.css";
 import "uplot/dist/uPlot.min.css";
 import "./app/styles/events.css";
-import "./app/styles/volume.css";
+import "./app/styles/inspection.css";
 import "./app/styles/json-tree.css";
 
 const root = document.getElementById("root");

@@ -11,7 +11,8 @@ import { eventually, flags, ndjson, oneLine, post, runCli } from "./helpers.js";
 
 const echo = fs
   .readFileSync(path.join(import.meta.dirname, "fixtures", "http-echo.mjs"), "utf8")
-  .replace('import { label } from "./label.mjs";', 'const label = "i";');
+  .replace('import { label } from "./label.mjs";', 'const label = "i";')
+  .replace("n: event.body?.n }", "n: event.body?.n, note: event.body?.note ?? null }");
 
 /** A source that emits every event it is sent (it listens to the echo source). */
 const relay = `
@@ -63,7 +64,7 @@ describe("replay, search and stats", { timeout: 180_000 }, () => {
     }, 30_000, "the replayed events at the relay");
     const replayed = got.slice(15).map((e) => (e.event as { relayed: EventSummary["event"] & { n: number } }).relayed);
     expect(replayed.map((e) => (e as { n: number }).n)).toEqual([2, 3, 4]);
-    expect(replayed[0]).toEqual({ label: "i", greeting: "hi", times: null, n: 2 });
+    expect(replayed[0]).toEqual({ label: "i", greeting: "hi", times: null, n: 2, note: null });
   });
 
   it("replay --listener NAME --json: only that listener; one that does not listen is a 404 in one line", async () => {

@@ -15,6 +15,8 @@ interface Hover {
   idx: number;
   left: number;
   top: number;
+  /** Which side of the cursor the tooltip goes: away from the nearer edge. */
+  side: "left" | "right";
 }
 
 /** Whether this document can draw on a canvas (test DOMs cannot; browsers and Electron can). */
@@ -74,7 +76,12 @@ function options(el: HTMLElement, bucket: VolumeBucket, onHover: (h: Hover | nul
         (u) => {
           const idx = u.cursor.idx;
           const left = u.cursor.left ?? -1;
-          onHover(idx === null || idx === undefined || left < 0 ? null : { idx, left: left + u.over.offsetLeft, top: (u.cursor.top ?? 0) + u.over.offsetTop });
+          // At the top of the plot, beside the cursor: it never leaves the chart or covers the bar.
+          onHover(
+            idx === null || idx === undefined || left < 0
+              ? null
+              : { idx, left: left + u.over.offsetLeft, top: u.over.offsetTop + 4, side: left > u.over.clientWidth / 2 ? "left" : "right" },
+          );
         },
       ],
     },
@@ -86,8 +93,13 @@ export function VolumeCanvas(props: { points: readonly VolumePoint[]; bucket: Vo
   const host = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);
   const latest = useRef(points);
-  latest.current = points;
   const [hover, setHover] = useState<Hover | null>(null);
+
+  // Before the effect that makes the plot: on mount the plot starts from these points.
+  useEffect(() => {
+    latest.current = points;
+    plot.current?.setData(toData(points));
+  }, [points]);
 
   useEffect(() => {
     const el = host.current;
@@ -106,10 +118,6 @@ export function VolumeCanvas(props: { points: readonly VolumePoint[]; bucket: Vo
     };
   }, [bucket]);
 
-  useEffect(() => {
-    plot.current?.setData(toData(points));
-  }, [points]);
-
   const p = hover ? points[hover.idx] : undefined;
   const text = p ? bucketText(p, bucket) : undefined;
   return (
@@ -118,8 +126,8 @@ export function VolumeCanvas(props: { points: readonly VolumePoint[]; bucket: Vo
         <div
           className="volume-tooltip"
           role="tooltip"
-          style={{ left: hover.left, top: Math.max(0, hover.top - 8) }}
-          data-side={hover.left > (host.current?.clientWidth ?? 0) / 2 ? "left" : "right"}
+          style={{ left: hover.left, top: hover.top }}
+          data-side={hover.side}
         >
           <strong>{text.when}</strong>
           <span>

@@ -83,7 +83,9 @@ function useRefetchOnLiveRows(refetch: () => void) {
   const last = useRef(0);
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const latest = useRef(refetch);
-  latest.current = refetch;
+  useEffect(() => {
+    latest.current = refetch;
+  });
   const first = useRef(true);
   useEffect(() => {
     // The first render is the query's own load.

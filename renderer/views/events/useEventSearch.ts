@@ -29,15 +29,11 @@ function searchPage(kind: EmitterKind, id: string, channel: Channel, q: string, 
 function useDebounced(value: string, ms: number): string {
   const [settled, setSettled] = useState(value);
   useEffect(() => {
-    // Clearing the box is immediate: the live table comes back at once.
-    if (value === "") {
-      setSettled("");
-      return;
-    }
-    const t = setTimeout(() => setSettled(value), ms);
+    const t = setTimeout(() => setSettled(value), value === "" ? 0 : ms);
     return () => clearTimeout(t);
   }, [value, ms]);
-  return settled;
+  // Clearing the box is immediate: the live table comes back at once.
+  return value === "" ? "" : settled;
 }
 
 export interface EventSearch {
