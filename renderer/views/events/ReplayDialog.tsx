@@ -8,7 +8,7 @@
 import { useMemo, useState } from "react";
 import { call } from "../../state/bridge.js";
 import { formatNumber } from "../../state/format.js";
-import { useAllSources, useSubscriptions, useWorkflowsPage } from "../../state/queries.js";
+import { useAllSources, useAllWorkflows, useSubscriptions } from "../../state/queries.js";
 import type { Channel } from "../../state/useLiveWatch.js";
 import { ErrorNote } from "../../ui/ErrorNote.js";
 import { Modal } from "../../ui/Modal.js";
@@ -51,10 +51,10 @@ export function ReplayDialog(props: {
   const { kind, emitterId, channel, range, filtered, onClose } = props;
   const subs = useSubscriptions();
   const sources = useAllSources(true);
-  const workflows = useWorkflowsPage({ limit: 100 });
+  const workflows = useAllWorkflows();
   const listeners = useMemo(() => listenersOf(subs.data ?? [], emitterId, channel), [subs.data, emitterId, channel]);
   const nameOf = (id: string) =>
-    (id.startsWith("dc_") ? sources.data?.find((s) => s.id === id)?.name : workflows.data?.data.find((w) => w.id === id)?.name) ?? null;
+    (id.startsWith("dc_") ? sources.data?.find((s) => s.id === id)?.name : workflows.data?.find((w) => w.id === id)?.name) ?? null;
 
   const [choice, setChoice] = useState<string>("all");
   const [busy, setBusy] = useState(false);
