@@ -15,6 +15,7 @@ import "./app/styles/code-editor.css";
 import "uplot/dist/uPlot.min.css";
 import "./app/styles/events.css";
 import "./app/styles/inspection.css";
+import "./app/styles/test-event.css";
 import "./app/styles/json-tree.css";
 
 const root = document.getElementById("root");
