@@ -14,6 +14,7 @@ import { registerListen } from "./commands/listen.js";
 import { registerLogin } from "./commands/login.js";
 import { registerServer } from "./commands/server.js";
 import { registerSourceCommands } from "./commands/sources.js";
+import { registerUsers } from "./commands/users.js";
 import { registerSubscribe } from "./commands/subscribe.js";
 import { registerWhoami } from "./commands/whoami.js";
 import type { Context } from "./context.js";
@@ -66,5 +67,6 @@ A <source> is an id (dc_...) or a name. Exit codes: 0 ok, 1 API or network error
   registerLogin(program, act);
   registerServer(program, act);
   registerBackup(program, act);
+  registerUsers(program, act);
   return program;
 }
