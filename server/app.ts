@@ -17,6 +17,7 @@ import type { FastifyInstance } from "fastify";
 import { seedBuiltinComponents } from "./components/builtin/seed.js";
 import { fetchComponent } from "./components/fetch.js";
 import { NpmComponents } from "./components/npm-registry.js";
+import { RegistryLookup } from "./runtime/npm/registry.js";
 import { ComponentService } from "./components/service.js";
 import type { Config } from "./config.js";
 import { createEventServices, type EventServices } from "./events/index.js";
@@ -167,6 +168,8 @@ export async function createServer(config: Config): Promise<Server> {
         packages: runtime.packages,
         describer: runtime.describer,
         versions: config.npm.componentVersions,
+        lookup: new RegistryLookup({ registry: config.npm.registry }),
+        missTtlMs: config.npm.missTtlMs,
       });
       components.useNpmComponents(npm, systemUserId);
     }

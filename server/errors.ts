@@ -47,6 +47,8 @@ export class UnavailableError extends Error {
   constructor(
     message: string,
     readonly code: string = "unavailable",
+    /** Sent as `Retry-After` when known. */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
     this.name = "UnavailableError";

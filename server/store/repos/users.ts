@@ -150,6 +150,19 @@ export class UsersRepo {
    * caller can drop what it remembers of them.
    */
   async deleteWithEverything(id: string, heirId: string): Promise<{ targets: string[] } | undefined> {
+    // A run of theirs appending events at the same moment may deadlock with us (PostgreSQL picks
+    // one to abort): the deletion is tried again, it changed nothing when it was aborted.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.deleteOnce(id, heirId);
+      } catch (err) {
+        if (attempt >= 5 || !isDeadlock(err)) throw err;
+        await new Promise((r) => setTimeout(r, 20 * attempt));
+      }
+    }
+  }
+
+  private async deleteOnce(id: string, heirId: string): Promise<{ targets: string[] } | undefined> {
     return this.db.transaction().execute(async (trx) => {
       const admins = await lockedEnabledAdmins(trx, this.dialect);
       const row = await trx.selectFrom("users").selectAll().where("id", "=", id).executeTakeFirst();
@@ -167,12 +180,17 @@ export class UsersRepo {
         await trx.deleteFrom("timers").where("source_id", "in", chunk).execute();
         await trx.deleteFrom("job_targets").where("target_id", "in", chunk).execute();
         await trx.deleteFrom("jobs").where("target_id", "in", chunk).execute();
+        // Appends lock their emitter's row before they write events: take those locks first too.
+        if (this.dialect === "postgres") {
+          await trx.selectFrom("event_emitters").select("emitter_id").where("emitter_id", "in", chunk).orderBy("emitter_id").forUpdate().execute();
+        }
         await trx.deleteFrom("source_state").where("source_id", "in", chunk).execute();
         await trx.deleteFrom("source_dedupe").where("source_id", "in", chunk).execute();
         await trx.deleteFrom("events").where("emitter_id", "in", chunk).execute();
         await trx.deleteFrom("event_channels").where("emitter_id", "in", chunk).execute();
         await trx.deleteFrom("event_emitters").where("emitter_id", "in", chunk).execute();
         await trx.deleteFrom("delivery_outbox").where("emitter_id", "in", chunk).execute();
+        await trx.deleteFrom("event_stats").where("emitter_id", "in", chunk).execute();
         await trx
           .deleteFrom("subscriptions")
           .where((eb) => eb.or([eb("emitter_id", "in", chunk), eb("listener_id", "in", chunk)]))
@@ -217,6 +235,11 @@ async function lockedEnabledAdmins(trx: Db, dialect: DialectName): Promise<strin
   const query = trx.selectFrom("users").select("id").where("admin", "=", 1).where("disabled", "=", 0).orderBy("id");
   const rows = await (dialect === "postgres" ? query.forUpdate() : query).execute();
   return rows.map((r) => r.id);
+}
+
+function isDeadlock(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === "40P01" || code === "40001";
 }
 
 function chunks<T>(items: T[], size: number): T[][] {
