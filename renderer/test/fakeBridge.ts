@@ -389,8 +389,14 @@ export class FakeBridge implements HeadwaterBridge {
       this.events.set(id, (this.events.get(id) ?? []).filter(keep));
       return { accepted: true };
     });
-  listWorkflowEvents = (id: string, q?: object) =>
-    this.respond("listWorkflowEvents", [id, q], () => this.page(this.events.get(id) ?? []));
+  listWorkflowEvents = (id: string, q?: { limit?: number; q?: string; after?: string }) =>
+    this.respond("listWorkflowEvents", [id, q], () => {
+      const needle = q?.q?.toLowerCase();
+      const all = (this.events.get(id) ?? []).filter(
+        (e) => !needle || `${e.metadata.summary ?? ""}${JSON.stringify(e.event)}`.toLowerCase().includes(needle),
+      );
+      return this.page(all, q?.limit ?? 10, q?.after);
+    });
   listWorkflowErrors = (id: string, q?: object) =>
     this.respond("listWorkflowErrors", [id, q], () => this.page<EventSummary>([]));
 

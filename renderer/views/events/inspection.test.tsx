@@ -168,3 +168,29 @@ describe("replay", () => {
     expect((within(dialog).getByRole("button", { name: "Replay event" }) as HTMLButtonElement).disabled).toBe(true);
   });
 });
+
+describe("a workflow's events", () => {
+  it("charts, searches and replays through the workflow's own endpoints", async () => {
+    const WF = "p_flow1";
+    const bridge = new FakeBridge();
+    bridge.events.set(WF, [makeEvent(WF, 3002), makeEvent(WF, 3001), { ...makeEvent(WF, 3000), event: { city: "Lisbon" } }]);
+    bridge.stats.set(WF, [{ t: 0, events: 3, errors: 1, logs: 0, invocations: 4, compute_ms: 9 }]);
+    bridge.subscriptions = [{ id: "sub_1", emitter_id: "p_*", listener_id: "dc_sink", event_name: "" }];
+    renderWith(bridge, <EventsPanel kind="workflow" emitterId={WF} />);
+    await screen.findByRole("img", { name: "Event volume, last hour: 3 events, 1 error" });
+    expect(bridge.callsOf("getWorkflowStats")[0]![0]).toBe(WF);
+
+    await userEvent.type(screen.getByRole("searchbox", { name: "Search events" }), "lisbon");
+    await waitFor(() => expect(rowIds()).toEqual(["3000-0"]));
+    expect(bridge.callsOf("listWorkflowEvents").some(([, q]) => (q as { q?: string }).q === "lisbon")).toBe(true);
+
+    await userEvent.click(within(grid()).getByText("event 3000-0"));
+    await userEvent.click(screen.getByRole("button", { name: "Replay" }));
+    const dialog = await screen.findByRole("dialog", { name: "Replay this event" });
+    // A listener of every workflow (p_*) listens to this one too.
+    await within(dialog).findByRole("radio", { name: "All listeners (1)" });
+    await userEvent.click(within(dialog).getByRole("button", { name: "Replay event" }));
+    await within(dialog).findByRole("status");
+    expect(bridge.callsOf("replayWorkflowEvents")).toEqual([[WF, { start_id: "3000-0", end_id: "3000-0", event_name: undefined }]]);
+  });
+});
