@@ -5,13 +5,16 @@
  * (the types and option parsers the commands share are in options.ts).
  */
 import { Command } from "commander";
+import { registerBackup } from "./commands/backup.js";
 import { registerDeploy } from "./commands/deploy.js";
 import { registerDev } from "./commands/dev.js";
 import { registerEvents } from "./commands/events.js";
 import { registerList } from "./commands/list.js";
+import { registerListen } from "./commands/listen.js";
 import { registerLogin } from "./commands/login.js";
 import { registerServer } from "./commands/server.js";
 import { registerSourceCommands } from "./commands/sources.js";
+import { registerUsers } from "./commands/users.js";
 import { registerSubscribe } from "./commands/subscribe.js";
 import { registerWhoami } from "./commands/whoami.js";
 import type { Context } from "./context.js";
@@ -58,9 +61,12 @@ A <source> is an id (dc_...) or a name. Exit codes: 0 ok, 1 API or network error
   registerDeploy(program, act);
   registerDev(program, act);
   registerEvents(program, act);
+  registerListen(program, act);
   registerSourceCommands(program, act);
   registerSubscribe(program, act);
   registerLogin(program, act);
   registerServer(program, act);
+  registerBackup(program, act);
+  registerUsers(program, act);
   return program;
 }

@@ -6,6 +6,7 @@ import { App } from "./app/App.js";
 import "./app/styles/base.css";
 import "./app/styles/shell.css";
 import "./app/styles/controls.css";
+import "./app/styles/combobox.css";
 import "./app/styles/widgets.css";
 import "./app/styles/master-detail.css";
 import "./app/styles/account.css";

@@ -82,7 +82,12 @@ export async function startWebHost(opts: WebHostOptions = {}): Promise<WebHost> 
     output: () => out,
     localKey: () => {
       try {
-        return (JSON.parse(fs.readFileSync(path.join(appDataDir, "web-keys.json"), "utf8")) as Record<string, string>).local;
+        return (
+          JSON.parse(fs.readFileSync(path.join(appDataDir, "web-keys.json"), "utf8")) as Record<
+            string,
+            string
+          >
+        ).local;
       } catch {
         return undefined;
       }

@@ -3,7 +3,7 @@
  * invalidate exactly the lists they change. Query keys start with the resource kind.
  */
 import { useMutation, useQuery, useQueryClient, type Query, type QueryClient } from "@tanstack/react-query";
-import type { PageQuery, Source } from "../../shared/resources/index.js";
+import type { PageQuery, Source, Workflow } from "../../shared/resources/index.js";
 import type { Page } from "../../shared/resources/index.js";
 import { call } from "./bridge.js";
 
@@ -13,6 +13,7 @@ export const keys = {
   me: ["me"] as const,
   sources: (q?: PageQuery) => ["sources", "page", q ?? {}] as const,
   allSources: ["sources", "all"] as const,
+  allWorkflows: ["workflows", "all"] as const,
   source: (id: string) => ["source", id] as const,
   components: (q?: PageQuery) => ["components", "page", q ?? {}] as const,
   component: (keyOrId: string) => ["component", keyOrId] as const,
@@ -51,22 +52,33 @@ export const useSourcesPage = (q: PageQuery) =>
     placeholderData: (prev) => prev,
   });
 
-/** Every source (for search and pickers), following cursors; bounded to 2,000. */
+/** Every item of a paginated list, following cursors; bounded to 2,000. */
+async function readAll<T>(read: (q: PageQuery) => Promise<Page<T>>): Promise<T[]> {
+  const all: T[] = [];
+  let after: string | undefined;
+  for (let i = 0; i < 20; i++) {
+    const page = await read({ limit: 100, after });
+    all.push(...page.data);
+    if (page.data.length < 100 || !page.page_info.end_cursor) break;
+    after = page.page_info.end_cursor;
+  }
+  return all;
+}
+
+/** Every source (for search and pickers). */
 export const useAllSources = (enabled: boolean) =>
   useQuery({
     queryKey: keys.allSources,
     enabled,
-    queryFn: async () => {
-      const all: Source[] = [];
-      let after: string | undefined;
-      for (let i = 0; i < 20; i++) {
-        const page: Page<Source> = await call("listMySources", { limit: 100, after });
-        all.push(...page.data);
-        if (page.data.length < 100 || !page.page_info.end_cursor) break;
-        after = page.page_info.end_cursor;
-      }
-      return all;
-    },
+    queryFn: () => readAll<Source>((q) => call("listMySources", q)),
+  });
+
+/** Every workflow (for pickers and the flow view). */
+export const useAllWorkflows = (enabled = true) =>
+  useQuery({
+    queryKey: keys.allWorkflows,
+    enabled,
+    queryFn: () => readAll<Workflow>((q) => call("listMyWorkflows", q)),
   });
 
 export const useSource = (id: string | null) =>

@@ -42,6 +42,20 @@ export function makeSource(n: number, over: Partial<Source> = {}): Source {
   };
 }
 
+export function makeWorkflow(n: number, over: Partial<Workflow> = {}): Workflow {
+  return {
+    id: `p_wf${n}`,
+    name: `workflow-${n}`,
+    deployment_id: `d_wf${n}`,
+    steps: [],
+    endpoint_url: `http://127.0.0.1:7433/p_wf${n}`,
+    active: true,
+    created_at: 1_700_000_000 + n,
+    updated_at: 1_700_000_000 + n,
+    ...over,
+  };
+}
+
 /** A remote connection "Staging" (r1), current and ready unless overridden. */
 export function remoteProfile(over: Partial<Profile> = {}): Profile {
   return {
@@ -271,7 +285,8 @@ export class FakeBridge implements HeadwaterBridge {
   propOptions = (keyOrId: string, prop: string, body: PropOptionsBody = {}) =>
     this.respond("propOptions", [keyOrId, prop, body], () => {
       const answer = this.propChoices[prop];
-      if (!answer) throw { status: 400, code: "no_options", message: `prop "${prop}" has no options` } as BridgeError;
+      if (!answer)
+        throw { status: 400, code: "no_options", message: `prop "${prop}" has no options` } as BridgeError;
       return typeof answer === "function" ? answer(body) : answer;
     });
 
