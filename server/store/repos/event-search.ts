@@ -29,15 +29,17 @@ const phrase = (s: string) => `"${s.replace(/"/g, '""')}"`;
 /** ILIKE pattern for a substring, `%`, `_` and `\` taken literally. */
 const likePattern = (s: string) => `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
-/** The condition "this event matches q" on the `events` table. */
-function matches(db: Db, q: string): Expression<SqlBool> {
+/** The FTS5 query for `q` on SQLite, or undefined when some form is too short for trigrams. */
+function ftsQuery(q: string): string | undefined {
+  const forms = formsOf(q);
+  // Trigram needs three characters (Unicode code points) in every form searched.
+  return forms.every((f) => [...f].length >= 3) ? forms.map(phrase).join(" OR ") : undefined;
+}
+
+/** The condition "this event matches q" on the `events` table, without an index (short text on SQLite) or on PostgreSQL. */
+function scanMatches(db: Db, q: string): Expression<SqlBool> {
   const forms = formsOf(q);
   if (isSqlite(db)) {
-    // Trigram needs three characters (Unicode code points) in every form searched.
-    if (forms.every((f) => [...f].length >= 3)) {
-      const expr = forms.map(phrase).join(" OR ");
-      return sql<SqlBool>`events.rowid IN (SELECT rowid FROM events_search WHERE events_search MATCH ${expr})`;
-    }
     const text = sql`lower(events.event_json || char(10) || CASE WHEN events.meta_json = '{}' THEN '' ELSE coalesce(json_extract(events.meta_json, '$.summary'), '') END)`;
     return sql<SqlBool>`(${sql.join(
       forms.map((f) => sql`instr(${text}, lower(${f})) > 0`),
@@ -51,14 +53,59 @@ function matches(db: Db, q: string): Expression<SqlBool> {
   )})`;
 }
 
-/** A page of one channel's events that match `q`, newest first (same window rules as listEvents). */
-export async function searchEvents(db: Db, emitterId: string, channel: string, q: string, w: PageWindow): Promise<EventRow[]> {
+/**
+ * SQLite with trigrams: one pass over the FTS table's matches, newest first, each joined to its
+ * event row by rowid to keep the channel's (so it costs what the matches cost, not a scan of
+ * the channel), gives both the count and the page; then the page's rows are read by rowid. The
+ * phrase match is the dear part (every trigram's list is read), so it is done once, not once for
+ * the page and again for total_count. Only rowid and id of each match are held.
+ */
+async function ftsSearch(db: Db, emitterId: string, channel: string, match: string, w: PageWindow): Promise<{ rows: EventRow[]; total: number }> {
+  const matches = await sql<{ r: number; k: string }>`SELECT events.rowid AS r, events.sort_key AS k
+    FROM events_search JOIN events ON events.rowid = events_search.rowid
+    WHERE events_search MATCH ${match} AND events.emitter_id = ${emitterId} AND events.channel = ${channel}
+    ORDER BY events_search.rowid DESC`.execute(db);
+  const all = matches.rows;
+  // Rowids follow insertion order, which within a channel is id order; sorted only if not.
+  for (let i = 1; i < all.length; i++) {
+    if (all[i - 1]!.k < all[i]!.k) {
+      all.sort((a, b) => (a.k < b.k ? 1 : a.k > b.k ? -1 : 0));
+      break;
+    }
+  }
+  let inWindow = all;
+  if (w.olderThan !== undefined) inWindow = inWindow.filter((m) => m.k < w.olderThan!);
+  if (w.newerThan !== undefined) inWindow = inWindow.filter((m) => m.k > w.newerThan!);
+  // Only `before`: the `limit` nearest newer ones; otherwise the newest of the window.
+  const page = w.newerThan !== undefined && w.olderThan === undefined ? inWindow.slice(-w.limit) : inWindow.slice(0, w.limit);
+  if (page.length === 0) return { rows: [], total: all.length };
+  const rows = await db
+    .selectFrom("events")
+    .selectAll()
+    .where(sql<SqlBool>`rowid IN (${sql.join(page.map((m) => m.r))})`)
+    .orderBy("sort_key", "desc")
+    .execute();
+  return { rows, total: all.length };
+}
+
+/**
+ * A page of one channel's events that match `q`, newest first (same window rules as
+ * listEvents), and how many of its retained events match.
+ */
+export async function searchEvents(db: Db, emitterId: string, channel: string, q: string, w: PageWindow): Promise<{ rows: EventRow[]; total: number }> {
+  const match = isSqlite(db) ? ftsQuery(q) : undefined;
+  if (match !== undefined) return ftsSearch(db, emitterId, channel, match, w);
+  const [rows, total] = await Promise.all([scanPage(db, emitterId, channel, q, w), scanCount(db, emitterId, channel, q)]);
+  return { rows, total };
+}
+
+async function scanPage(db: Db, emitterId: string, channel: string, q: string, w: PageWindow): Promise<EventRow[]> {
   let query = db
     .selectFrom("events")
     .selectAll()
     .where("emitter_id", "=", emitterId)
     .where("channel", "=", channel)
-    .where(matches(db, q));
+    .where(scanMatches(db, q));
   if (w.newerThan !== undefined && w.olderThan === undefined) {
     const rows = await query.where("sort_key", ">", w.newerThan).orderBy("sort_key", "asc").limit(w.limit).execute();
     return rows.reverse();
@@ -68,14 +115,13 @@ export async function searchEvents(db: Db, emitterId: string, channel: string, q
   return query.orderBy("sort_key", "desc").limit(w.limit).execute();
 }
 
-/** How many of the channel's retained events match `q`. */
-export async function countMatches(db: Db, emitterId: string, channel: string, q: string): Promise<number> {
+async function scanCount(db: Db, emitterId: string, channel: string, q: string): Promise<number> {
   const row = await db
     .selectFrom("events")
     .select(sql<number>`count(*)`.as("n"))
     .where("emitter_id", "=", emitterId)
     .where("channel", "=", channel)
-    .where(matches(db, q))
+    .where(scanMatches(db, q))
     .executeTakeFirst();
   return Number(row?.n ?? 0);
 }
