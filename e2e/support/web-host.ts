@@ -45,7 +45,7 @@ export async function startWebHost(opts: WebHostOptions = {}): Promise<WebHost> 
     ...(opts.remote ? { HEADWATER_API_URL: opts.remote.baseUrl, HEADWATER_API_KEY: opts.remote.apiKey } : {}),
     ...opts.env,
   });
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(REPO_ROOT, "electron/web/main.ts")], {
+  const child = spawn(process.execPath, [path.join(REPO_ROOT, "dist/js/web.mjs")], {
     cwd: REPO_ROOT,
     env,
     stdio: ["ignore", "pipe", "pipe"],
