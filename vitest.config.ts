@@ -2,7 +2,8 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
-    include: ["{shared,server,electron,renderer,test,e2e}/**/*.test.{ts,tsx}"],
+    // e2e/ is Playwright's (playwright.config.ts, `npm run test:e2e`), not vitest's.
+    include: ["{shared,server,electron,renderer,test}/**/*.test.{ts,tsx}"],
     globalSetup: ["test/support/global-setup.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,

@@ -21,10 +21,13 @@ const COMMANDS: Array<{ names: string[]; load: () => Promise<Register> }> = [
   { names: ["deploy"], load: async () => (await import("./commands/deploy.js")).registerDeploy },
   { names: ["dev"], load: async () => (await import("./commands/dev.js")).registerDev },
   { names: ["events", "logs"], load: async () => (await import("./commands/events.js")).registerEvents },
+  { names: ["listen"], load: async () => (await import("./commands/listen.js")).registerListen },
   { names: ["delete", "activate", "deactivate"], load: async () => (await import("./commands/sources.js")).registerSourceCommands },
   { names: ["subscribe", "unsubscribe"], load: async () => (await import("./commands/subscribe.js")).registerSubscribe },
   { names: ["login"], load: async () => (await import("./commands/login.js")).registerLogin },
   { names: ["server"], load: async () => (await import("./commands/server.js")).registerServer },
+  { names: ["backup"], load: async () => (await import("./commands/backup.js")).registerBackup },
+  { names: ["users"], load: async () => (await import("./commands/users.js")).registerUsers },
 ];
 
 export interface ProgramOptions {

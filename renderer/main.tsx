@@ -6,12 +6,14 @@ import { App } from "./app/App.js";
 import "./app/styles/base.css";
 import "./app/styles/shell.css";
 import "./app/styles/controls.css";
+import "./app/styles/combobox.css";
 import "./app/styles/widgets.css";
 import "./app/styles/master-detail.css";
 import "./app/styles/account.css";
 import "./app/styles/source-create.css";
 import "./app/styles/code-editor.css";
 import "./app/styles/events.css";
+import "./app/styles/test-event.css";
 import "./app/styles/json-tree.css";
 
 const root = document.getElementById("root");

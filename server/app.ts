@@ -17,6 +17,7 @@ import type { FastifyInstance } from "fastify";
 import { seedBuiltinComponents } from "./components/builtin/seed.js";
 import { fetchComponent } from "./components/fetch.js";
 import { NpmComponents } from "./components/npm-registry.js";
+import { RegistryLookup } from "./runtime/npm/registry.js";
 import { ComponentService } from "./components/service.js";
 import type { Config } from "./config.js";
 import { createEventServices, type EventServices } from "./events/index.js";
@@ -24,6 +25,7 @@ import { closeGracefully, createHttpApp } from "./http/app.js";
 import { registerAuth } from "./http/auth.js";
 import { componentRoutes } from "./http/routes/components.js";
 import { eventRoutes } from "./http/routes/events.js";
+import { inspectionRoutes } from "./http/routes/inspection.js";
 import { healthRoutes } from "./http/routes/health.js";
 import { openapiRoutes } from "./http/routes/openapi.js";
 import { sourceRoutes } from "./http/routes/sources.js";
@@ -36,12 +38,13 @@ import { resolveIsolationAsync } from "./runtime/sandbox/isolation.js";
 import { networkPolicyFor } from "./runtime/sandbox/policy.js";
 import { PgResponseRelay } from "./cluster/response-relay.js";
 import { Presence } from "./cluster/presence.js";
+import { UserChanges } from "./cluster/user-changes.js";
 import { withStartupLock } from "./store/repos/cluster.js";
 import { SourceService } from "./sources/service.js";
 import { openDb, type OpenedDb } from "./store/db.js";
 import { ComponentsRepo } from "./store/repos/components.js";
 import { SourcesRepo } from "./store/repos/sources.js";
-import { UsersRepo } from "./store/repos/users.js";
+import { isUserDisabled, UsersRepo } from "./store/repos/users.js";
 import { findWorkflow } from "./store/repos/workflows.js";
 import { UserService } from "./users/service.js";
 
@@ -84,7 +87,7 @@ export async function createServer(config: Config): Promise<Server> {
     const store = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
     closers.push(() => store.close());
     const repos = {
-      users: new UsersRepo(store.db),
+      users: new UsersRepo(store.db, store.dialect),
       components: new ComponentsRepo(store.db),
       sources: new SourcesRepo(store.db),
     };
@@ -129,7 +132,14 @@ export async function createServer(config: Config): Promise<Server> {
     runtime.queue.registerHandler("p_", events.workflowHandler(runtime.runWorkflowSteps, runtime.quotas));
     runtime.registerHttpTarget("p_", async (id) => {
       const wf = await findWorkflow(store.db, id);
-      return wf && { ownerId: wf.owner_id, active: Number(wf.active) === 1, customResponse: false };
+      return (
+        wf && {
+          ownerId: wf.owner_id,
+          active: Number(wf.active) === 1,
+          customResponse: false,
+          ownerDisabled: await isUserDisabled(store.db, wf.owner_id),
+        }
+      );
     });
 
     // Users: keys, the bootstrap admin, quota usage (counted by the runtime).
@@ -165,9 +175,21 @@ export async function createServer(config: Config): Promise<Server> {
         packages: runtime.packages,
         describer: runtime.describer,
         versions: config.npm.componentVersions,
+        lookup: new RegistryLookup({ registry: config.npm.registry }),
+        missTtlMs: config.npm.missTtlMs,
       });
       components.useNpmComponents(npm, systemUserId);
     }
+
+    // An admin's change to a user (disabled, quotas, deleted) is forgotten at once by the
+    // runtime of every instance: endpoints answer 403 / 404 from then on.
+    const userChanges = new UserChanges();
+    userChanges.onChanged((userId) => runtime.userChanged(userId));
+    if (store.pgPool) {
+      await userChanges.listen(store.pgPool, log);
+      closers.push(() => userChanges.close());
+    }
+    users.useAdminDeps({ heirId: () => systemUserId, changed: (id) => userChanges.changed(id) });
 
     // Sources: the runtime's lifecycle runs their hooks; deleting one forgets its events.
     const sources = new SourceService({
@@ -190,6 +212,7 @@ export async function createServer(config: Config): Promise<Server> {
     await app.register(componentRoutes, { prefix: "/v1", components });
     await app.register(sourceRoutes, { prefix: "/v1", sources });
     await app.register(eventRoutes, { prefix: "/v1", events });
+    await app.register(inspectionRoutes, { prefix: "/v1", events });
     await app.register(subscriptionRoutes, { prefix: "/v1", subscriptions: events.subscriptions });
     await app.register(workflowRoutes, { prefix: "/v1", workflows: events.workflows });
     await app.register(streamRoutes, { events, db: store.db }); // SSE, at the host (no /v1)

@@ -36,6 +36,7 @@ const Env = z.object({
   HEADWATER_API_KEY: z.string().min(16, "must be at least 16 characters").optional(),
   HEADWATER_PUBLIC_URL: z.url().optional(),
   HEADWATER_EVENT_RETENTION: Int(DEFAULT_EVENT_RETENTION).default(DEFAULT_EVENT_RETENTION),
+  HEADWATER_STATS_RETENTION_DAYS: Int(1, 3660).default(30),
   HEADWATER_BODY_LIMIT_BYTES: Int(1024).default(1024 * 1024),
   HEADWATER_DAILY_INVOCATIONS_QUOTA: Int(0).default(100_000),
   HEADWATER_DAILY_COMPUTE_MS_QUOTA: Int(0).default(24 * 60 * 60 * 1000),
@@ -55,6 +56,12 @@ const Env = z.object({
     )
     .default(""),
   HEADWATER_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  HEADWATER_NPM_MISS_TTL_SECONDS: Int(0).default(3600),
+  HEADWATER_NPM_MAX_INSTALLS: Int(1, 64).default(2),
+  HEADWATER_NPM_INSTALLS_PER_USER_HOUR: Int(0).default(20),
+  HEADWATER_RATE_LIMIT: Int(0).default(100),
+  HEADWATER_ENDPOINT_RATE_LIMIT: Int(0).default(0),
+  HEADWATER_METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
 });
 
 export interface Config {
@@ -68,6 +75,8 @@ export interface Config {
   /** Base of endpoint URLs; undefined means "http://host:port" once the port is known. */
   publicUrl: string | undefined;
   eventRetention: number;
+  /** Days of per-minute event stats kept (`GET .../stats`). */
+  statsRetentionDays: number;
   bodyLimitBytes: number;
   quotas: { dailyInvocations: number; dailyComputeMs: number };
   sandbox: {
@@ -86,7 +95,19 @@ export interface Config {
     components: boolean;
     /** Versions pinned per vendor package (`@pipedream/rss` → `0.5.2`); the others are `latest`. */
     componentVersions: Record<string, string>;
+    /** How long "the registry has no such package" is believed, ms. */
+    missTtlMs: number;
+    /** `npm install`s running at once, server-wide; more wait (bounded) or get 503. */
+    maxInstalls: number;
+    /** Installs of packages new to the server one non-admin user may cause per hour (0: no limit). */
+    installsPerUserHour: number;
   };
+  /** Requests per second per API key on /v1 (burst twice that); 0: off. */
+  rateLimit: number;
+  /** Requests per second per source endpoint (/e/...) (burst twice that); 0: off. */
+  endpointRateLimit: number;
+  /** Bearer token that may scrape GET /metrics (besides admin keys). */
+  metricsToken: string | undefined;
   logLevel: string;
 }
 
@@ -107,6 +128,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bootstrapApiKey: e.HEADWATER_API_KEY,
     publicUrl: e.HEADWATER_PUBLIC_URL?.replace(/\/+$/, ""),
     eventRetention: e.HEADWATER_EVENT_RETENTION,
+    statsRetentionDays: e.HEADWATER_STATS_RETENTION_DAYS,
     bodyLimitBytes: e.HEADWATER_BODY_LIMIT_BYTES,
     quotas: {
       dailyInvocations: e.HEADWATER_DAILY_INVOCATIONS_QUOTA,
@@ -129,7 +151,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
           .filter(Boolean)
           .map((spec) => [spec.slice(0, spec.lastIndexOf("@")), spec.slice(spec.lastIndexOf("@") + 1)]),
       ),
+      missTtlMs: e.HEADWATER_NPM_MISS_TTL_SECONDS * 1000,
+      maxInstalls: e.HEADWATER_NPM_MAX_INSTALLS,
+      installsPerUserHour: e.HEADWATER_NPM_INSTALLS_PER_USER_HOUR,
     },
+    rateLimit: e.HEADWATER_RATE_LIMIT,
+    endpointRateLimit: e.HEADWATER_ENDPOINT_RATE_LIMIT,
+    metricsToken: e.HEADWATER_METRICS_TOKEN,
     logLevel: e.HEADWATER_LOG_LEVEL,
   };
 }

@@ -25,7 +25,10 @@ export class InvalidRequestError extends Error {
 
 /** Conflicts with existing state (a key or name held by someone else): 409. */
 export class ConflictError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    readonly code: string = "conflict",
+  ) {
     super(message);
     this.name = "ConflictError";
   }
@@ -44,6 +47,8 @@ export class UnavailableError extends Error {
   constructor(
     message: string,
     readonly code: string = "unavailable",
+    /** Sent as `Retry-After` when known. */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
     this.name = "UnavailableError";

@@ -105,6 +105,8 @@ export interface RunnableSource {
   componentId: string;
   active: boolean;
   configuredProps: Record<string, unknown>;
+  /** Its owner is disabled by an admin: nothing of it runs until they are enabled (runtime reads). */
+  ownerDisabled?: boolean;
 }
 
 /**

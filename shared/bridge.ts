@@ -24,6 +24,7 @@ import {
   AutoSubscriptionParams,
   CreateComponentBody,
   CreateSourceBody,
+  CreateUserBody,
   CreateWorkflowBody,
   DeleteEventsQuery,
   EventListQuery,
@@ -31,6 +32,7 @@ import {
   PropOptionsBody,
   SubscriptionParams,
   UpdateSourceBody,
+  UpdateUserBody,
   UpdateWorkflowBody,
   type AutoSubscription,
   type Component,
@@ -117,6 +119,12 @@ export type BridgeUser = Pick<
 >;
 
 /**
+ * A user as an admin sees them in the Users panel: also whether they are disabled, and which
+ * quotas are their own (`quota_overrides`, `null` = the server's default). Never a key.
+ */
+export type BridgeManagedUser = BridgeUser & Pick<User, "disabled" | "quota_overrides">;
+
+/**
  * Where the host keeps API keys (never the keys themselves), so the renderer can say what is true:
  * `os-encrypted`: encrypted with the OS keychain (Electron safeStorage);
  * `file`: a file readable only by the user (mode 0600), not encrypted (web mode);
@@ -171,6 +179,7 @@ export type Unsubscribe = () => void;
 const Str = (max = 200) => z.string().min(1).max(max);
 const SourceId = z.string().regex(/^dc_[A-Za-z0-9]{1,64}$/, "not a source id (dc_...)");
 const WorkflowId = z.string().regex(/^p_[A-Za-z0-9]{1,64}$/, "not a workflow id (p_...)");
+const UserId = z.string().regex(/^u_[A-Za-z0-9]{1,64}$/, "not a user id (u_...)");
 const ComponentId = z.string().regex(/^sc_[A-Za-z0-9]{1,64}$/, "not a component id (sc_...)");
 const EmitterId = z.union([SourceId, WorkflowId]);
 const EventId = z.string().regex(/^\d{1,15}-\d{1,9}$/, "not an event id");
@@ -187,6 +196,68 @@ export const RemoteProfileInput = z.object({
 });
 export type RemoteProfileInput = z.input<typeof RemoteProfileInput>;
 
+// ---------------------------------------------------------------------------------------------
+// Test requests: "Send test event" on an HTTP source or workflow. The host sends them (never the
+// page) to the emitter's own endpoint, and keeps the last few per emitter in its settings.
+
+export const TEST_REQUEST_METHODS = ["POST", "GET", "PUT", "PATCH", "DELETE"] as const;
+/** Requests kept per emitter to send again. */
+export const TEST_REQUESTS_KEPT = 5;
+export const TEST_REQUEST_BODY_MAX = 256 * 1024;
+
+export const TestRequestHeader = z.object({
+  name: z
+    .string()
+    .trim()
+    .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/, "not a valid header name"),
+  value: z
+    .string()
+    .max(4000)
+    .regex(/^[^\r\n]*$/, "a header value is one line"),
+});
+export type TestRequestHeader = z.infer<typeof TestRequestHeader>;
+
+export const TestRequestInput = z.object({
+  method: z.enum(TEST_REQUEST_METHODS),
+  /** Appended to the endpoint URL: `/`, `/orders/1?x=y`. */
+  path: z
+    .string()
+    .max(2000)
+    .regex(/^(\/[^\s#]*)?$/, "a path starts with / and has no spaces"),
+  headers: z.array(TestRequestHeader).max(50),
+  /** JSON text, or empty for no body. */
+  body: z
+    .string()
+    .max(TEST_REQUEST_BODY_MAX)
+    .refine((b) => {
+      if (b.trim() === "") return true;
+      try {
+        JSON.parse(b);
+        return true;
+      } catch {
+        return false;
+      }
+    }, "the body is not valid JSON"),
+});
+export type TestRequestInput = z.infer<typeof TestRequestInput>;
+
+export interface TestResponse {
+  /** The URL the host sent to (the endpoint plus the path). */
+  url: string;
+  status: number;
+  statusText: string;
+  headers: Array<[string, string]>;
+  /** The response's text (cut at 64 KiB, then `truncated`). */
+  body: string;
+  truncated: boolean;
+  durationMs: number;
+}
+
+/** A request kept to send again: never a secret-looking header (shared/secrets.ts). */
+export interface SavedTestRequest extends TestRequestInput {
+  sentAt: number;
+}
+
 export const bridgeArgs = {
   // host
   hostInfo: z.tuple([]),
@@ -201,6 +272,11 @@ export const bridgeArgs = {
   // users
   getMe: z.tuple([]),
   rotateApiKey: z.tuple([]),
+  // users, admins only (the server answers 403 to others)
+  listUsers: z.tuple([PageQuery.optional()]),
+  createUser: z.tuple([CreateUserBody]),
+  updateUser: z.tuple([UserId, UpdateUserBody]),
+  deleteUser: z.tuple([UserId]),
   // components
   listMyComponents: z.tuple([PageQuery.optional()]),
   createComponent: z.tuple([CreateComponentBody]),
@@ -231,6 +307,9 @@ export const bridgeArgs = {
   getWorkflow: z.tuple([WorkflowId]),
   updateWorkflow: z.tuple([WorkflowId, UpdateWorkflowBody]),
   deleteWorkflow: z.tuple([WorkflowId]),
+  // test requests
+  sendTestRequest: z.tuple([EmitterId, TestRequestInput]),
+  listTestRequests: z.tuple([EmitterId]),
   // live streams
   watch: z.tuple([EmitterId, Channel]),
   unwatch: z.tuple([WatchId]),
@@ -275,6 +354,18 @@ export interface HeadwaterBridge {
   /** Issues a new key, stores it in the vault; the renderer learns only its last four characters. */
   rotateApiKey(): R<{ user: BridgeUser; key: KeyStatus }>;
 
+  /** Admins: every user of the server (a page). */
+  listUsers(q?: PageQuery): R<Page<BridgeManagedUser>>;
+  /**
+   * Admins: creates a user. The answer carries the NEW user's key, this once, for the admin to
+   * hand over: it is not this connection's key (the host keeps no copy) and cannot be read again.
+   */
+  createUser(body: BridgeArgs<"createUser">[0]): R<{ user: BridgeManagedUser; apiKey: string }>;
+  /** Admins: quotas (`null` = the server's default), `disabled`, `admin`. 409 `last_admin`. */
+  updateUser(id: string, body: BridgeArgs<"updateUser">[1]): R<BridgeManagedUser>;
+  /** Admins: deletes a user and everything they own. 409 `last_admin`. */
+  deleteUser(id: string): R<void>;
+
   listMyComponents(q?: PageQuery): R<Page<Component>>;
   createComponent(body: BridgeArgs<"createComponent">[0]): R<Component>;
   getComponent(keyOrId: string): R<Component>;
@@ -308,6 +399,15 @@ export interface HeadwaterBridge {
   deleteWorkflow(id: string): R<void>;
 
   /**
+   * Sends a request to an HTTP source's or workflow's own endpoint, from the host (the page
+   * never reaches the network), and answers the response. The request is kept (without secret
+   * headers) among the emitter's last few, for `listTestRequests`.
+   */
+  sendTestRequest(emitterId: string, request: TestRequestInput): R<TestResponse>;
+  /** The emitter's kept test requests, newest first. */
+  listTestRequests(emitterId: string): R<SavedTestRequest[]>;
+
+  /**
    * Starts a live feed of an emitter's channel (`""`, `$logs`, `$errors`). Sources stream over
    * SSE; workflows (which have no SSE endpoint) are polled. Resolves to the watch id. The feed
    * first delivers the channel's recent events (up to 100, read over REST once connected), then
@@ -324,11 +424,12 @@ export interface HeadwaterBridge {
 export type BridgeCallable = Pick<HeadwaterBridge, BridgeMethod>;
 
 // Compile-time check: every schema accepts exactly what the interface's method takes.
-type SameArgs<M extends BridgeMethod> = Parameters<HeadwaterBridge[M]> extends BridgeArgs<M>
-  ? BridgeArgs<M> extends Parameters<HeadwaterBridge[M]>
-    ? true
-    : false
-  : false;
+type SameArgs<M extends BridgeMethod> =
+  Parameters<HeadwaterBridge[M]> extends BridgeArgs<M>
+    ? BridgeArgs<M> extends Parameters<HeadwaterBridge[M]>
+      ? true
+      : false
+    : false;
 type AllSame = false extends { [M in BridgeMethod]: SameArgs<M> }[BridgeMethod] ? false : true;
 const _argsMatchInterface: AllSame = true;
 void _argsMatchInterface;
@@ -339,4 +440,3 @@ declare global {
     headwater?: HeadwaterBridge;
   }
 }
-

@@ -7,7 +7,7 @@ import { z } from "zod";
 import { ErrorBody } from "./resources/error.js";
 
 export interface ApiRouteDoc {
-  method: "GET" | "POST" | "PUT" | "DELETE";
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
   /** OpenAPI path syntax, with the `/v1` prefix: `/v1/sources/{id}`. */
   path: string;
   summary: string;
@@ -28,6 +28,71 @@ export interface ApiRouteDoc {
 }
 
 type JsonSchema = Record<string, unknown>;
+
+/**
+ * Each operation's `operationId`: the name client generators give its method. Stable: renaming
+ * one breaks every generated client, so an entry is never changed once published. An endpoint
+ * missing here gets one derived from its method and path (`operationIdFor`); name new endpoints
+ * here, after what they do.
+ */
+export const OPERATION_IDS: Record<string, string> = {
+  "GET /healthz": "getHealth",
+  "GET /v1/openapi.json": "getOpenApiDocument",
+  "GET /v1/users/me": "getCurrentUser",
+  "POST /v1/users/me/api_key": "rotateApiKey",
+  "POST /v1/users": "createUser",
+  "GET /v1/users": "listUsers",
+  "GET /v1/users/{id}": "getUser",
+  "PATCH /v1/users/{id}": "updateUser",
+  "DELETE /v1/users/{id}": "deleteUser",
+  "GET /v1/users/me/sources": "listMySources",
+  "GET /v1/users/me/subscriptions": "listMySubscriptions",
+  "GET /v1/users/me/components": "listMyComponents",
+  "GET /v1/users/me/workflows": "listMyWorkflows",
+  "POST /v1/components": "createComponent",
+  "GET /v1/components/registry/{key}": "getRegistryComponent",
+  "GET /v1/components/{id}": "getComponent",
+  "POST /v1/components/{id}/publish": "publishComponent",
+  "POST /v1/components/{id}/props/{prop}/options": "getPropOptions",
+  "POST /v1/sources": "createSource",
+  "GET /v1/sources/{id}": "getSource",
+  "PUT /v1/sources/{id}": "updateSource",
+  "DELETE /v1/sources/{id}": "deleteSource",
+  "GET /v1/sources/{id}/event_summaries": "listSourceEventSummaries",
+  "DELETE /v1/sources/{id}/events": "deleteSourceEvents",
+  "GET /v1/workflows/{id}/event_summaries": "listWorkflowEventSummaries",
+  "GET /v1/workflows/{id}/$errors/event_summaries": "listWorkflowErrorSummaries",
+  "POST /v1/subscriptions": "createSubscription",
+  "DELETE /v1/subscriptions": "deleteSubscription",
+  "POST /v1/auto_subscriptions": "createAutoSubscription",
+  "POST /v1/workflows": "createWorkflow",
+  "GET /v1/workflows/{id}": "getWorkflow",
+  "PUT /v1/workflows/{id}": "updateWorkflow",
+  "DELETE /v1/workflows/{id}": "deleteWorkflow",
+  "GET /sources/{id}/sse": "streamSourceEmits",
+  "GET /sse/dc/{id}/emits": "streamSourceEmitsAlias",
+  "GET /sse/dc/{id}/observations": "streamSourceObservations",
+  "GET /e/{id}": "triggerEndpointGet",
+  "POST /e/{id}": "triggerEndpointPost",
+  "GET /metrics": "getMetrics",
+};
+
+const camel = (word: string) => word.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ""));
+const capital = (word: string) => (word ? word[0]!.toUpperCase() + word.slice(1) : "");
+
+/** The operationId of an endpoint: its entry in OPERATION_IDS, else `getSourcesByIdEventStats`-like. */
+export function operationIdFor(method: string, path: string): string {
+  const known = OPERATION_IDS[`${method.toUpperCase()} ${path}`];
+  if (known) return known;
+  const words = path
+    .split("/")
+    .filter((seg) => seg && seg !== "v1")
+    .map((seg) => {
+      const param = /^\{(.+)\}$/.exec(seg);
+      return param ? `By${capital(camel(param[1]!))}` : capital(camel(seg));
+    });
+  return method.toLowerCase() + words.join("");
+}
 
 function schemaOf(schema: z.ZodType, io: "input" | "output"): JsonSchema {
   const js = z.toJSONSchema(schema, { target: "draft-2020-12", io, unrepresentable: "any" }) as JsonSchema;
@@ -85,9 +150,15 @@ export function buildOpenApiDocument(
     const op: JsonSchema = {
       summary: r.summary,
       tags: r.tags,
-      operationId: `${r.method.toLowerCase()} ${r.path}`,
+      operationId: operationIdFor(r.method, r.path),
     };
     const params = [...parameters(r.params, "path"), ...parameters(r.query, "query")];
+    // Every `{name}` of the path is a parameter, whether or not the route gave its schema.
+    for (const m of r.path.matchAll(/\{([^}]+)\}/g)) {
+      if (!params.some((p) => p.in === "path" && p.name === m[1])) {
+        params.unshift({ name: m[1], in: "path", required: true, schema: { type: "string" } });
+      }
+    }
     if (r.method === "GET" || r.method === "DELETE") params.push(...FIELD_SELECTION);
     if (params.length > 0) op.parameters = params;
     if (r.body) {
@@ -105,7 +176,7 @@ export function buildOpenApiDocument(
             description: "Success",
             content: { "application/json": { schema: schemaOf(r.response, "output") } },
           };
-    const hasBody = r.method === "POST" || r.method === "PUT";
+    const hasBody = r.method === "POST" || r.method === "PUT" || r.method === "PATCH";
     const applies: Record<string, boolean> = {
       "400": Boolean(r.params ?? r.query ?? r.body),
       "401": r.auth,

@@ -1,6 +1,8 @@
 /**
- * Debian's Chromium driven by playwright-core: headless, no sandbox (containers), no network
- * chatter, a fresh profile per launch. Screenshots go to e2e/screenshots/ (gitignored).
+ * Debian's Chromium, never a downloaded build: its path and flags, shared by the Playwright test
+ * config (playwright.config.ts) and the benches that drive a browser without the test runner
+ * (bench/dashboard.bench.ts, bench/live-table.bench.ts, through `launchBrowser`). Screenshots of
+ * e2e steps go to e2e/screenshots/ (gitignored).
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -14,6 +16,7 @@ export const SKIP_REASON = `Chromium not found at ${CHROMIUM} (apt-get install -
 
 export const SCREENSHOT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "screenshots");
 
+/** Headless, no sandbox (containers), no GPU, and no network chatter of the browser's own. */
 export const CHROMIUM_ARGS = [
   "--headless",
   "--no-sandbox",
@@ -23,7 +26,20 @@ export const CHROMIUM_ARGS = [
   "--disable-background-networking",
   "--disable-component-update",
   "--disable-sync",
+  "--disable-default-apps",
+  "--disable-extensions",
+  "--metrics-recording-only",
 ];
+
+/** Console errors and uncaught page errors of `page`, collected from now on. */
+export function trackErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on("console", (m) => {
+    if (m.type() === "error") errors.push(m.text());
+  });
+  page.on("pageerror", (e) => errors.push(e.message));
+  return errors;
+}
 
 export interface Browser {
   context: BrowserContext;
@@ -33,6 +49,7 @@ export interface Browser {
   close(): Promise<void>;
 }
 
+/** A browser outside the test runner (benches): a persistent context on a fresh profile. */
 export async function launchBrowser(opts: { width?: number; height?: number } = {}): Promise<Browser> {
   const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), "hw-chromium-"));
   const context = await chromium.launchPersistentContext(userDataDir, {
@@ -42,26 +59,13 @@ export async function launchBrowser(opts: { width?: number; height?: number } = 
     viewport: { width: opts.width ?? 1360, height: opts.height ?? 860 },
   });
   const page = context.pages()[0] ?? (await context.newPage());
-  const errors: string[] = [];
-  page.on("console", (m) => {
-    if (m.type() === "error") errors.push(m.text());
-  });
-  page.on("pageerror", (e) => errors.push(e.message));
   return {
     context,
     page,
-    errors,
+    errors: trackErrors(page),
     async close() {
       await context.close();
       fs.rmSync(userDataDir, { recursive: true, force: true });
     },
   };
-}
-
-/** Saves a full-page screenshot as e2e/screenshots/<name>.png and returns its path. */
-export async function screenshot(page: Page, name: string): Promise<string> {
-  fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
-  const file = path.join(SCREENSHOT_DIR, `${name}.png`);
-  await page.screenshot({ path: file, fullPage: true });
-  return file;
 }

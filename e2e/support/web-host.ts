@@ -1,6 +1,6 @@
 /**
- * Runs the web host (`electron/web/main.ts`, the real `npm run web` entry) as a child process
- * with a fresh app data dir on a free port, and resolves once it prints `dashboard at <url>`.
+ * Runs the web host (`electron/web/main.ts` built into dist/js/web.mjs, the real `npm run web`
+ * entry) as a child process with a fresh app data dir on a free port, and resolves once it prints `dashboard at <url>`.
  * Without `remote` it uses the Local profile (the host starts the embedded server itself).
  */
 import { spawn, type ChildProcess } from "node:child_process";
@@ -82,7 +82,12 @@ export async function startWebHost(opts: WebHostOptions = {}): Promise<WebHost> 
     output: () => out,
     localKey: () => {
       try {
-        return (JSON.parse(fs.readFileSync(path.join(appDataDir, "web-keys.json"), "utf8")) as Record<string, string>).local;
+        return (
+          JSON.parse(fs.readFileSync(path.join(appDataDir, "web-keys.json"), "utf8")) as Record<
+            string,
+            string
+          >
+        ).local;
       } catch {
         return undefined;
       }

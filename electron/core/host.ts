@@ -16,6 +16,7 @@ import {
   type StreamBatch,
   type StreamChannel,
   type StreamStateUpdate,
+  type TestRequestInput,
 } from "../../shared/bridge.js";
 import { createClient, type Client } from "../../shared/client/index.js";
 import type { BackoffOptions } from "../../shared/sse/index.js";
@@ -26,6 +27,7 @@ import { LocalProfileRunner } from "./local-profile.js";
 import { LOCAL_PROFILE_ID, Profiles, type EnvProfile } from "./profiles.js";
 import type { SettingsStore, StoredProfile } from "./settings.js";
 import { StreamManager } from "./streams/manager.js";
+import { TestRequests } from "./test-requests.js";
 
 export interface HostOptions {
   mode: HostInfo["mode"];
@@ -56,6 +58,7 @@ export class Host {
   readonly profiles: Profiles;
   private readonly local: LocalProfileRunner;
   private readonly streams: StreamManager;
+  private readonly testRequests: TestRequests;
   private readonly listeners = new Set<HostListener>();
   private readonly clients = new Map<string, { fingerprint: string; client: Client }>();
   private readonly log: (message: string) => void;
@@ -77,6 +80,7 @@ export class Host {
       log: this.log,
       onChange: () => this.emitProfiles(),
     });
+    this.testRequests = new TestRequests(opts.settings, opts.fetch);
     this.streams = new StreamManager({
       ...opts.streams,
       log: this.log,
@@ -215,6 +219,15 @@ export class Host {
         this.refused.delete(profileId);
         this.emitProfiles();
         return { user: withoutKey(user), key: keyStatus(user.api_key) };
+      }
+      case "sendTestRequest": {
+        const [emitterId, request] = args as [string, TestRequestInput];
+        const { client, profileId } = await this.connection();
+        return this.testRequests.send(client, profileId, emitterId, request);
+      }
+      case "listTestRequests": {
+        const profileId = this.profiles.currentId();
+        return profileId ? this.testRequests.list(profileId, args[0] as string) : [];
       }
       case "watch": {
         const [emitterId, channel] = args as [string, StreamChannel];

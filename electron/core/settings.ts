@@ -6,6 +6,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
+import { TestRequestInput } from "../../shared/bridge.js";
 
 export const StoredProfile = z.object({
   id: z.string().min(1),
@@ -23,6 +24,11 @@ export const Settings = z.object({
   localServerPort: z.number().int().min(1).max(65535).nullable().default(null),
   /** Set once the local server's example sources were created (never created twice). */
   localExamplesCreated: z.boolean().default(false),
+  /**
+   * "Send test event": the last few requests per `<profile id>:<emitter id>`, newest first, with
+   * no secret-looking header (electron/core/test-requests.ts).
+   */
+  testRequests: z.record(z.string(), z.array(TestRequestInput.extend({ sentAt: z.number() }))).default({}),
 });
 export type Settings = z.infer<typeof Settings>;
 

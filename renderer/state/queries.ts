@@ -3,7 +3,7 @@
  * invalidate exactly the lists they change. Query keys start with the resource kind.
  */
 import { useMutation, useQuery, useQueryClient, type Query, type QueryClient } from "@tanstack/react-query";
-import type { PageQuery, Source } from "../../shared/resources/index.js";
+import type { PageQuery, Source, Workflow } from "../../shared/resources/index.js";
 import type { Page } from "../../shared/resources/index.js";
 import { call } from "./bridge.js";
 
@@ -13,12 +13,15 @@ export const keys = {
   me: ["me"] as const,
   sources: (q?: PageQuery) => ["sources", "page", q ?? {}] as const,
   allSources: ["sources", "all"] as const,
+  allWorkflows: ["workflows", "all"] as const,
   source: (id: string) => ["source", id] as const,
   components: (q?: PageQuery) => ["components", "page", q ?? {}] as const,
   component: (keyOrId: string) => ["component", keyOrId] as const,
   subscriptions: ["subscriptions"] as const,
   workflows: (q?: PageQuery) => ["workflows", "page", q ?? {}] as const,
   workflow: (id: string) => ["workflow", id] as const,
+  users: (q?: PageQuery) => ["users", "page", q ?? {}] as const,
+  allUsers: ["users"] as const,
 };
 
 const isServerData = (q: Query) => q.queryKey[0] !== "profiles" && q.queryKey[0] !== "host";
@@ -42,6 +45,15 @@ export const useProfiles = () => useQuery({ queryKey: keys.profiles, queryFn: ()
 export const useMe = (enabled = true) =>
   useQuery({ queryKey: keys.me, queryFn: () => call("getMe"), enabled });
 
+/** Admins: a page of the server's users. */
+export const useUsersPage = (q: PageQuery, enabled = true) =>
+  useQuery({
+    queryKey: keys.users(q),
+    queryFn: () => call("listUsers", q),
+    enabled,
+    placeholderData: (prev) => prev,
+  });
+
 // -- sources ----------------------------------------------------------------------------------
 
 export const useSourcesPage = (q: PageQuery) =>
@@ -51,22 +63,33 @@ export const useSourcesPage = (q: PageQuery) =>
     placeholderData: (prev) => prev,
   });
 
-/** Every source (for search and pickers), following cursors; bounded to 2,000. */
+/** Every item of a paginated list, following cursors; bounded to 2,000. */
+async function readAll<T>(read: (q: PageQuery) => Promise<Page<T>>): Promise<T[]> {
+  const all: T[] = [];
+  let after: string | undefined;
+  for (let i = 0; i < 20; i++) {
+    const page = await read({ limit: 100, after });
+    all.push(...page.data);
+    if (page.data.length < 100 || !page.page_info.end_cursor) break;
+    after = page.page_info.end_cursor;
+  }
+  return all;
+}
+
+/** Every source (for search and pickers). */
 export const useAllSources = (enabled: boolean) =>
   useQuery({
     queryKey: keys.allSources,
     enabled,
-    queryFn: async () => {
-      const all: Source[] = [];
-      let after: string | undefined;
-      for (let i = 0; i < 20; i++) {
-        const page: Page<Source> = await call("listMySources", { limit: 100, after });
-        all.push(...page.data);
-        if (page.data.length < 100 || !page.page_info.end_cursor) break;
-        after = page.page_info.end_cursor;
-      }
-      return all;
-    },
+    queryFn: () => readAll<Source>((q) => call("listMySources", q)),
+  });
+
+/** Every workflow (for pickers and the flow view). */
+export const useAllWorkflows = (enabled = true) =>
+  useQuery({
+    queryKey: keys.allWorkflows,
+    enabled,
+    queryFn: () => readAll<Workflow>((q) => call("listMyWorkflows", q)),
   });
 
 export const useSource = (id: string | null) =>

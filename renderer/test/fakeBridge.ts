@@ -10,8 +10,11 @@ import type {
   HeadwaterBridge,
   HostInfo,
   Profile,
+  SavedTestRequest,
   StreamBatch,
   StreamStateUpdate,
+  TestRequestInput,
+  TestResponse,
 } from "../../shared/bridge.js";
 import { compareEventIds } from "../../shared/ids.js";
 import type {
@@ -38,6 +41,20 @@ export function makeSource(n: number, over: Partial<Source> = {}): Source {
     updated_at: 1_700_000_000 + n,
     name: `source-${n}`,
     name_slug: `source-${n}`,
+    ...over,
+  };
+}
+
+export function makeWorkflow(n: number, over: Partial<Workflow> = {}): Workflow {
+  return {
+    id: `p_wf${n}`,
+    name: `workflow-${n}`,
+    deployment_id: `d_wf${n}`,
+    steps: [],
+    endpoint_url: `http://127.0.0.1:7433/p_wf${n}`,
+    active: true,
+    created_at: 1_700_000_000 + n,
+    updated_at: 1_700_000_000 + n,
     ...over,
   };
 }
@@ -233,6 +250,40 @@ export class FakeBridge implements HeadwaterBridge {
   );
 
   getMe = () => this.respond("getMe", [], () => this.user);
+
+  /** The server's users, for the admin's Users panel (`user` is not among them unless added). */
+  users: User[] = [];
+  listUsers = (q?: { limit?: number; after?: string }) =>
+    this.respond("listUsers", [q], () => this.page(this.users, q?.limit, q?.after));
+  createUser = (body: Parameters<HeadwaterBridge["createUser"]>[0]) =>
+    this.respond("createUser", [body], () => {
+      const user: User = {
+        id: `u_new${this.users.length}`,
+        username: body.username,
+        email: body.email ?? "",
+        admin: body.admin ?? false,
+        disabled: false,
+        quota_overrides: { daily_invocations_quota: null, daily_compute_time_quota: null },
+      };
+      this.users = [user, ...this.users];
+      return { user, apiKey: `key_for_${body.username}` };
+    });
+  updateUser = (id: string, body: Parameters<HeadwaterBridge["updateUser"]>[1]) =>
+    this.respond("updateUser", [id, body], () => {
+      const u = this.users.find((x) => x.id === id);
+      if (!u) throw this.notFound("user");
+      const { daily_invocations_quota: inv, daily_compute_time_quota: cpu, ...flags } = body;
+      Object.assign(u, flags);
+      const own = (u.quota_overrides ??= { daily_invocations_quota: null, daily_compute_time_quota: null });
+      if (inv !== undefined) own.daily_invocations_quota = inv;
+      if (cpu !== undefined) own.daily_compute_time_quota = cpu;
+      return u;
+    });
+  deleteUser = (id: string) =>
+    this.respond("deleteUser", [id], () => {
+      if (!this.users.some((u) => u.id === id)) throw this.notFound("user");
+      this.users = this.users.filter((u) => u.id !== id);
+    });
   rotateApiKey = () =>
     this.respond("rotateApiKey", [], () => ({ user: this.user, key: { isSet: true, lastFour: "wxyz" } }));
 
@@ -271,7 +322,8 @@ export class FakeBridge implements HeadwaterBridge {
   propOptions = (keyOrId: string, prop: string, body: PropOptionsBody = {}) =>
     this.respond("propOptions", [keyOrId, prop, body], () => {
       const answer = this.propChoices[prop];
-      if (!answer) throw { status: 400, code: "no_options", message: `prop "${prop}" has no options` } as BridgeError;
+      if (!answer)
+        throw { status: 400, code: "no_options", message: `prop "${prop}" has no options` } as BridgeError;
       return typeof answer === "function" ? answer(body) : answer;
     });
 
@@ -380,6 +432,30 @@ export class FakeBridge implements HeadwaterBridge {
       [id],
       () => void (this.workflows = this.workflows.filter((w) => w.id !== id)),
     );
+
+  /** What `sendTestRequest` answers; each request is also kept in `testRequests` (newest first). */
+  testResponse: TestResponse = {
+    url: "http://127.0.0.1:7433/e/dc_src1",
+    status: 200,
+    statusText: "OK",
+    headers: [["content-type", "application/json"]],
+    body: '{"ok":true}',
+    truncated: false,
+    durationMs: 12,
+  };
+  testRequests = new Map<string, SavedTestRequest[]>();
+  sendTestRequest = (emitterId: string, request: TestRequestInput) =>
+    this.respond("sendTestRequest", [emitterId, request], () => {
+      const kept = {
+        ...request,
+        headers: request.headers.filter((h) => !/auth|key|token|secret/i.test(h.name)),
+        sentAt: Date.now(),
+      };
+      this.testRequests.set(emitterId, [kept, ...(this.testRequests.get(emitterId) ?? [])].slice(0, 5));
+      return this.testResponse;
+    });
+  listTestRequests = (emitterId: string) =>
+    this.respond("listTestRequests", [emitterId], () => this.testRequests.get(emitterId) ?? []);
 
   watch = (emitterId: string, channel: string) =>
     this.respond("watch", [emitterId, channel], () => {

@@ -13,7 +13,9 @@
  */
 import fs from "node:fs";
 import path from "node:path";
+import { UnavailableError } from "../errors.js";
 import { PackageError, type PackageCache } from "../runtime/npm/cache.js";
+import { RegistryUnavailableError, type RegistryLookup } from "../runtime/npm/registry.js";
 import type { ComponentDescriber, ComponentDescription, ComponentFiles } from "../services.js";
 import { ComponentFetchError, DEFAULT_FETCH_LIMITS, type FetchLimits } from "./fetch.js";
 import { EXTENSIONS, gatherModules, type FoundModule } from "./gather.js";
@@ -32,6 +34,12 @@ export interface NpmComponentsOptions {
   /** Pinned versions by package name; the others are installed at `latest`. */
   versions?: Record<string, string>;
   limits?: FetchLimits;
+  /** Asks the registry whether a package exists before anything is installed. */
+  lookup: Pick<RegistryLookup, "exists">;
+  /** How long "no such package" is believed (HEADWATER_NPM_MISS_TTL_SECONDS); default 1 h. */
+  missTtlMs?: number;
+  /** Called for each lookup: from the cache of misses, a registry miss, or found (metrics). */
+  onLookup?: (outcome: "cached_miss" | "miss" | "found") => void;
 }
 
 /** A key whose app part can name an npm package: `app-rest`, lower case. */
@@ -39,10 +47,10 @@ const KEY = /^([a-z0-9][a-z0-9_.]*)-[a-z0-9][a-z0-9_.-]*$/;
 const SOURCE_FILE = /\.(mjs|js|cjs|ts)$/;
 /** Most files scanned in one package's sources/ folder. */
 const MAX_SCANNED = 3000;
-/** How long "there is no such package" is believed before npm is asked again. */
-const MISSING_TTL_MS = 10 * 60_000;
+/** How long "there is no such package" is believed before the registry is asked again. */
+const MISSING_TTL_MS = 60 * 60_000;
 /** Most such answers remembered (made-up keys must not grow the map without end). */
-const MAX_MISSING = 1000;
+const MAX_MISSING = 10_000;
 
 export class NpmComponents {
   private readonly missing = new Map<string, number>();
@@ -79,23 +87,45 @@ export class NpmComponents {
     return undefined;
   }
 
-  /** The package's folder in the cache, installing it on first use; undefined when npm has no such package. */
+  /**
+   * The package's folder in the cache, installing it on first use; undefined when the registry
+   * has no such package. Whether it exists is the registry's own answer (one GET of its
+   * metadata), never read from npm's messages; a miss is remembered, so asking again spawns
+   * nothing and asks nothing. A registry that does not answer is a 503 (not remembered).
+   */
   private async install(name: string): Promise<string | undefined> {
-    const until = this.missing.get(name);
-    if (until !== undefined && until > Date.now()) return undefined;
     const version = this.options.versions?.[name];
     const spec = version ? `${name}@${version}` : name;
-    let dir: string;
-    try {
-      dir = await this.options.packages.ensure(spec);
-    } catch (err) {
-      if (!(err instanceof PackageError)) throw err;
-      if (/\b404\b|E404|Not Found|not in the package cache/i.test(err.message)) {
+    const packages = this.options.packages;
+    if (!packages.isInstalled(spec)) {
+      const until = this.missing.get(name);
+      if (until !== undefined && until > Date.now()) {
+        this.options.onLookup?.("cached_miss");
+        return undefined;
+      }
+      let exists: boolean;
+      try {
+        exists = await this.options.lookup.exists(name);
+      } catch (err) {
+        if (err instanceof RegistryUnavailableError) {
+          throw new UnavailableError(`cannot look up ${name} now: ${err.message}; try again later`, "component_fetch_failed");
+        }
+        throw err;
+      }
+      if (!exists) {
+        this.options.onLookup?.("miss");
         this.missing.delete(name);
-        this.missing.set(name, Date.now() + MISSING_TTL_MS);
+        this.missing.set(name, Date.now() + (this.options.missTtlMs ?? MISSING_TTL_MS));
         while (this.missing.size > MAX_MISSING) this.missing.delete(this.missing.keys().next().value!);
         return undefined;
       }
+    }
+    this.options.onLookup?.("found");
+    let dir: string;
+    try {
+      dir = await packages.ensure(spec);
+    } catch (err) {
+      if (!(err instanceof PackageError)) throw err;
       throw new ComponentFetchError(err.message);
     }
     return path.join(dir, "node_modules", ...name.split("/"));

@@ -20,6 +20,7 @@ import type { EmitInput, EventStore, InvocationQueue, JobCompletion, StoredEvent
 import type { Db } from "../store/db.js";
 import { WriteGroup } from "../store/write-group.js";
 import { applyCompletions } from "../store/repos/completions.js";
+import { addStatsIn, statsOf } from "../store/repos/event-stats.js";
 import { applyRetention, insertEvents, reserveEventIds, type EventRow } from "../store/repos/events.js";
 import type { EventBus } from "./bus.js";
 import { encodeEmitMeta } from "./summaries.js";
@@ -32,6 +33,11 @@ export interface EventStoreOptions {
   bus: EventBus;
   /** Events kept per emitter and channel. */
   retention: number;
+  /**
+   * Count events and ended runs in `event_stats` in each commit's transaction (default true;
+   * the bench turns it off to measure what counting costs).
+   */
+  countStats?: boolean;
   /** The database's write transactions (default: one of its own, ungrouped). */
   writes?: WriteGroup;
   now?: () => number;
@@ -92,10 +98,18 @@ function prepare(input: EmitInput): Prepared {
   };
 }
 
+/** The runs that ended with these completions, for the stats of what ran. */
+function runsOf(completions: JobCompletion[]): Array<{ targetId: string; invocations: number; computeMs: number }> {
+  const runs = [];
+  for (const c of completions) if (c.usage?.targetId) runs.push({ targetId: c.usage.targetId, invocations: c.usage.invocations, computeMs: c.usage.computeMs });
+  return runs;
+}
+
 export function createEventStore(options: EventStoreOptions): ManagedEventStore {
   const { db, bus, retention } = options;
   const writes = options.writes ?? new WriteGroup(db, false);
   const now = options.now ?? Date.now;
+  const countStats = options.countStats ?? true;
   let waiting: Waiter[] = [];
   let queue: InvocationQueue | undefined;
   let running: Promise<void> | undefined;
@@ -167,6 +181,8 @@ export function createEventStore(options: EventStoreOptions): ManagedEventStore 
     if (published.length > 0) await bus.stage?.(trx, published);
     // After the events: a job's completion commits with what its run emitted, or not at all.
     await applyCompletions(trx, completions);
+    // Last: stats rows are the final locks any commit takes (see repos/event-stats.ts).
+    if (countStats) await addStatsIn(trx, statsOf(published, runsOf(completions), nowMs));
     return { rows, published, woken };
   }
 

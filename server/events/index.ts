@@ -21,6 +21,8 @@ import { LocalEventBus, type EventBus } from "./bus.js";
 import { createEventStore, type ManagedEventStore } from "./event-store.js";
 import { PgEventBus } from "./pg-bus.js";
 import { deleteEvents, listSummaries, type ListOptions } from "./reads.js";
+import { replayEvents, type ReplayRequest } from "./replay.js";
+import { readStats, startStatsPruning, type StatsWindow } from "./stats.js";
 
 export interface Logger {
   warn(obj: unknown, msg: string): void;
@@ -29,7 +31,7 @@ export interface Logger {
 
 export interface EventServicesOptions {
   store: OpenedDb;
-  config: Pick<Config, "eventRetention">;
+  config: Pick<Config, "eventRetention" | "statsRetentionDays">;
   /** Base of endpoint URLs (known once the server listens). */
   publicUrl: () => string;
   log: Logger;
@@ -45,6 +47,10 @@ export interface EventServices {
   owns(ownerId: string, id: string): Promise<boolean>;
   list: (emitterId: string, channel: string, opts: ListOptions) => ReturnType<typeof listSummaries>;
   deleteRange: (emitterId: string, channel: string, startId?: string, endId?: string) => Promise<number>;
+  /** Queues a range's events again for the channel's listeners (events/replay.ts). */
+  replay(request: ReplayRequest): Promise<{ events: number; deliveries: number }>;
+  /** Per-bucket counts of an emitter (events/stats.ts). */
+  stats(emitterId: string, window: StatsWindow): ReturnType<typeof readStats>;
   /** The invocation-queue handler for workflow (`p_`) jobs. */
   workflowHandler(runSteps: RunWorkflowSteps, quotas: Quotas): WorkflowJobHandler;
   /** Routes stored events to listeners through the runtime's queue (jobs inserted with the events). */
@@ -60,6 +66,8 @@ export async function createEventServices(o: EventServicesOptions): Promise<Even
     dialect === "postgres" && pgPool ? await PgEventBus.start({ pool: pgPool, db, log: o.log }) : new LocalEventBus();
   const store = createEventStore({ db, writes, bus, retention: o.config.eventRetention });
   let draining: Promise<void> | undefined;
+  let queue: InvocationQueue | undefined;
+  const pruning = startStatsPruning(db, o.config.statsRetentionDays, o.log);
   const subscriptions = new SubscriptionService(db);
   const workflows = new WorkflowService(db, o.publicUrl, {
     created: (ownerId, id) => subscriptions.participantCreated(ownerId, id),
@@ -74,14 +82,24 @@ export async function createEventServices(o: EventServicesOptions): Promise<Even
     owns: (ownerId, id) => ownsParticipant(db, ownerId, id),
     list: (emitterId, channel, opts) => listSummaries(db, emitterId, channel, opts),
     deleteRange: (emitterId, channel, startId, endId) => deleteEvents(db, emitterId, channel, startId, endId),
+    replay(request) {
+      if (!queue) return Promise.reject(new Error("replay before the delivery queue exists"));
+      return replayEvents(db, queue, request);
+    },
+    stats: (emitterId, window) => readStats(db, emitterId, window),
     workflowHandler: (runSteps, quotas) => createWorkflowRunner({ db, events: store, runSteps, quotas }),
-    routeTo: (queue) => store.routeTo(queue),
-    startDelivery(queue) {
-      store.routeTo(queue);
-      draining ??= drainLegacyOutbox({ db, dialect, queue, events: store, log: o.log });
+    routeTo(q) {
+      queue = q;
+      store.routeTo(q);
+    },
+    startDelivery(q) {
+      queue = q;
+      store.routeTo(q);
+      draining ??= drainLegacyOutbox({ db, dialect, queue: q, events: store, log: o.log });
       return draining;
     },
     async close() {
+      await pruning.stop();
       await draining;
       await store.close();
       await bus.close();

@@ -5,6 +5,7 @@
 import { eventSortKey, parseEventId } from "../../shared/ids.js";
 import { PAGE_LIMIT, type EventSummary, type Page } from "../../shared/resources/index.js";
 import type { Db } from "../store/db.js";
+import { searchEvents } from "../store/repos/event-search.js";
 import { countEvents, deleteEventRange, listEvents } from "../store/repos/events.js";
 import { toSummary } from "./summaries.js";
 
@@ -31,6 +32,8 @@ export interface ListOptions {
   after?: string;
   before?: string;
   expand?: boolean;
+  /** Only events whose data or summary contains this text (case-insensitive). */
+  q?: string | undefined;
 }
 
 /** A page of one emitter channel's summaries, newest first. */
@@ -43,10 +46,12 @@ export async function listSummaries(
   const limit = opts.limit ?? PAGE_LIMIT.default;
   const olderThan = opts.after !== undefined ? sortKeyOf(opts.after, "after") : undefined;
   const newerThan = opts.before !== undefined ? sortKeyOf(opts.before, "before") : undefined;
-  const [rows, total] = await Promise.all([
-    listEvents(db, emitterId, channel, { limit, olderThan, newerThan }),
-    countEvents(db, emitterId, channel),
-  ]);
+  const window = { limit, olderThan, newerThan };
+  const q = opts.q;
+  const { rows, total } =
+    q === undefined
+      ? await Promise.all([listEvents(db, emitterId, channel, window), countEvents(db, emitterId, channel)]).then(([rows, total]) => ({ rows, total }))
+      : await searchEvents(db, emitterId, channel, q, window);
   const data = rows.map((r) => toSummary(r, opts.expand === true));
   return {
     page_info: {

@@ -7,6 +7,7 @@ import Fastify, { LogController, type FastifyInstance } from "fastify";
 import type { Config } from "../config.js";
 import { clientErrorHandler, frameworkErrorHandler, registerUrlLimit } from "./client-errors.js";
 import { HttpError, registerErrorModel, sendError } from "./errors.js";
+import { registerLeakGuard } from "./leak-guard.js";
 import { registerRouteRegistry } from "./route.js";
 
 /** The app with the error model and route registry; call `registerAuth` before adding routes. */
@@ -28,6 +29,7 @@ export function createHttpApp(config: Config): FastifyInstance {
     frameworkErrors: frameworkErrorHandler,
   });
   registerErrorModel(app);
+  registerLeakGuard(app, config.dataDir);
   registerUrlLimit(app);
   // An empty body sent as JSON (many HTTP clients set the header on every POST) is no body,
   // not a malformed one; anything else goes through Fastify's parser (prototype-poisoning checks).

@@ -32,6 +32,9 @@ export function registerAuth(app: FastifyInstance, users: UserService): void {
       throw new HttpError(401, ERROR_CODES.unauthorized, "Authorization header must be 'Bearer <API key>'");
     const user = await users.authenticate(key);
     if (!user) throw new HttpError(401, ERROR_CODES.unauthorized, "unknown API key");
+    if (user.disabled) {
+      throw new HttpError(403, ERROR_CODES.userDisabled, "this user is disabled: ask an admin to enable it");
+    }
     request.auth = user;
     return user;
   });

@@ -9,6 +9,7 @@ import { ERROR_CODES, type ErrorBody } from "../../shared/resources/index.js";
 import { ConflictError, InvalidRequestError, NotFoundError, QuotaExceededError, UnavailableError } from "../errors.js";
 import { ComponentLoadError, HookError } from "../services.js";
 import { CursorNotFoundError } from "../store/repos/paging.js";
+import { InstallBudgetError, InstallsBusyError } from "../runtime/npm/install-gate.js";
 
 export class HttpError extends Error {
   constructor(
@@ -16,6 +17,8 @@ export class HttpError extends Error {
     readonly code: string,
     message: string,
     readonly details?: ErrorBody["details"],
+    /** Extra response headers (`Retry-After`). */
+    readonly headers?: Record<string, string>,
   ) {
     super(message);
     this.name = "HttpError";
@@ -70,9 +73,18 @@ function toHttpError(err: unknown): HttpError | undefined {
   if (err instanceof z.ZodError) return validationError(err, "request");
   if (err instanceof NotFoundError) return new HttpError(404, ERROR_CODES.notFound, err.message);
   if (err instanceof InvalidRequestError) return new HttpError(400, err.code, err.message, err.details);
-  if (err instanceof ConflictError) return new HttpError(409, ERROR_CODES.conflict, err.message);
+  if (err instanceof ConflictError) return new HttpError(409, err.code, err.message);
   if (err instanceof QuotaExceededError) return new HttpError(429, ERROR_CODES.quotaExceeded, err.message);
-  if (err instanceof UnavailableError) return new HttpError(503, err.code, err.message);
+  if (err instanceof UnavailableError) {
+    const headers = err.retryAfterSeconds ? { "retry-after": String(err.retryAfterSeconds) } : undefined;
+    return new HttpError(503, err.code, err.message, undefined, headers);
+  }
+  if (err instanceof InstallsBusyError) {
+    return new HttpError(503, ERROR_CODES.unavailable, err.message, undefined, { "retry-after": String(err.retryAfterSeconds) });
+  }
+  if (err instanceof InstallBudgetError) {
+    return new HttpError(429, ERROR_CODES.rateLimited, err.message, undefined, { "retry-after": String(err.retryAfterSeconds) });
+  }
   if (err instanceof CursorNotFoundError) return badRequest(err.message, ERROR_CODES.badCursor);
   if (err instanceof ComponentLoadError) return new HttpError(400, err.code, err.message);
   if (err instanceof HookError)
@@ -91,6 +103,7 @@ function toHttpError(err: unknown): HttpError | undefined {
 export function sendError(reply: FastifyReply, err: HttpError): FastifyReply {
   const body: ErrorBody = { error: err.message, code: err.code };
   if (err.details) body.details = err.details;
+  if (err.headers) reply.headers(err.headers);
   return reply.code(err.status).type("application/json; charset=utf-8").send(body);
 }
 

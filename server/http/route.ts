@@ -11,6 +11,7 @@ import { z } from "zod";
 import type { ApiRouteDoc } from "../../shared/openapi.js";
 import { ERROR_CODES } from "../../shared/resources/index.js";
 import type { AuthUser } from "../users/service.js";
+import { asRequester } from "../users/requester.js";
 import { requireAdmin } from "./auth.js";
 import { HttpError, parseOr400 } from "./errors.js";
 import { applyFieldSelection, takeFieldSelection } from "./fields.js";
@@ -22,7 +23,7 @@ declare module "fastify" {
   }
 }
 
-type Method = "GET" | "POST" | "PUT" | "DELETE";
+type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 type Infer<T> = T extends z.ZodType ? z.infer<T> : undefined;
 
 export interface RouteDef<P, Q, B> {
@@ -91,8 +92,8 @@ export function route<
 ): void {
   const auth = def.auth ?? "user";
   const status = def.status ?? 200;
-  // include / exclude travel in the query for GET and DELETE, in the body for POST and PUT.
-  const selectionInBody = def.method === "POST" || def.method === "PUT";
+  // include / exclude travel in the query for GET and DELETE, in the body for POST, PUT, PATCH.
+  const selectionInBody = def.method === "POST" || def.method === "PUT" || def.method === "PATCH";
   const fullPath = (app.prefix + def.url).replace(/:([A-Za-z0-9_]+)/g, "{$1}");
   app.apiRoutes.push({
     method: def.method,
@@ -122,14 +123,9 @@ export function route<
       const query = def.query ? parseOr400(def.query, fromQuery.rest, "query") : undefined;
       if (def.body) refuseUnknownFields(def.body, fromBody.rest);
       const body = def.body ? parseOr400(def.body, fromBody.rest ?? {}, "body") : undefined;
-      const result = await handler({
-        params: params as Infer<P>,
-        query: query as Infer<Q>,
-        body: body as Infer<B>,
-        user,
-        request,
-        reply,
-      });
+      // Work the handler starts (an npm install deep in the compiler) knows whom it is for.
+      const ctx = { params: params as Infer<P>, query: query as Infer<Q>, body: body as Infer<B>, user, request, reply };
+      const result = auth === "none" ? await handler(ctx) : await asRequester({ userId: user.id, admin: user.admin }, () => handler(ctx));
       if (reply.sent) return reply;
       if (status === 204) return reply.code(204).send();
       return reply.code(status).send(applyFieldSelection(result, selection));

@@ -18,6 +18,14 @@ export interface QuotaUsageToday {
 
 export type QuotaCheck = { ok: true } | { ok: false; message: string };
 
+/** A user's daily limits: their own (set by an admin, `PATCH /users/{id}`) or the server's. */
+export type DailyLimits = Config["quotas"];
+
+/** Reads a user's own limits (NULL: the server default). */
+export interface QuotaOverrides {
+  overridesOf(userId: string): Promise<{ dailyInvocations: number | null; dailyComputeMs: number | null } | undefined>;
+}
+
 const DAY_MS = 86_400_000;
 /** The last day computed (several lookups per invocation; formatting a date each time showed up in profiles). */
 let lastDay = { start: 0, day: "1970-01-01" };
@@ -36,18 +44,50 @@ const RECENT_MAX = 10_000;
 
 export class Quotas {
   private readonly recent = new Map<string, { used: QuotaUsageToday; day: string; until: number }>();
+  /** Users' limits as read at most RECENT_MS ago (an admin's change shows within a second). */
+  private readonly limitsCache = new Map<string, { limits: DailyLimits; until: number }>();
+  /** Counted for the metrics (`headwater_quota_refusals_total`), by quota. */
+  onRefused: ((quota: "invocations" | "compute_time") => void) | undefined;
 
   constructor(
-    private readonly repo: QuotasRepo,
+    private readonly repo: QuotasRepo & Partial<QuotaOverrides>,
     private readonly limits: Config["quotas"],
     private readonly now: () => number = Date.now,
   ) {}
+
+  /** The limits in force for a user: their own where an admin set them, else the server's. */
+  async limitsFor(userId: string): Promise<DailyLimits> {
+    const now = this.now();
+    const hit = this.limitsCache.get(userId);
+    if (hit && hit.until > now) return hit.limits;
+    const own = await this.repo.overridesOf?.(userId);
+    const limits = {
+      dailyInvocations: own?.dailyInvocations ?? this.limits.dailyInvocations,
+      dailyComputeMs: own?.dailyComputeMs ?? this.limits.dailyComputeMs,
+    };
+    this.limitsCache.delete(userId);
+    this.limitsCache.set(userId, { limits, until: now + RECENT_MS });
+    if (this.limitsCache.size > RECENT_MAX) this.limitsCache.delete(this.limitsCache.keys().next().value!);
+    return limits;
+  }
+
+  /** An admin changed or removed the user: read their limits again next time. */
+  forgetUser(userId: string): void {
+    if (userId === "*") {
+      this.limitsCache.clear();
+      this.recent.clear();
+      return;
+    }
+    this.limitsCache.delete(userId);
+    this.recent.delete(userId);
+  }
 
   /** Today's usage (what `GET /users/me` shows). */
   async usedToday(userId: string): Promise<QuotaUsageToday> {
     return this.repo.usage(userId, utcDay(this.now()));
   }
 
+  /** The server's defaults (a user without limits of their own has these). */
   get dailyLimits(): Config["quotas"] {
     return this.limits;
   }
@@ -67,28 +107,36 @@ export class Quotas {
       this.recent.set(userId, hit);
       if (this.recent.size > RECENT_MAX) this.recent.delete(this.recent.keys().next().value!);
     }
-    return this.verdict(hit.used);
+    return this.verdict(hit.used, await this.limitsFor(userId));
   }
 
   /** Whether the user may run one more invocation today. */
   async check(userId: string): Promise<QuotaCheck> {
-    return this.verdict(await this.usedToday(userId));
+    return this.verdict(await this.usedToday(userId), await this.limitsFor(userId));
   }
 
-  /** Whether one more invocation fits after `used` (a batch counts its own runs as it goes). */
-  verdict(used: QuotaUsageToday): QuotaCheck {
-    if (used.invocations >= this.limits.dailyInvocations) {
-      return { ok: false, message: `daily invocations quota of ${this.limits.dailyInvocations} is used up (resets at 00:00 UTC)` };
+  /**
+   * Whether one more invocation fits after `used` under `limits` (the user's, from `limitsFor`;
+   * a batch counts its own runs as it goes).
+   */
+  verdict(used: QuotaUsageToday, limits: DailyLimits = this.limits): QuotaCheck {
+    if (used.invocations >= limits.dailyInvocations) {
+      this.onRefused?.("invocations");
+      return { ok: false, message: `daily invocations quota of ${limits.dailyInvocations} is used up (resets at 00:00 UTC)` };
     }
-    if (used.computeMs >= this.limits.dailyComputeMs) {
-      return { ok: false, message: `daily compute time quota of ${this.limits.dailyComputeMs} ms is used up (resets at 00:00 UTC)` };
+    if (used.computeMs >= limits.dailyComputeMs) {
+      this.onRefused?.("compute_time");
+      return { ok: false, message: `daily compute time quota of ${limits.dailyComputeMs} ms is used up (resets at 00:00 UTC)` };
     }
     return { ok: true };
   }
 
-  /** The count of runs for a job's completion (committed with its results; then call `counted`). */
-  countFor(userId: string, computeMs: number, invocations = 1): NonNullable<JobCompletion["usage"]> {
-    return { userId, day: utcDay(this.now()), invocations, computeMs: Math.max(0, Math.round(computeMs)) };
+  /**
+   * The count of runs for a job's completion (committed with its results; then call `counted`).
+   * `targetId`: the source or workflow that ran, whose stats count them too.
+   */
+  countFor(userId: string, computeMs: number, invocations = 1, targetId?: string): NonNullable<JobCompletion["usage"]> {
+    return { userId, day: utcDay(this.now()), invocations, computeMs: Math.max(0, Math.round(computeMs)), ...(targetId ? { targetId } : {}) };
   }
 
   /**

@@ -71,6 +71,8 @@ export interface Runtime {
   lifecycle: SourceLifecycle;
   /** A source was deleted: its endpoint must answer 404 at once (endpoint targets are cached). */
   forgetSource(sourceId: string): void;
+  /** An admin disabled, changed or deleted a user (here or on another instance): forget what is remembered of them. */
+  userChanged(userId: string): void;
   queue: InvocationQueue & {
     registerHandler(prefix: string, handler: JobHandler): void;
     registerBatchHandler(prefix: string, handler: BatchHandler, maxBatch?: number): void;
@@ -145,7 +147,12 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       const component = await catalog.component(source.componentId);
       const http = component && httpProp(component);
       if (!http) return undefined;
-      return { ownerId: source.userId, active: source.active, customResponse: http.customResponse === true };
+      return {
+        ownerId: source.userId,
+        active: source.active,
+        customResponse: http.customResponse === true,
+        ownerDisabled: source.ownerDisabled === true,
+      };
     }),
   );
 
@@ -156,6 +163,10 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     propOptions: createPropOptionsRunner(config, oneShot, quotas),
     lifecycle: new RuntimeLifecycle({ catalog, invoker, timers, state, jobs, onChanged: (id) => sourceTargets.forget(id) }),
     forgetSource: (id: string) => sourceTargets.forget(id),
+    userChanged: (userId: string) => {
+      sourceTargets.clear();
+      quotas.forgetUser(userId);
+    },
     queue,
     quotas,
     runWorkflowSteps: createWorkflowStepRunner({ pool, bundles, quotas, timeoutMs }),

@@ -127,6 +127,7 @@ export class Invoker {
     /** Emits held until their delivery_ts: jobs committed with the batch's completion. */
     const delayed: NewJob[] = [];
     const used: QuotaUsageToday = await this.deps.quotas.usedToday(source.userId);
+    const limits = await this.deps.quotas.limitsFor(source.userId);
     const counted = { invocations: 0, computeMs: 0 };
     const refuse = (item: RunItem, code: ErrorCode, message: string) => {
       inputs.push(this.errorEvent({ source, action: "run", ...item }, code, message));
@@ -171,14 +172,14 @@ export class Invoker {
     let next = 0;
     while (next < items.length) {
       const item = items[next]!;
-      const quota = this.deps.quotas.verdict({ invocations: used.invocations + counted.invocations, computeMs: used.computeMs + counted.computeMs });
+      const quota = this.deps.quotas.verdict({ invocations: used.invocations + counted.invocations, computeMs: used.computeMs + counted.computeMs }, limits);
       if (!quota.ok || !ready) {
         if (!quota.ok) refuse(item, "QUOTA_EXCEEDED", quota.message);
         else refuse(item, "LOAD_ERROR", loadError!);
         next += 1;
         continue;
       }
-      const left = this.deps.quotas.dailyLimits.dailyInvocations - used.invocations - counted.invocations;
+      const left = limits.dailyInvocations - used.invocations - counted.invocations;
       const chunk = items.slice(next, next + Math.max(1, left));
       const out = await this.worker((d) => requestRuns(d, source, ready, db, chunk, this.deps.timeoutMs)).catch((e: unknown) => e as PlatformFailure);
       if (out instanceof PlatformFailure) {
@@ -204,7 +205,7 @@ export class Invoker {
     // One transaction: the runs' events, held emits, db changes, dedupe memory and quota count,
     // and the deletion of their jobs (grouped with other sources' commits of this turn). A run cut by a
     // platform failure counts too, though its job stays to run again.
-    const usage = counted.invocations ? this.deps.quotas.countFor(source.userId, counted.computeMs, counted.invocations) : undefined;
+    const usage = counted.invocations ? this.deps.quotas.countFor(source.userId, counted.computeMs, counted.invocations, source.id) : undefined;
     const jobIds = items.slice(0, results.length).flatMap((i) => (i.jobId ? [i.jobId] : []));
     const hasState = Object.keys(dbChanges).length > 0 || dedupe !== undefined;
     try {

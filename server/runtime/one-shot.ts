@@ -9,6 +9,7 @@ import type { Config } from "../config.js";
 import { ComponentLoadError, type ComponentFiles } from "../services.js";
 import { CompileError, compileBundle, type CompiledBundle } from "./compile.js";
 import { PackageCache, PackageError } from "./npm/cache.js";
+import { InstallGate } from "./npm/install-gate.js";
 import { resolveIsolation } from "./sandbox/isolation.js";
 import { networkPolicyFor } from "./sandbox/policy.js";
 import { SandboxProcess, type WorkerDone } from "./sandbox/process.js";
@@ -36,6 +37,7 @@ export function packageCacheFor(config: Config): PackageCache {
     dir: path.join(config.dataDir, "npm"),
     allowInstall: config.npm.allowInstall,
     registry: config.npm.registry,
+    gate: new InstallGate({ maxConcurrent: config.npm.maxInstalls, perUserHour: config.npm.installsPerUserHour }),
   });
 }
 

@@ -1,6 +1,7 @@
 /**
  * The queue's handler for source jobs (`dc_`): loads the source and its component once for the
- * batch, skips an inactive or deleted source (it is not triggered at all), and runs the jobs in
+ * batch, skips an inactive or deleted source, or one whose owner is disabled (it is not
+ * triggered at all), and runs the jobs in
  * order; the invoker deletes the jobs that ran with their results (`committed`). An HTTP request
  * waiting for a custom response is answered by the first `respond` of its run, or released (504)
  * when that run ends without one.
@@ -21,7 +22,8 @@ export async function handleSourceJobs(
   try {
     // A database error loading them is the platform's (the jobs are retried, never dropped).
     const source = await platformStep("reading the source", () => deps.catalog.source(jobs[0]!.targetId));
-    const component = source?.active
+    // A disabled owner's jobs are let go like an inactive source's: nothing of theirs runs.
+    const component = source?.active && !source.ownerDisabled
       ? await platformStep("reading the source's component", () => deps.catalog.component(source.componentId))
       : undefined;
     if (!source || !component) {

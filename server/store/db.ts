@@ -1,6 +1,6 @@
 /**
  * The database: Kysely over better-sqlite3 (embedded default, WAL) or over `pg` (when
- * HEADWATER_DATABASE_URL is set). One query layer for both; see README "Storage".
+ * HEADWATER_DATABASE_URL is set). One query layer for both; see docs/architecture.md "Storage".
  *
  * Dialect-neutral conventions every table follows:
  * - times are integers (ms or s, named so), booleans are integers 0/1, JSON is TEXT;

@@ -3,11 +3,11 @@
  * user as the API shows it (with quota fields).
  */
 import { newId } from "../../shared/ids.js";
-import { ConflictError } from "../errors.js";
-import type { User } from "../../shared/resources/index.js";
+import { ConflictError, NotFoundError } from "../errors.js";
+import { ERROR_CODES, type UpdateUserBody, type User } from "../../shared/resources/index.js";
 import type { Config } from "../config.js";
 import { isUniqueViolation } from "../store/repos/errors.js";
-import type { UserRow, UsersRepo } from "../store/repos/users.js";
+import { LastAdminError, type UserRow, type UsersRepo } from "../store/repos/users.js";
 import type { PageRequest, PageRows } from "../store/repos/paging.js";
 import { generateApiKey, hashApiKey, sameHash } from "./keys.js";
 
@@ -17,6 +17,8 @@ export interface AuthUser {
   username: string;
   admin: boolean;
   apiKey: string;
+  /** A disabled user's key is refused with 403 `user_disabled` (http/auth.ts). */
+  disabled?: boolean;
 }
 
 /** Today's usage of a user's daily quotas (counted by quotas/, owned by the runtime). */
@@ -30,19 +32,40 @@ export class UsernameTakenError extends ConflictError {
   }
 }
 
+export class LastAdminConflict extends ConflictError {
+  constructor() {
+    super("the last admin cannot be demoted, disabled or deleted", ERROR_CODES.lastAdmin);
+  }
+}
+
+/** What the service needs around it for an admin's changes. */
+export interface UserAdminDeps {
+  /** The system user that keeps a deleted user's components other users' sources run. */
+  heirId: () => string;
+  /** A user was changed or deleted (committed): forget what is remembered of them. */
+  changed: (userId: string) => void;
+}
+
 export class UserService {
+  private admin: UserAdminDeps | undefined;
+
   constructor(
     private readonly repo: UsersRepo,
     private readonly config: Pick<Config, "quotas">,
     private readonly usage: QuotaUsage | undefined,
   ) {}
 
+  /** Wires what deleting and changing users needs (known once the runtime and seeds exist). */
+  useAdminDeps(deps: UserAdminDeps): void {
+    this.admin = deps;
+  }
+
   /** The user holding `key`, or undefined. */
   async authenticate(key: string): Promise<AuthUser | undefined> {
     const hash = hashApiKey(key);
     const row = await this.repo.findByKeyHash(hash);
     if (!row || !sameHash(row.key_hash, hash)) return undefined;
-    return { id: row.id, username: row.username, admin: row.admin === 1, apiKey: key };
+    return { id: row.id, username: row.username, admin: row.admin === 1, apiKey: key, disabled: Number(row.disabled) === 1 };
   }
 
   /** `HEADWATER_API_KEY`: make sure user `admin` exists, is an admin and holds `key`. Idempotent. */
@@ -105,21 +128,72 @@ export class UserService {
   async list(page: PageRequest): Promise<PageRows<User>> {
     const { rows, totalCount } = await this.repo.list(page);
     // Other users' keys are never shown: only hashes are stored, and they are not ours to show.
-    return { rows: await Promise.all(rows.map((r) => this.present(r, undefined))), totalCount };
+    return { rows: await Promise.all(rows.map((r) => this.present(r, undefined, true))), totalCount };
   }
 
-  private async present(row: UserRow, apiKey: string | undefined): Promise<User> {
+  /** Admin: one user, with `disabled` and their own quotas. */
+  async get(id: string): Promise<User> {
+    const row = await this.repo.findById(id);
+    if (!row) throw new NotFoundError(`user ${id}`);
+    return this.present(row, undefined, true);
+  }
+
+  /** Admin: changes only the fields given; refuses to leave no enabled admin (409 `last_admin`). */
+  async update(id: string, body: UpdateUserBody): Promise<User> {
+    let row: UserRow | undefined;
+    try {
+      row = await this.repo.updateAdminFields(id, {
+        admin: body.admin,
+        disabled: body.disabled,
+        dailyInvocationsQuota: body.daily_invocations_quota,
+        dailyComputeMsQuota: body.daily_compute_time_quota,
+      });
+    } catch (err) {
+      if (err instanceof LastAdminError) throw new LastAdminConflict();
+      throw err;
+    }
+    if (!row) throw new NotFoundError(`user ${id}`);
+    this.admin?.changed(id);
+    return this.present(row, undefined, true);
+  }
+
+  /**
+   * Admin: deletes the user and everything they own in one transaction; their timers stop and
+   * their endpoints answer 404 at once (`changed` tells this instance, the transaction's
+   * notification the others).
+   */
+  async delete(id: string): Promise<void> {
+    if (!this.admin) throw new Error("user deletion is not wired (useAdminDeps)");
+    if (id === this.admin.heirId()) throw new NotFoundError(`user ${id}`);
+    let deleted: { targets: string[] } | undefined;
+    try {
+      deleted = await this.repo.deleteWithEverything(id, this.admin.heirId());
+    } catch (err) {
+      if (err instanceof LastAdminError) throw new LastAdminConflict();
+      throw err;
+    }
+    if (!deleted) throw new NotFoundError(`user ${id}`);
+    this.admin.changed(id);
+  }
+
+  private async present(row: UserRow, apiKey: string | undefined, forAdmin = false): Promise<User> {
     const used = (await this.usage?.usedToday(row.id)) ?? { computeMs: 0, invocations: 0 };
+    const ownInvocations = row.daily_invocations_quota === null ? null : Number(row.daily_invocations_quota);
+    const ownCompute = row.daily_compute_ms_quota === null ? null : Number(row.daily_compute_ms_quota);
     const user: User = {
       id: row.id,
       username: row.username,
       email: row.email,
       admin: row.admin === 1,
-      daily_compute_time_quota: this.config.quotas.dailyComputeMs,
+      daily_compute_time_quota: ownCompute ?? this.config.quotas.dailyComputeMs,
       daily_compute_time_used: used.computeMs,
-      daily_invocations_quota: this.config.quotas.dailyInvocations,
+      daily_invocations_quota: ownInvocations ?? this.config.quotas.dailyInvocations,
       daily_invocations_used: used.invocations,
+      disabled: Number(row.disabled) === 1,
     };
+    if (forAdmin) {
+      user.quota_overrides = { daily_invocations_quota: ownInvocations, daily_compute_time_quota: ownCompute };
+    }
     if (apiKey !== undefined) user.api_key = apiKey;
     return user;
   }

@@ -14,6 +14,7 @@ import type { Quotas } from "../quotas/quotas.js";
 import type { EmitInput, EventStore, InvocationJob } from "../services.js";
 import { platformStep } from "../runtime/platform-failure.js";
 import type { Db } from "../store/db.js";
+import { isUserDisabled } from "../store/repos/users.js";
 import { findWorkflow } from "../store/repos/workflows.js";
 
 export interface StepsResult {
@@ -56,6 +57,10 @@ export function createWorkflowRunner(o: WorkflowRunnerOptions): WorkflowJobHandl
     const wf = await platformStep("reading the workflow", () => findWorkflow(o.db, job.targetId));
     // Deleted, someone else's (a stale job), or paused: nothing to run (the queue drops the job).
     if (!wf || wf.owner_id !== job.ownerId || Number(wf.active) !== 1) return { committed: false };
+    // Its owner is disabled by an admin: nothing of theirs runs until they are enabled.
+    if (await platformStep("reading the workflow's owner", () => isUserDisabled(o.db, wf.owner_id))) {
+      return { committed: false };
+    }
     const steps = JSON.parse(wf.steps_json) as WorkflowStep[];
     const contextId = job.origin?.eventId ?? randomUUID();
     const now = new Date();
@@ -104,7 +109,7 @@ export function createWorkflowRunner(o: WorkflowRunnerOptions): WorkflowJobHandl
         }),
       });
     }
-    const usage = result.ran ? o.quotas?.countFor(wf.owner_id, result.computeMs ?? 0) : undefined;
+    const usage = result.ran ? o.quotas?.countFor(wf.owner_id, result.computeMs ?? 0, 1, wf.id) : undefined;
     const jobIds = job.id ? [job.id] : [];
     if (inputs.length === 0 && jobIds.length === 0 && !usage) return { committed: false };
     await platformStep("storing the workflow's results", () => o.events.commit(inputs, { jobIds, ...(usage ? { usage } : {}) }));

@@ -9,7 +9,9 @@ import {
   EventSummary,
   Page,
   PropOptions,
+  ReplayResult,
   Source,
+  Stats,
   Subscription,
   User,
   Workflow,
@@ -21,8 +23,11 @@ import {
   type EventListQuery,
   type PageQuery,
   type PropOptionsBody,
+  type ReplayEventsBody,
+  type StatsQuery,
   type SubscriptionParams,
   type UpdateSourceBody,
+  type UpdateUserBody,
   type UpdateWorkflowBody,
 } from "../resources/index.js";
 import { ApiError } from "./error.js";
@@ -126,6 +131,13 @@ export function createClient(options: ClientOptions) {
     createUser: async (body: CreateUserBody) =>
       (await request("POST", "/users", Data(User), { body })).data,
     listUsers: (q?: PageQuery) => request("GET", "/users", Page(User), { query: page(q) }),
+    /** Admin: one user, with `disabled` and `quota_overrides`. */
+    getUser: async (id: string) => (await request("GET", `/users/${enc(id)}`, Data(User))).data,
+    /** Admin: change only the fields given; a quota of `null` goes back to the server default. */
+    updateUser: async (id: string, body: UpdateUserBody) =>
+      (await request("PATCH", `/users/${enc(id)}`, Data(User), { body })).data,
+    /** Admin: delete the user and everything they own (their endpoints answer 404 at once). */
+    deleteUser: (id: string) => request("DELETE", `/users/${enc(id)}`, null),
 
     // -- components ------------------------------------------------------------------------------
     createComponent: async (body: { component_code?: string; component_url?: string }) =>
@@ -150,6 +162,7 @@ export function createClient(options: ClientOptions) {
     deleteSource: (id: string) => request("DELETE", `/sources/${enc(id)}`, null),
 
     // -- events ----------------------------------------------------------------------------------
+    // Lists take `q` too: only events whose data or summary contains it (case-insensitive).
     listSourceEvents: (id: string, q?: EventListQuery) =>
       request("GET", `/sources/${enc(id)}/event_summaries`, Page(EventSummary), {
         query: { ...q },
@@ -164,6 +177,20 @@ export function createClient(options: ClientOptions) {
       request("GET", `/workflows/${enc(id)}/$errors/event_summaries`, Page(EventSummary), {
         query: { ...q },
       }),
+
+    /**
+     * Delivers a source's retained events (a channel's range, as for deletes; all by default)
+     * again to the channel's listeners, or to `listener_id` only. Resolves once they are queued.
+     */
+    replaySourceEvents: async (id: string, body: ReplayEventsBody = {}) =>
+      (await request("POST", `/sources/${enc(id)}/events/replay`, Data(ReplayResult), { body })).data,
+    replayWorkflowEvents: async (id: string, body: ReplayEventsBody = {}) =>
+      (await request("POST", `/workflows/${enc(id)}/events/replay`, Data(ReplayResult), { body })).data,
+    /** Events, errors, logs, invocations and compute ms per bucket (default: the last hour by minute). */
+    getSourceStats: async (id: string, q?: StatsQuery) =>
+      (await request("GET", `/sources/${enc(id)}/stats`, Data(Stats), { query: { ...q } })).data,
+    getWorkflowStats: async (id: string, q?: StatsQuery) =>
+      (await request("GET", `/workflows/${enc(id)}/stats`, Data(Stats), { query: { ...q } })).data,
 
     // -- subscriptions ---------------------------------------------------------------------------
     createSubscription: async (params: SubscriptionParams) =>

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { QueryInt } from "./common.js";
+import { SearchText } from "./inspection.js";
 import { PAGE_LIMIT } from "./page.js";
 
 /** Events larger than this (JSON bytes) are truncated in summaries unless `expand=event`. */
@@ -42,6 +43,7 @@ export const EventListQuery = z.object({
   after: z.string().min(1).optional(),
   before: z.string().min(1).optional(),
   event_name: z.string().max(128).optional(),
+  q: SearchText,
 });
 export type EventListQuery = z.input<typeof EventListQuery>;
 

@@ -7,3 +7,4 @@ export * from "./source.js";
 export * from "./subscription.js";
 export * from "./event.js";
 export * from "./workflow.js";
+export * from "./inspection.js";

@@ -7,7 +7,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { bwrapWorks } from "../../server/runtime/sandbox/isolation.js";
-import { TOOLS } from "../../server/runtime/sandbox/launch.js";
+import { kernelLimitsHere, TOOLS } from "../../server/runtime/sandbox/launch.js";
+import { startupDataBytes } from "../../server/runtime/sandbox/node-runtime.js";
 import { SandboxPool } from "../../server/runtime/sandbox/pool.js";
 import { SandboxProcess } from "../../server/runtime/sandbox/process.js";
 import { tempDataDir } from "./helpers.js";
@@ -27,7 +28,7 @@ describe.each(["process", "namespaces"] as const)("kernel limits, %s mode", (iso
       npmDir: path.join(dataDir, "npm"),
       tmpRoot: path.join(dataDir, "sandbox"),
       isolation,
-      kernelLimitsForTests: { dataBytes: 512 * 1024 * 1024, cpuSeconds, retireAfterCpuSeconds: 600 },
+      kernelLimitsForTests: { cpuSeconds },
     });
     procs.push(proc);
     return proc;
@@ -69,6 +70,38 @@ describe.each(["process", "namespaces"] as const)("kernel limits, %s mode", (iso
     60_000,
   );
   it.skipIf(skip)(
+    "refuses to start under a data limit below what this Node reserves to start, naming the limit",
+    async () => {
+      const started = Date.now();
+      const spawning = SandboxProcess.spawn({
+        memoryMb: 64,
+        npmDir: path.join(dataDir, "npm"),
+        tmpRoot: path.join(dataDir, "sandbox"),
+        isolation,
+        kernelLimitsForTests: { dataBytes: 5 * 1024 * 1024 },
+      });
+      await expect(spawning).rejects.toThrow(
+        /cannot start: its kernel data limit \(RLIMIT_DATA, 5 MiB\) is below what Node v\d+\.\d+\.\d+ reserves to start a worker \(\d+ MiB, measured\)/,
+      );
+      // An error at once, not a worker left starting.
+      expect(Date.now() - started).toBeLessThan(20_000);
+    },
+    60_000,
+  );
+  it.skipIf(skip)(
+    "starts a worker under the limits computed for this Node, which still refuse 1.5 GiB",
+    async () => {
+      const limits = await kernelLimitsHere(64, 300_000);
+      // The measure is this Node's own: a bare worker of it needs that much and no fixed figure.
+      expect(limits.dataBytes).toBeGreaterThan((await startupDataBytes()) + 128 * 1024 * 1024);
+      expect(limits.dataBytes).toBeLessThan(1536 * 1024 * 1024);
+      const proc = await spawn(60);
+      const run = await runComponent(proc, `export default { async run() { this.$emit({ v: process.version }); } }`, {});
+      expect(run.emits).toEqual([{ v: process.version }]);
+    },
+    60_000,
+  );
+  it.skipIf(skip)(
     "makes an allocation the kernel refused, left uncaught, OUT_OF_MEMORY",
     async () => {
       const proc = await spawn(60);
@@ -91,7 +124,7 @@ describe("the pool and the CPU time limit", () => {
     memoryMb: 64,
     npmDir: path.join(dataDir, "npm"),
     tmpRoot: path.join(dataDir, "sandbox"),
-    kernelLimitsForTests: { dataBytes: 512 * 1024 * 1024, cpuSeconds: 120, retireAfterCpuSeconds: 1 },
+    kernelLimitsForTests: { cpuSeconds: 120, retireAfterCpuSeconds: 1 },
   });
   afterAll(async () => {
     await pool.close();

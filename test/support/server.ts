@@ -15,7 +15,16 @@ import type { User } from "../../shared/resources/index.js";
 import { createServer, type Server } from "../../server/app.js";
 import { loadConfig } from "../../server/config.js";
 import { serverEntry } from "../../shared/app-paths.js";
+import { observeLeaks } from "../../server/http/leak-guard.js";
 import { testDatabases, type FreshDatabase, type TestDatabase } from "./databases.js";
+
+/**
+ * Every error answer of every in-process test server goes through the rule "no server path,
+ * command line or stack" (server/http/leak-guard.ts) before the server's own scrubbing: a leak
+ * fails the suite whose server answered it, at its stop().
+ */
+const leaks: string[] = [];
+observeLeaks(({ status, url, body, leak }) => leaks.push(`${leak} in ${status} of ${url}: ${body.slice(0, 500)}`));
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
@@ -112,6 +121,8 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
       await server.close();
       await fresh.drop();
       fs.rmSync(dataDir, { recursive: true, force: true });
+      const found = leaks.splice(0);
+      if (found.length > 0) throw new Error(`error answers leaked server details:\n${found.join("\n")}`);
     },
   };
   return handle;

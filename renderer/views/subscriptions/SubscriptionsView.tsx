@@ -4,22 +4,17 @@
  * later (the API has no list of those: the ones made here are shown for this session).
  */
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { useMemo, useState, type ReactNode } from "react";
+import { useMemo, useState } from "react";
 import type { AutoSubscription, Subscription } from "../../../shared/resources/index.js";
 import { AutoSubscriptionParams, SubscriptionParams } from "../../../shared/resources/index.js";
 import { call } from "../../state/bridge.js";
 import { fromUnixSeconds } from "../../state/format.js";
-import { keys, useAllSources, useSubscriptions, useWorkflowsPage } from "../../state/queries.js";
+import { keys, useAllSources, useAllWorkflows, useSubscriptions } from "../../state/queries.js";
 import { ConfirmDialog } from "../../ui/ConfirmDialog.js";
 import { ErrorNote } from "../../ui/ErrorNote.js";
 import { Spinner } from "../../ui/Spinner.js";
 import { toast } from "../../ui/Toasts.js";
-
-const CHANNEL_CHOICES = [
-  { value: "", label: "default" },
-  { value: "$logs", label: "$logs" },
-  { value: "$errors", label: "$errors" },
-];
+import { ChannelPicker, EmitterPicker, ListenerPicker } from "../pickers/pickers.js";
 
 /** First zod message per field, for showing under the input. */
 function fieldErrors(issues: { path: PropertyKey[]; message: string }[]): Record<string, string> {
@@ -35,14 +30,14 @@ export function SubscriptionsView() {
   const qc = useQueryClient();
   const subs = useSubscriptions();
   const sources = useAllSources(true);
-  const workflows = useWorkflowsPage({ limit: 100 });
+  const workflows = useAllWorkflows();
   const names = useMemo(() => {
     const m = new Map<string, string>([
       ["p_*", "all workflows"],
       ["dc_*", "all sources"],
     ]);
     for (const s of sources.data ?? []) m.set(s.id, s.name);
-    for (const w of workflows.data?.data ?? []) m.set(w.id, w.name);
+    for (const w of workflows.data ?? []) m.set(w.id, w.name);
     return m;
   }, [sources.data, workflows.data]);
   const [toDelete, setToDelete] = useState<Subscription | null>(null);
@@ -55,26 +50,6 @@ export function SubscriptionsView() {
           Events from an emitter trigger its listeners. A glob (p_* or dc_*) matches every workflow or source.
         </p>
       </header>
-      <datalist id="emitter-ids">
-        <option value="dc_*">all sources</option>
-        <option value="p_*">all workflows</option>
-        {[...names]
-          .filter(([id]) => !id.endsWith("*"))
-          .map(([id, name]) => (
-            <option key={id} value={id}>
-              {name}
-            </option>
-          ))}
-      </datalist>
-      <datalist id="listener-ids">
-        {[...names]
-          .filter(([id]) => !id.endsWith("*"))
-          .map(([id, name]) => (
-            <option key={id} value={id}>
-              {name}
-            </option>
-          ))}
-      </datalist>
       <div className="two-col">
         <CreateSubscriptionForm />
         <AutoSubscriptionForm />
@@ -207,38 +182,15 @@ function CreateSubscriptionForm() {
       }}
     >
       <h2>New subscription</h2>
-      <Field
-        id="sub-emitter"
-        label="Emitter"
-        error={errors.emitter_id}
-        hint="A source (dc_…) or workflow (p_…) id, or p_* / dc_*"
-      >
-        <input
-          id="sub-emitter"
-          list="emitter-ids"
-          value={emitter}
-          onChange={(e) => setEmitter(e.target.value)}
-          placeholder="dc_… or p_*"
-        />
-      </Field>
-      <Field id="sub-listener" label="Listener" error={errors.listener_id}>
-        <input
-          id="sub-listener"
-          list="listener-ids"
-          value={listener}
-          onChange={(e) => setListener(e.target.value)}
-          placeholder="p_… or dc_…"
-        />
-      </Field>
-      <Field id="sub-channel" label="Channel" error={errors.event_name}>
-        <select id="sub-channel" value={channel} onChange={(e) => setChannel(e.target.value)}>
-          {CHANNEL_CHOICES.map((c) => (
-            <option key={c.value} value={c.value}>
-              {c.label}
-            </option>
-          ))}
-        </select>
-      </Field>
+      <EmitterPicker id="sub-emitter" value={emitter} onChange={setEmitter} error={errors.emitter_id} />
+      <ListenerPicker id="sub-listener" value={listener} onChange={setListener} error={errors.listener_id} />
+      <ChannelPicker
+        id="sub-channel"
+        emitterId={emitter}
+        value={channel}
+        onChange={setChannel}
+        error={errors.event_name}
+      />
       <ErrorNote error={create.error} title="Could not create the subscription" />
       <div className="form-actions">
         {create.isPending && <Spinner label="Creating" />}
@@ -285,22 +237,16 @@ function AutoSubscriptionForm() {
       <p className="muted small">
         Subscribes the listener to this stream of every source or workflow created from now on.
       </p>
-      <Field id="auto-stream" label="Stream" error={errors.event_name}>
-        <select id="auto-stream" value={eventName} onChange={(e) => setEventName(e.target.value)}>
-          <option value="default">default (emits)</option>
-          <option value="$logs">$logs</option>
-          <option value="$errors">$errors</option>
-        </select>
-      </Field>
-      <Field id="auto-listener" label="Listener" error={errors.listener_id}>
-        <input
-          id="auto-listener"
-          list="listener-ids"
-          value={listener}
-          onChange={(e) => setListener(e.target.value)}
-          placeholder="p_… or dc_…"
-        />
-      </Field>
+      <ChannelPicker
+        id="auto-stream"
+        label="Stream"
+        emitterId=""
+        defaultValue="default"
+        value={eventName}
+        onChange={setEventName}
+        error={errors.event_name}
+      />
+      <ListenerPicker id="auto-listener" value={listener} onChange={setListener} error={errors.listener_id} />
       <ErrorNote error={create.error} title="Could not create the auto-subscription" />
       <div className="form-actions">
         {create.isPending && <Spinner label="Creating" />}
@@ -319,20 +265,5 @@ function AutoSubscriptionForm() {
         </ul>
       )}
     </form>
-  );
-}
-
-function Field(props: { id: string; label: string; error?: string; hint?: string; children: ReactNode }) {
-  return (
-    <div className={props.error ? "field invalid" : "field"}>
-      <label htmlFor={props.id}>{props.label}</label>
-      {props.children}
-      {props.hint && !props.error && <div className="hint">{props.hint}</div>}
-      {props.error && (
-        <div className="field-error" role="alert">
-          {props.label}: {props.error}
-        </div>
-      )}
-    </div>
   );
 }

@@ -16,6 +16,7 @@ import { Switch } from "../../ui/Switch.js";
 import { Tabs } from "../../ui/Tabs.js";
 import { toast } from "../../ui/Toasts.js";
 import { EventsPanel } from "../events/EventsPanel.js";
+import { SendTestEvent } from "../test-event/SendTestEvent.js";
 
 export function WorkflowDetail({ id }: { id: string }) {
   const wf = useWorkflow(id);
@@ -113,6 +114,7 @@ function WorkflowHeader({ workflow: w }: { workflow: Workflow }) {
         <code className="endpoint-url">{w.endpoint_url}</code>
         <CopyButton text={w.endpoint_url} label="Copy endpoint URL" />
       </div>
+      {w.endpoint_url && <SendTestEvent emitterId={w.id} />}
       {confirmDelete && (
         <ConfirmDialog
           title={`Delete ${w.name}?`}

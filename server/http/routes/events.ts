@@ -46,6 +46,7 @@ export const eventRoutes: FastifyPluginAsync<{ events: EventServices }> = async 
           after: query.after,
           before: query.before,
           expand: query.expand === "event",
+          q: query.q,
         }),
       );
     };
@@ -55,7 +56,7 @@ export const eventRoutes: FastifyPluginAsync<{ events: EventServices }> = async 
     {
       method: "GET",
       url: "/sources/:id/event_summaries",
-      summary: "The last events of a source, newest first (event_name selects a channel)",
+      summary: "The last events of a source, newest first (event_name selects a channel, q searches data and summary)",
       tags,
       params: IdParams,
       query: EventListQuery,

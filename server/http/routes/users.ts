@@ -1,6 +1,13 @@
 /** Users (spec §4 Users, decisions.md Users and keys). */
 import type { FastifyPluginAsync } from "fastify";
-import { CreateUserBody, Page, PageQuery, User } from "../../../shared/resources/index.js";
+import {
+  CreateUserBody,
+  Page,
+  PageQuery,
+  UpdateUserBody,
+  User,
+  UserIdParams,
+} from "../../../shared/resources/index.js";
 import type { UserService } from "../../users/service.js";
 import { pageBody, pageRequest } from "../paging.js";
 import { route } from "../route.js";
@@ -62,5 +69,52 @@ export const userRoutes: FastifyPluginAsync<{ users: UserService }> = async (app
       response: Page(User),
     },
     async ({ query }) => pageBody(await users.list(pageRequest(query))),
+  );
+
+  route(
+    app,
+    {
+      method: "GET",
+      url: "/users/:id",
+      summary: "A user, with disabled and their own quotas (admin)",
+      tags,
+      auth: "admin",
+      params: UserIdParams,
+      response: Data(User),
+    },
+    async ({ params }) => ({ data: await users.get(params.id) }),
+  );
+
+  route(
+    app,
+    {
+      method: "PATCH",
+      errors: [409],
+      url: "/users/:id",
+      summary: "Change a user's admin flag, disabled flag or quotas (null: the server default) (admin)",
+      tags,
+      auth: "admin",
+      params: UserIdParams,
+      body: UpdateUserBody,
+      response: Data(User),
+    },
+    async ({ params, body }) => ({ data: await users.update(params.id, body) }),
+  );
+
+  route(
+    app,
+    {
+      method: "DELETE",
+      errors: [409],
+      url: "/users/:id",
+      summary: "Delete a user and everything they own (admin)",
+      tags,
+      auth: "admin",
+      params: UserIdParams,
+      status: 204,
+    },
+    async ({ params }) => {
+      await users.delete(params.id);
+    },
   );
 };

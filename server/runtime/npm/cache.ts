@@ -10,6 +10,7 @@ import { execFile } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { parseSpecifier } from "../compile.js";
+import type { InstallGate } from "./install-gate.js";
 
 export class PackageError extends Error {
   constructor(
@@ -28,6 +29,8 @@ export interface PackageCacheOptions {
   registry?: string | undefined;
   /** Time limit of one `npm install`, ms. */
   installTimeoutMs?: number;
+  /** Bounds installs server-wide and per user (install-gate.ts); none: unbounded (tests). */
+  gate?: InstallGate | undefined;
 }
 
 // npm's own rules for names: lower case, URL-safe, optional scope.
@@ -53,8 +56,13 @@ export class PackageCache {
     return Object.fromEntries(entries);
   }
 
-  /** The install directory of one spec, installing it first when needed. */
-  async ensure(spec: string): Promise<string> {
+  /** Whether a spec is in the cache already (using it spawns nothing). */
+  isInstalled(spec: string): boolean {
+    const where = this.locate(spec);
+    return fs.existsSync(path.join(where.dir, ".installed"));
+  }
+
+  private locate(spec: string): { name: string; tag: string; dir: string } {
     const { name, version } = parseSpecifier(spec);
     if (!NAME.test(name)) throw new PackageError(spec, `"${spec}" is not a valid npm package name`);
     if (version !== undefined && !VERSION.test(version)) {
@@ -62,12 +70,19 @@ export class PackageCache {
     }
     const tag = version ?? "latest";
     const dirName = `${name.replace("/", "+")}@${tag.replace(/[^0-9A-Za-z.^~<>=|*x+-]/g, "_")}`;
-    const dir = path.join(this.options.dir, dirName);
+    return { name, tag, dir: path.join(this.options.dir, dirName) };
+  }
+
+  /** The install directory of one spec, installing it first when needed. */
+  async ensure(spec: string): Promise<string> {
+    const { name, tag, dir } = this.locate(spec);
     // Real paths: the sandbox's permission model compares resolved paths.
     if (fs.existsSync(path.join(dir, ".installed"))) return fs.realpathSync(dir);
     const running = this.installing.get(dir);
     if (running) return running;
-    const job = this.install(spec, name, tag, dir).finally(() => this.installing.delete(dir));
+    const gate = this.options.gate;
+    const install = () => this.install(spec, name, tag, dir);
+    const job = (gate ? gate.run(install) : install()).finally(() => this.installing.delete(dir));
     this.installing.set(dir, job);
     return job;
   }
@@ -85,11 +100,15 @@ export class PackageCache {
     const env: NodeJS.ProcessEnv = {};
     for (const [k, v] of Object.entries(process.env)) if (!k.startsWith("HEADWATER_")) env[k] = v;
     env.npm_config_update_notifier = "false";
+    // Pinned whatever the environment says (`npm run --silent` hands npm_config_loglevel=silent
+    // down): npm's error lines are what tells why an install failed.
+    env.npm_config_loglevel = "error";
     const npm = process.platform === "win32" ? "npm.cmd" : "npm";
     try {
       await new Promise<void>((resolve, reject) => {
         execFile(npm, args, { env, timeout: this.options.installTimeoutMs ?? 180_000, maxBuffer: 4 << 20 }, (err, _out, stderr) => {
-          if (err) reject(new Error(summariseNpmError(String(stderr || err.message))));
+          // Never err.message: it holds the command line, with the cache's path.
+          if (err) reject(new Error(summariseNpmError(String(stderr), err.killed ? "npm install took too long" : "npm install failed")));
           else resolve();
         });
       });
@@ -106,9 +125,15 @@ export class PackageCache {
   }
 }
 
-/** The useful line of npm's stderr (`404 Not Found - GET ...`, `No matching version ...`). */
-function summariseNpmError(stderr: string): string {
-  const lines = stderr.split("\n").map((l) => l.replace(/^npm (ERR!|error) ?/, "").trim()).filter(Boolean);
+/**
+ * The useful line of npm's stderr (`404 Not Found - GET ...`, `No matching version ...`), or
+ * `fallback`. Only lines that say what went wrong, never npm's own paths, command or log file.
+ */
+function summariseNpmError(stderr: string, fallback: string): string {
+  const lines = stderr
+    .split("\n")
+    .map((l) => l.replace(/^npm (ERR!|error) ?/, "").trim())
+    .filter((l) => l && !/(^|\s)(\/|[A-Za-z]:\\)|\bcommand\b|\bcwd\b|\bpath\b|log of this run/i.test(l));
   const useful = lines.find((l) => /404|E404|ETARGET|No matching|not found|ENOTFOUND|EAI_AGAIN|ECONNREFUSED/i.test(l));
-  return (useful ?? lines[0] ?? "npm install failed").slice(0, 300);
+  return (useful ?? fallback).slice(0, 300);
 }

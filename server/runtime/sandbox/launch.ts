@@ -14,6 +14,7 @@ import fs from "node:fs";
 import { execFileSync } from "node:child_process";
 import path from "node:path";
 import { resolved, type ReadOnlyPath } from "./mounts.js";
+import { startupDataBytes } from "./node-runtime.js";
 
 /** How much nicer than the server the workers run (niceness goes up to 19, the lowest priority). */
 export const SANDBOX_NICE = 10;
@@ -43,20 +44,31 @@ export interface KernelLimits {
 }
 
 /**
- * Kernel limits for a worker with a heap of `memoryMb` and requests of at most `timeoutMs`.
- * Data: heap + as much again for Buffers + 256 MiB for Node itself (it needs about 50): above
- * the RSS watchdog (which stops a run first, as OUT_OF_MEMORY), it refuses what the watchdog
- * would see too late (one huge allocation) or not at all (a host too busy to poll).
+ * Kernel limits for a worker with a heap of `memoryMb` and requests of at most `timeoutMs`, on a
+ * Node whose bare worker reserves `startupBytes` of data to start (node-runtime.ts measures it:
+ * about 50 MiB on Node 20 and 22, about 560 MiB on Node 24, whose V8 reserves its code range as
+ * data; a fixed figure would either stop Node 24 from starting or leave Node 20 far too much).
+ * Data: that reservation + the heap + as much again for Buffers + STARTUP_HEADROOM_MB for the
+ * worker's own code and native allocations: above the RSS watchdog (which stops a run first, as
+ * OUT_OF_MEMORY), it refuses what the watchdog would see too late (one huge allocation) or not
+ * at all (a host too busy to poll).
  * CPU: a worker lives across many requests, so the budget is per life: RETIRE_CPU_SECONDS,
  * after which the pool replaces the worker (pool.ts), plus two of the longest requests.
  */
 export const RETIRE_CPU_SECONDS = 600;
-export function kernelLimitsFor(memoryMb: number, timeoutMs: number): KernelLimits {
+export const STARTUP_HEADROOM_MB = 192;
+export function kernelLimitsFor(memoryMb: number, timeoutMs: number, startupBytes: number): KernelLimits {
+  const mib = 1024 * 1024;
   return {
-    dataBytes: (memoryMb * 2 + 256) * 1024 * 1024,
+    dataBytes: Math.ceil(startupBytes / mib) * mib + (memoryMb * 2 + STARTUP_HEADROOM_MB) * mib,
     cpuSeconds: RETIRE_CPU_SECONDS + 2 * Math.ceil(timeoutMs / 1000),
     retireAfterCpuSeconds: RETIRE_CPU_SECONDS,
   };
+}
+
+/** kernelLimitsFor on the Node running this process (measured once). */
+export async function kernelLimitsHere(memoryMb: number, timeoutMs: number): Promise<KernelLimits> {
+  return kernelLimitsFor(memoryMb, timeoutMs, await startupDataBytes());
 }
 
 export interface LaunchSpec {

@@ -27,6 +27,7 @@ import { EgressEndpoint, type Resolver } from "../../net/egress-proxy.js";
 import type { IsolationMode } from "./isolation.js";
 import { kernelLimitsFor, launchCommand, SANDBOX_NICE, TOOLS, type KernelLimits } from "./launch.js";
 import { readOnlyPaths, SANDBOX_DIR, sandboxPackageEntries } from "./mounts.js";
+import { permissionFlag, requireModuleFlags, startupDataBytes } from "./node-runtime.js";
 import { cpuSecondsOf, leafDescendant } from "./proc-info.js";
 
 export { removeStaleTmpDirs } from "./stale-dirs.js";
@@ -58,8 +59,8 @@ export interface SandboxOptions {
    * namespaces alone hold.
    */
   unguardedForTests?: boolean;
-  /** Tests only: other kernel limits than those for `memoryMb` and `timeoutMs`. */
-  kernelLimitsForTests?: KernelLimits;
+  /** Tests only: other kernel limits than those for `memoryMb` and `timeoutMs` (the rest as computed). */
+  kernelLimitsForTests?: Partial<KernelLimits>;
   /** Tests only: the egress proxy's resolver, a test double for DNS. */
   resolveForTests?: Resolver;
 }
@@ -160,10 +161,12 @@ export class SandboxProcess {
     });
     const readOnly = readOnlyPaths(npmDir);
     const guarded = !options.unguardedForTests;
+    const permission = permissionFlag();
+    if (guarded && !permission) throw new Error(`sandbox: Node ${process.version} has no permission model (Node 20.19 or later is required)`);
     const nodeFlags = [
       ...(guarded
         ? [
-            "--experimental-permission",
+            permission!,
             ...readOnly.map((r) => `--allow-fs-read=${isDir(r.path) ? `${r.path}/*` : r.path}`),
             `--allow-fs-read=${tmpDir}/*`,
             `--allow-fs-write=${tmpDir}/*`,
@@ -171,10 +174,14 @@ export class SandboxProcess {
         : []),
       ...(isolation === "namespaces" ? [`--require=${path.join(SANDBOX_DIR, "namespaced.cjs")}`] : []),
       `--max-old-space-size=${options.memoryMb}`,
-      "--experimental-require-module",
+      ...requireModuleFlags(),
       "--disable-warning=ExperimentalWarning",
     ];
-    const limits = options.kernelLimitsForTests ?? kernelLimitsFor(options.memoryMb, options.timeoutMs ?? 300_000);
+    const startupBytes = await startupDataBytes();
+    const limits = {
+      ...kernelLimitsFor(options.memoryMb, options.timeoutMs ?? 300_000, startupBytes),
+      ...options.kernelLimitsForTests,
+    };
     const guard = { egressDir, udp: isolation === "process", unguardedForTests: !guarded };
     let child: ChildProcess;
     try {
@@ -203,13 +210,22 @@ export class SandboxProcess {
     const rssLimit = (options.memoryMb * 1.5 + 96) * 1024 * 1024;
     const proc = new SandboxProcess(child, tmpDir, rssLimit, egress, isolation, limits.retireAfterCpuSeconds);
     await new Promise<void>((resolve, reject) => {
-      const onReady = (m: { t?: string }) => {
-        if (m?.t !== "ready") return;
+      const settle = (err?: Error) => {
+        clearTimeout(timer);
         child.off("message", onReady);
         child.off("exit", onExit);
-        resolve();
+        if (err) reject(err);
+        else resolve();
       };
-      const onExit = () => reject(new Error(`sandbox worker failed to start: ${proc.stderrTail.trim()}`));
+      const onReady = (m: { t?: string }) => {
+        if (m?.t === "ready") settle();
+      };
+      const onExit = () => settle(startError(proc.stderrTail, limits, startupBytes));
+      // A Node starved of data at start may hang instead of aborting (Node 20 does below ~50 MiB).
+      const timer = setTimeout(() => {
+        proc.kill();
+        settle(startError(proc.stderrTail, limits, startupBytes, START_TIMEOUT_MS));
+      }, START_TIMEOUT_MS);
       child.on("message", onReady);
       child.on("exit", onExit);
     });
@@ -338,6 +354,28 @@ export class SandboxProcess {
     }, 100);
     this.watchdog.unref();
   }
+}
+
+/** How long a worker may take to start (it takes well under a second on an idle machine). */
+const START_TIMEOUT_MS = 30_000;
+
+/**
+ * Why a worker did not start. A kernel data limit below what this Node reserves at start kills
+ * it in V8's start-up ("Fatal process out of memory: Failed to reserve virtual memory for
+ * CodeRange") or stalls it: that is said in terms of the limit, not as a crash to retry.
+ */
+function startError(stderr: string, limits: KernelLimits, startupBytes: number, timedOutMs?: number): Error {
+  const mib = (n: number) => Math.round(n / (1024 * 1024));
+  const limited = Boolean(TOOLS.prlimit);
+  // V8's own words, or (a thread that could not be created, a stall) a limit below the measure.
+  const starved = /out of memory|Failed to reserve|Cannot allocate memory/i.test(stderr);
+  if (limited && (starved || limits.dataBytes < startupBytes))
+    return new Error(
+      `sandbox worker cannot start: its kernel data limit (RLIMIT_DATA, ${mib(limits.dataBytes)} MiB) is below what ` +
+        `Node ${process.version} reserves to start a worker (${mib(startupBytes)} MiB, measured) plus its heap`,
+    );
+  if (timedOutMs !== undefined) return new Error(`sandbox worker did not start within ${timedOutMs / 1000} s`);
+  return new Error(`sandbox worker failed to start: ${stderr.trim().slice(-500)}`);
 }
 
 /** V8's error when an ArrayBuffer (a Buffer's memory) cannot be had: here, RLIMIT_DATA. */

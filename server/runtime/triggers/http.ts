@@ -6,7 +6,8 @@
  * - With customResponse: the first `this.http.respond` is the answer; 504 if the run ends or
  *   times out without one.
  * - Unknown id, or a source without an HTTP interface: 404 `not_found`. An inactive target:
- *   404 `inactive` (nothing runs; re-enabling resumes). Over quota: 429 `quota_exceeded`
+ *   404 `inactive` (nothing runs; re-enabling resumes). A disabled owner's: 403 `user_disabled`.
+ *   Over quota: 429 `quota_exceeded`
  *   (recorded on the target's `$errors`).
  * Targets are resolved per id prefix, so workflows (`p_`) share this endpoint.
  */
@@ -25,6 +26,8 @@ export interface HttpTarget {
   active: boolean;
   /** Whether the request waits for `respond` (the http prop's customResponse). */
   customResponse: boolean;
+  /** The owner is disabled by an admin: 403 `user_disabled`, nothing runs. */
+  ownerDisabled?: boolean;
 }
 
 /** Finds an id's target; undefined when it does not exist or has no HTTP interface. */
@@ -168,6 +171,9 @@ export function httpTriggerRoutes(deps: HttpTriggerDeps) {
       const resolver = [...deps.resolvers].find(([prefix]) => id.startsWith(prefix))?.[1];
       const target = resolver && /^[a-z]+_[A-Za-z0-9]+$/.test(id) ? await resolver(id) : undefined;
       if (!target) return reply.code(404).send({ error: `no HTTP endpoint ${id}`, code: "not_found" });
+      if (target.ownerDisabled) {
+        return reply.code(403).send({ error: `the owner of ${id} is disabled: its endpoint accepts no requests`, code: "user_disabled" });
+      }
       if (!target.active) return reply.code(404).send({ error: `${id} is inactive: its endpoint accepts no requests`, code: "inactive" });
       const event = httpEvent(req, id);
       const refused = await deps.overQuota(id, target.ownerId, event);

@@ -28,4 +28,9 @@ export class TargetCache<T> {
   forget(id: string): void {
     this.entries.delete(id);
   }
+
+  /** An owner changed (disabled, deleted): targets are not indexed by owner, so forget them all. */
+  clear(): void {
+    this.entries.clear();
+  }
 }

@@ -7,10 +7,14 @@ import * as core from "./0001_core.js";
 import * as events from "./0002_events.js";
 import * as runtime from "./0003_runtime.js";
 import * as keysPerAccount from "./0004_component_keys_per_account.js";
+import * as userAdmin from "./0005_user_admin.js";
+import * as eventInspection from "./0006_event_inspection.js";
 
 export const migrations: Record<string, Migration> = {
   "0001_core": core,
   "0002_events": events,
   "0003_runtime": runtime,
   "0004_component_keys_per_account": keysPerAccount,
+  "0005_user_admin": userAdmin,
+  "0006_event_inspection": eventInspection,
 };

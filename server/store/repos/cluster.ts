@@ -55,6 +55,24 @@ export async function notifyResponseParts(client: PgQueryable, parts: string[]):
   }
 }
 
+// -- Users changed by an admin ------------------------------------------------------------------
+
+/**
+ * An admin disabled, changed or deleted a user: every instance forgets what it remembers of
+ * them (endpoint targets, quota limits). Sent inside the transaction that makes the change, so
+ * it is delivered exactly when the change commits. Payload: the user id.
+ */
+export const USER_CHANGES_NOTIFY_CHANNEL = "headwater_user_changes";
+
+export async function listenForUserChanges(client: PgQueryable): Promise<void> {
+  await client.query(`LISTEN ${USER_CHANGES_NOTIFY_CHANNEL}`);
+}
+
+/** Within the caller's transaction (PostgreSQL only). */
+export async function notifyUserChangedIn(trx: Db, userId: string): Promise<void> {
+  await sql`select pg_notify(${USER_CHANGES_NOTIFY_CHANNEL}, ${userId})`.execute(trx);
+}
+
 // -- Presence: which instances are alive ------------------------------------------------------
 
 /**

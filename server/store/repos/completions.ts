@@ -25,8 +25,11 @@ export interface JobCompletion {
    * other results do, and its own job stores the event with that job's completion.
    */
   delayed?: NewJob[];
-  /** Invocations and compute time to count against the user's daily quota. */
-  usage?: { userId: string; day: string; invocations: number; computeMs: number };
+  /**
+   * Invocations and compute time to count against the user's daily quota, and in the stats of
+   * `targetId` (the source or workflow that ran) when given.
+   */
+  usage?: { userId: string; day: string; invocations: number; computeMs: number; targetId?: string };
 }
 
 /**

@@ -245,6 +245,7 @@ export async function deleteEventRange(
 export async function forgetEmitterEvents(db: Exec, emitterId: string): Promise<void> {
   await db.deleteFrom("events").where("emitter_id", "=", emitterId).execute();
   await db.deleteFrom("event_channels").where("emitter_id", "=", emitterId).execute();
+  await db.deleteFrom("event_stats").where("emitter_id", "=", emitterId).execute();
   // event_emitters is kept: an id reused by mistake still never goes backwards.
 }
 
@@ -271,4 +272,32 @@ export async function notifyEvents(pool: PgQueryable, payload: string): Promise<
  */
 export async function notifyEventsInTransaction(trx: Exec, payload: string): Promise<void> {
   await sql`select pg_notify(${EVENTS_NOTIFY_CHANNEL}, ${payload})`.execute(trx);
+}
+
+/** How many of a channel's events lie between two sort keys (inclusive, either open). */
+export async function countEventRange(db: Exec, emitterId: string, channel: string, fromKey: string | undefined, toKey: string | undefined): Promise<number> {
+  let q = db.selectFrom("events").select(sql<number>`count(*)`.as("n")).where("emitter_id", "=", emitterId).where("channel", "=", channel);
+  if (fromKey !== undefined) q = q.where("sort_key", ">=", fromKey);
+  if (toKey !== undefined) q = q.where("sort_key", "<=", toKey);
+  return Number((await q.executeTakeFirst())?.n ?? 0);
+}
+
+/**
+ * A channel's events between two sort keys (inclusive, either open), oldest first, after
+ * `afterKey` (exclusive): the next batch of a replay.
+ */
+export async function eventRange(
+  db: Exec,
+  emitterId: string,
+  channel: string,
+  fromKey: string | undefined,
+  toKey: string | undefined,
+  afterKey: string | undefined,
+  limit: number,
+): Promise<EventRow[]> {
+  let q = db.selectFrom("events").selectAll().where("emitter_id", "=", emitterId).where("channel", "=", channel);
+  if (fromKey !== undefined) q = q.where("sort_key", ">=", fromKey);
+  if (toKey !== undefined) q = q.where("sort_key", "<=", toKey);
+  if (afterKey !== undefined) q = q.where("sort_key", ">", afterKey);
+  return q.orderBy("sort_key", "asc").limit(limit).execute();
 }

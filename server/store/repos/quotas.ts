@@ -47,6 +47,18 @@ export class QuotasRepo {
     await this.writes.run((trx) => addUsage.execute(trx, { user: userId, day, invocations, computeMs }));
   }
 
+  /** A user's own daily limits (NULL: the server's default); undefined for no such user. */
+  async overridesOf(userId: string): Promise<{ dailyInvocations: number | null; dailyComputeMs: number | null } | undefined> {
+    const row = await this.db
+      .selectFrom("users")
+      .select(["daily_invocations_quota", "daily_compute_ms_quota"])
+      .where("id", "=", userId)
+      .executeTakeFirst();
+    if (!row) return undefined;
+    const num = (v: number | null) => (v === null ? null : Number(v));
+    return { dailyInvocations: num(row.daily_invocations_quota), dailyComputeMs: num(row.daily_compute_ms_quota) };
+  }
+
   /** Old days are of no use once they are over; keeps the table small. */
   async pruneBefore(day: string): Promise<void> {
     await this.db.deleteFrom("quota_usage").where("day", "<", day).execute();

@@ -10,7 +10,18 @@ import { prepared } from "../prepared.js";
 
 // Read for every batch of a source's runs (hot path: built once).
 const sourceById = prepared((db, $: { id: string }) =>
-  db.selectFrom("sources").select(["id", "user_id", "component_id", "active", "configured_props"]).where("id", "=", $.id),
+  db
+    .selectFrom("sources")
+    .innerJoin("users", "users.id", "sources.user_id")
+    .select([
+      "sources.id",
+      "sources.user_id",
+      "sources.component_id",
+      "sources.active",
+      "sources.configured_props",
+      "users.disabled as owner_disabled",
+    ])
+    .where("sources.id", "=", $.id),
 );
 const componentById = prepared((db, $: { id: string }) =>
   db.selectFrom("components").select(["id", "code", "files", "props", "meta"]).where("id", "=", $.id),
@@ -28,6 +39,7 @@ export class RuntimeCatalogRepo implements RuntimeCatalog {
       componentId: row.component_id,
       active: row.active === 1,
       configuredProps: parse<Record<string, unknown>>(row.configured_props, {}),
+      ownerDisabled: Number(row.owner_disabled) === 1,
     };
   }
 

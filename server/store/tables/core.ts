@@ -1,6 +1,6 @@
 /**
  * Tables owned by the core concern (users, keys, components, sources); created by 0001_core
- * (registry_keys by 0004).
+ * (registry_keys by 0004; the users' admin fields by 0005).
  * Conventions (see db.ts): times are integers, booleans 0/1, JSON is TEXT.
  * `created_ms` orders lists newest first; it is strictly increasing within one server process.
  */
@@ -13,6 +13,11 @@ export interface UsersTable {
   created_ms: number;
   created_at: number;
   updated_at: number;
+  /** 1: the key is refused and nothing of the user's runs (0005). */
+  disabled: number;
+  /** The user's own daily quotas; NULL: the server's default (0005). */
+  daily_invocations_quota: number | null;
+  daily_compute_ms_quota: number | null;
 }
 
 /** API keys, stored only as SHA-256 hex digests. A user holds exactly one live key. */

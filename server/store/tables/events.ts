@@ -38,6 +38,18 @@ export interface EventChannelsTable {
   count: number;
 }
 
+/** Counts per emitter and minute (event inspection stats; migrations/0006). */
+export interface EventStatsTable {
+  emitter_id: string;
+  /** Start of the minute, ms. */
+  minute_ms: number;
+  events: number;
+  errors: number;
+  logs: number;
+  invocations: number;
+  compute_ms: number;
+}
+
 export interface SubscriptionsTable {
   id: string;
   owner_id: string;
@@ -90,6 +102,7 @@ export interface EventTables {
   events: EventsTable;
   event_emitters: EventEmittersTable;
   event_channels: EventChannelsTable;
+  event_stats: EventStatsTable;
   subscriptions: SubscriptionsTable;
   auto_subscriptions: AutoSubscriptionsTable;
   delivery_outbox: DeliveryOutboxTable;

@@ -1,42 +1,47 @@
 /**
  * The dashboard in web mode, end to end: the real web host (`electron/web/main.ts`) on a fresh
  * app data dir starts the embedded server for the Local profile, and Chromium drives the
- * renderer. One journey, in order, as a newcomer would take it; each step leaves a screenshot in
- * e2e/screenshots/.
+ * renderer. One journey, in order (serial: each step starts where the last one left the page), as
+ * a newcomer would take it; each step leaves a screenshot in e2e/screenshots/.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Page } from "playwright-core";
+import type { BrowserContext, Page } from "@playwright/test";
 import { createClient, type Client } from "../../shared/client/index.js";
 import type { Source } from "../../shared/resources/index.js";
-import { hasChromium, launchBrowser, screenshot, SKIP_REASON, type Browser } from "../support/browser.js";
+import { trackErrors } from "../support/browser.js";
+import { expect, requireChromium, screenshot, test } from "../support/fixtures.js";
 import { startWebHost, type WebHost } from "../support/web-host.js";
 
-if (!hasChromium) console.warn(`e2e/web/dashboard: skipped: ${SKIP_REASON}`);
+requireChromium();
+test.describe.configure({ mode: "serial" });
 
-// Skipped only where Chromium is not installed (reason printed above).
-describe.skipIf(!hasChromium)("dashboard (web mode, local profile)", () => {
+test.describe("dashboard (web mode, local profile)", () => {
   let host: WebHost;
-  let browser: Browser;
+  let context: BrowserContext;
   let page: Page;
+  let errors: string[];
   let api: Client;
   let httpSource: Source;
 
-  beforeAll(async () => {
+  test.beforeAll(async ({ browser }) => {
+    test.setTimeout(180_000);
     host = await startWebHost();
-    browser = await launchBrowser();
-    page = browser.page;
-  }, 180_000);
+    context = await browser.newContext({ viewport: { width: 1360, height: 860 } });
+    page = await context.newPage();
+    errors = trackErrors(page);
+  });
 
-  afterAll(async () => {
-    await browser?.close();
+  test.afterAll(async () => {
+    await context?.close();
     await host?.stop();
   });
 
-  it("first launch shows the Local connection with example sources and live events", async () => {
+  test("first launch shows the Local connection with example sources and live events", async () => {
     await page.goto(host.url);
     // The token leaves the address bar once read.
     await page.waitForFunction(() => !location.search.includes("token="));
-    await expect.poll(() => page.getByRole("combobox", { name: "Connection" }).inputValue(), { timeout: 60_000 }).toBe("local");
+    await expect(page.getByRole("combobox", { name: "Connection" })).toHaveValue("local", {
+      timeout: 60_000,
+    });
     const list = page.getByRole("list", { name: "Source list" });
     await list.getByRole("link", { name: /Example: every 5 seconds/ }).waitFor({ timeout: 60_000 });
     await list.getByRole("link", { name: /Example: HTTP requests/ }).waitFor();
@@ -46,17 +51,22 @@ describe.skipIf(!hasChromium)("dashboard (web mode, local profile)", () => {
     // A 5-second schedule: its first tick arrives within a few seconds, over the live stream.
     await grid.getByRole("row").nth(1).waitFor({ timeout: 30_000 });
     await expect.poll(() => grid.getByRole("gridcell").first().innerText()).toMatch(/now|sec/);
-    expect(await page.getByRole("toolbar", { name: "Event controls" }).getByRole("status").innerText()).toMatch(/Live/);
+    expect(
+      await page.getByRole("toolbar", { name: "Event controls" }).getByRole("status").innerText(),
+    ).toMatch(/Live/);
     await screenshot(page, "01-first-launch-live-events");
 
     const key = host.localKey();
     expect(key, "the local key is in the host's vault").toBeTruthy();
-    const base = await page.getByText(/^http:\/\/127\.0\.0\.1:\d+\/v1$/).first().innerText();
+    const base = await page
+      .getByText(/^http:\/\/127\.0\.0\.1:\d+\/v1$/)
+      .first()
+      .innerText();
     api = createClient({ baseUrl: base, apiKey: key! });
-    expect(browser.errors).toEqual([]);
+    expect(errors).toEqual([]);
   });
 
-  it("creates a source from a registry component", async () => {
+  test("creates a source from a registry component", async () => {
     await page.getByRole("button", { name: "+ New source" }).click();
     const dialog = page.getByRole("dialog");
     await dialog.getByRole("tab", { name: "Registry" }).click();
@@ -67,7 +77,10 @@ describe.skipIf(!hasChromium)("dashboard (web mode, local profile)", () => {
     await dialog.getByRole("button", { name: "Create source" }).click();
     await dialog.waitFor({ state: "detached" });
     await page.getByRole("heading", { name: "E2E webhook", level: 2 }).waitFor();
-    await page.getByRole("list", { name: "Source list" }).getByRole("link", { name: /E2E webhook/ }).waitFor();
+    await page
+      .getByRole("list", { name: "Source list" })
+      .getByRole("link", { name: /E2E webhook/ })
+      .waitFor();
 
     const sources = await api.listMySources({ limit: 100 });
     httpSource = sources.data.find((s) => s.name === "E2E webhook")!;
@@ -75,11 +88,15 @@ describe.skipIf(!hasChromium)("dashboard (web mode, local profile)", () => {
     expect(httpSource.active).toBe(true);
   });
 
-  it("shows events as they arrive, newest first", async () => {
+  test("shows events as they arrive, newest first", async () => {
     const endpoint = (httpSource.configured_props.http as { endpoint_url: string }).endpoint_url;
     const grid = page.getByRole("grid", { name: `Events of ${httpSource.id}` });
     for (let i = 1; i <= 6; i++) {
-      const res = await fetch(`${endpoint}/e2e/${i}`, { method: "POST", body: JSON.stringify({ n: i }), headers: { "content-type": "application/json" } });
+      const res = await fetch(`${endpoint}/e2e/${i}`, {
+        method: "POST",
+        body: JSON.stringify({ n: i }),
+        headers: { "content-type": "application/json" },
+      });
       expect(res.status).toBe(200);
     }
     await expect.poll(() => grid.getByRole("row").count(), { timeout: 20_000 }).toBe(7);
@@ -88,19 +105,25 @@ describe.skipIf(!hasChromium)("dashboard (web mode, local profile)", () => {
     await screenshot(page, "03-events-arrive");
   });
 
-  it("toggles the source's active switch", async () => {
-    const toggle = page.getByRole("region", { name: "Source", exact: true }).getByRole("switch", { name: "Active", exact: true });
+  test("toggles the source's active switch", async () => {
+    const toggle = page
+      .getByRole("region", { name: "Source", exact: true })
+      .getByRole("switch", { name: "Active", exact: true });
     await expect.poll(() => toggle.isChecked()).toBe(true);
     await toggle.click();
     await expect.poll(() => toggle.isChecked()).toBe(false);
-    await expect.poll(async () => (await api.getSource(httpSource.id)).active, { timeout: 10_000 }).toBe(false);
+    await expect
+      .poll(async () => (await api.getSource(httpSource.id)).active, { timeout: 10_000 })
+      .toBe(false);
     await screenshot(page, "04-source-inactive");
     await toggle.click();
     await expect.poll(() => toggle.isChecked()).toBe(true);
-    await expect.poll(async () => (await api.getSource(httpSource.id)).active, { timeout: 10_000 }).toBe(true);
+    await expect
+      .poll(async () => (await api.getSource(httpSource.id)).active, { timeout: 10_000 })
+      .toBe(true);
   });
 
-  it("selects a range with shift-click and deletes it", async () => {
+  test("selects a range with shift-click and deletes it", async () => {
     const grid = page.getByRole("grid", { name: `Events of ${httpSource.id}` });
     const rows = grid.getByRole("row");
     // Rows 1..6 are events 6..1 (newest first). Select events 5 to 3.
@@ -110,20 +133,28 @@ describe.skipIf(!hasChromium)("dashboard (web mode, local profile)", () => {
     await page.getByRole("button", { name: "Delete 3 events" }).click();
     await screenshot(page, "05-range-delete-confirm");
     await page.getByRole("dialog").getByRole("button", { name: "Delete 3 events" }).click();
-    await expect.poll(() => grid.locator('[role="row"] >> [role="gridcell"]:nth-child(2)').allInnerTexts(), { timeout: 10_000 }).toEqual([
-      "POST /e2e/6",
-      "POST /e2e/2",
-      "POST /e2e/1",
-    ]);
+    await expect
+      .poll(() => grid.locator('[role="row"] >> [role="gridcell"]:nth-child(2)').allInnerTexts(), {
+        timeout: 10_000,
+      })
+      .toEqual(["POST /e2e/6", "POST /e2e/2", "POST /e2e/1"]);
     // The server agrees (deletes are visible to reads within 1 s).
     await expect
-      .poll(async () => (await api.listSourceEvents(httpSource.id, { limit: 100 })).data.map((e) => (e.event as { path: string }).path), { timeout: 5_000 })
+      .poll(
+        async () =>
+          (await api.listSourceEvents(httpSource.id, { limit: 100 })).data.map(
+            (e) => (e.event as { path: string }).path,
+          ),
+        { timeout: 5_000 },
+      )
       .toEqual(["/e2e/6", "/e2e/2", "/e2e/1"]);
     await screenshot(page, "06-range-deleted");
   });
 
-  it("creates and deletes a subscription", async () => {
-    const timer = (await api.listMySources({ limit: 100 })).data.find((s) => s.name === "Example: every 5 seconds")!;
+  test("creates and deletes a subscription", async () => {
+    const timer = (await api.listMySources({ limit: 100 })).data.find(
+      (s) => s.name === "Example: every 5 seconds",
+    )!;
     await page.getByRole("link", { name: "Subscriptions" }).click();
     const form = page.getByRole("form", { name: "New subscription" });
     await form.getByRole("combobox", { name: "Emitter" }).fill(timer.id);
@@ -132,7 +163,10 @@ describe.skipIf(!hasChromium)("dashboard (web mode, local profile)", () => {
     const list = page.getByRole("region", { name: "Subscription list" });
     const del = list.getByRole("button", { name: `Delete subscription ${timer.id} to ${httpSource.id}` });
     await del.waitFor();
-    expect((await api.listMySubscriptions()).map((s) => [s.emitter_id, s.listener_id])).toContainEqual([timer.id, httpSource.id]);
+    expect((await api.listMySubscriptions()).map((s) => [s.emitter_id, s.listener_id])).toContainEqual([
+      timer.id,
+      httpSource.id,
+    ]);
     await screenshot(page, "07-subscription-created");
     await del.click();
     await page.getByRole("dialog").getByRole("button", { name: "Delete subscription" }).click();
@@ -140,7 +174,7 @@ describe.skipIf(!hasChromium)("dashboard (web mode, local profile)", () => {
     expect((await api.listMySubscriptions()).filter((s) => s.emitter_id === timer.id)).toEqual([]);
   });
 
-  it("renders the components, workflows and account views", async () => {
+  test("renders the components, workflows and account views", async () => {
     for (const [view, heading] of [
       ["Components", "Components"],
       ["Workflows", "Workflows"],
@@ -149,20 +183,26 @@ describe.skipIf(!hasChromium)("dashboard (web mode, local profile)", () => {
       await page.getByRole("link", { name: view, exact: true }).click();
       await page.getByRole("heading", { name: heading, level: 1 }).waitFor();
       // Let the view's first queries settle (no spinner left) before the picture.
-      await page.locator('[aria-busy="true"], .spinner').first().waitFor({ state: "detached", timeout: 10_000 }).catch(() => undefined);
+      await page
+        .locator('[aria-busy="true"], .spinner')
+        .first()
+        .waitFor({ state: "detached", timeout: 10_000 })
+        .catch(() => undefined);
       await screenshot(page, `08-view-${view.toLowerCase()}`);
     }
     await page.getByRole("heading", { name: "admin", level: 2 }).waitFor();
   });
 
-  it("a connection with a wrong key shows a clear error", async () => {
+  test("a connection with a wrong key shows a clear error", async () => {
     await page.getByRole("link", { name: "Account", exact: true }).click();
     const form = page.getByRole("form", { name: "Add a remote connection" });
     await form.getByRole("textbox", { name: "Name" }).fill("Wrong key");
     await form.getByRole("textbox", { name: "Base URL" }).fill(api.baseUrl);
     await form.getByRole("textbox", { name: "API key" }).fill("definitely-not-a-valid-key");
     await form.getByRole("button", { name: "Add and connect" }).click();
-    await expect.poll(() => page.getByRole("alert").allInnerTexts(), { timeout: 15_000 }).toContainEqual(expect.stringMatching(/API key was refused/));
+    await expect
+      .poll(() => page.getByRole("alert").allInnerTexts(), { timeout: 15_000 })
+      .toContainEqual(expect.stringMatching(/API key was refused/));
     await screenshot(page, "09-wrong-key-error");
     // The key never reaches the page: only its last four characters.
     expect(await page.content()).not.toContain("definitely-not-a-valid-key");
@@ -170,6 +210,9 @@ describe.skipIf(!hasChromium)("dashboard (web mode, local profile)", () => {
     // Back to Local: one click, and the app works again.
     await page.getByRole("combobox", { name: "Connection" }).selectOption("local");
     await page.getByRole("link", { name: "Sources", exact: true }).click();
-    await page.getByRole("list", { name: "Source list" }).getByRole("link", { name: /E2E webhook/ }).waitFor({ timeout: 15_000 });
+    await page
+      .getByRole("list", { name: "Source list" })
+      .getByRole("link", { name: /E2E webhook/ })
+      .waitFor({ timeout: 15_000 });
   });
 });

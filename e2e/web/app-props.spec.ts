@@ -5,13 +5,10 @@
  * endpoint with the credentials typed so far, and the source is created with them as `$auth`.
  * Screenshots: e2e/screenshots/app-props-*.png.
  */
-import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, type TestServer } from "../../test/support/server.js";
-import { hasChromium, launchBrowser, screenshot, SKIP_REASON, type Browser } from "../support/browser.js";
-import { startWebHost, type WebHost } from "../support/web-host.js";
+import { expect, requireChromium, screenshot, test } from "../support/fixtures.js";
 
-if (!hasChromium) console.warn(`e2e/web/app-props: skipped: ${SKIP_REASON}`);
+requireChromium();
+test.use({ viewport: { width: 1280, height: 900 } });
 
 /** An app whose options() answer depends on the credential typed in the form. */
 const COMPONENT = `
@@ -50,27 +47,11 @@ export default {
 };
 `;
 
-describe.skipIf(!hasChromium)("create-source form for an app with credentials and choices (web mode)", () => {
-  let server: TestServer;
-  let host: WebHost;
-  let browser: Browser;
-  let page: Page;
-
-  beforeAll(async () => {
-    server = await startServer();
-    host = await startWebHost({ remote: { baseUrl: server.baseUrl, apiKey: server.adminKey } });
-    browser = await launchBrowser({ width: 1280, height: 900 });
-    page = browser.page;
-    await page.goto(host.url);
-  }, 180_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await host?.stop();
-    await server?.stop();
-  });
-
-  it("masks the secret credential, offers the options() choices, and creates the source with $auth", async () => {
+test.describe("create-source form for an app with credentials and choices (web mode)", () => {
+  test("masks the secret credential, offers the options() choices, and creates the source with $auth", async ({
+    dashboard,
+  }) => {
+    const { page, api } = dashboard;
     await page.getByRole("button", { name: "+ New source" }).click();
     const dialog = page.getByRole("dialog");
     await dialog.getByRole("tab", { name: "Paste code" }).click();
@@ -96,11 +77,14 @@ describe.skipIf(!hasChromium)("create-source form for an app with credentials an
 
     await dialog.getByRole("button", { name: "Create source" }).click();
     await page.getByRole("heading", { name: "e2e tickets", level: 2 }).waitFor({ timeout: 30_000 });
-    const created = (await server.admin.listMySources()).data.find((s) => s.name === "e2e tickets");
-    expect(created?.configured_props).toMatchObject({ ticketing: { $auth: { api_token: "tok-123" } }, queue: "billing" });
+    const created = (await api.listMySources()).data.find((s) => s.name === "e2e tickets");
+    expect(created?.configured_props).toMatchObject({
+      ticketing: { $auth: { api_token: "tok-123" } },
+      queue: "billing",
+    });
     // The page never shows the credential in clear after it was typed.
     expect(await page.getByText("tok-123").count()).toBe(0);
     await screenshot(page, "app-props-02-source-created");
-    expect(browser.errors).toEqual([]);
-  }, 120_000);
+    expect(dashboard.errors).toEqual([]);
+  });
 });

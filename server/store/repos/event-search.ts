@@ -1,0 +1,127 @@
+/**
+ * Search of retained events (`q` of event lists): events whose JSON or summary contains the
+ * text, case-insensitive, through each database's own text index (migrations/0006):
+ * - SQLite: the FTS5 trigram table `events_search` (rowid = the event row's rowid). A phrase of
+ *   three characters or more matches exactly the rows that contain it; shorter text has no
+ *   trigram, so it is looked for with instr() over the channel's rows (cheap enough for the
+ *   retained events of one channel, and a two-character search is rare).
+ * - PostgreSQL: ILIKE on the expression the pg_trgm GIN index covers (a scan where the
+ *   extension could not be installed).
+ * Event data is stored as JSON, where `"` and `\` are escaped: text that has them is also looked
+ * for in its JSON-escaped form, so `say "hi"` finds `{"text":"say \"hi\""}`.
+ */
+import { sql, SqliteAdapter, type Expression, type SqlBool } from "kysely";
+import type { Db } from "../db.js";
+import { PG_SEARCH_TEXT } from "../migrations/0006_event_inspection.js";
+import type { EventRow, PageWindow } from "./events.js";
+
+/** The forms of `q` to look for: as typed, and as it reads inside a JSON string when that differs. */
+function formsOf(q: string): string[] {
+  const escaped = JSON.stringify(q).slice(1, -1);
+  return escaped === q ? [q] : [q, escaped];
+}
+
+const isSqlite = (db: Db) => db.getExecutor().adapter instanceof SqliteAdapter;
+
+/** An FTS5 phrase: the text in double quotes, its own quotes doubled. */
+const phrase = (s: string) => `"${s.replace(/"/g, '""')}"`;
+
+/** ILIKE pattern for a substring, `%`, `_` and `\` taken literally. */
+const likePattern = (s: string) => `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/** The FTS5 query for `q` on SQLite, or undefined when some form is too short for trigrams. */
+function ftsQuery(q: string): string | undefined {
+  const forms = formsOf(q);
+  // Trigram needs three characters (Unicode code points) in every form searched.
+  return forms.every((f) => [...f].length >= 3) ? forms.map(phrase).join(" OR ") : undefined;
+}
+
+/** The condition "this event matches q" on the `events` table, without an index (short text on SQLite) or on PostgreSQL. */
+function scanMatches(db: Db, q: string): Expression<SqlBool> {
+  const forms = formsOf(q);
+  if (isSqlite(db)) {
+    const text = sql`lower(events.event_json || char(10) || CASE WHEN events.meta_json = '{}' THEN '' ELSE coalesce(json_extract(events.meta_json, '$.summary'), '') END)`;
+    return sql<SqlBool>`(${sql.join(
+      forms.map((f) => sql`instr(${text}, lower(${f})) > 0`),
+      sql` OR `,
+    )})`;
+  }
+  const text = sql.raw(`(${PG_SEARCH_TEXT})`);
+  return sql<SqlBool>`(${sql.join(
+    forms.map((f) => sql`${text} ILIKE ${likePattern(f)}`),
+    sql` OR `,
+  )})`;
+}
+
+/**
+ * SQLite with trigrams: one pass over the FTS table's matches, newest first, each joined to its
+ * event row by rowid to keep the channel's (so it costs what the matches cost, not a scan of
+ * the channel), gives both the count and the page; then the page's rows are read by rowid. The
+ * phrase match is the dear part (every trigram's list is read), so it is done once, not once for
+ * the page and again for total_count. Only rowid and id of each match are held.
+ */
+async function ftsSearch(db: Db, emitterId: string, channel: string, match: string, w: PageWindow): Promise<{ rows: EventRow[]; total: number }> {
+  const matches = await sql<{ r: number; k: string }>`SELECT events.rowid AS r, events.sort_key AS k
+    FROM events_search JOIN events ON events.rowid = events_search.rowid
+    WHERE events_search MATCH ${match} AND events.emitter_id = ${emitterId} AND events.channel = ${channel}
+    ORDER BY events_search.rowid DESC`.execute(db);
+  const all = matches.rows;
+  // Rowids follow insertion order, which within a channel is id order; sorted only if not.
+  for (let i = 1; i < all.length; i++) {
+    if (all[i - 1]!.k < all[i]!.k) {
+      all.sort((a, b) => (a.k < b.k ? 1 : a.k > b.k ? -1 : 0));
+      break;
+    }
+  }
+  let inWindow = all;
+  if (w.olderThan !== undefined) inWindow = inWindow.filter((m) => m.k < w.olderThan!);
+  if (w.newerThan !== undefined) inWindow = inWindow.filter((m) => m.k > w.newerThan!);
+  // Only `before`: the `limit` nearest newer ones; otherwise the newest of the window.
+  const page = w.newerThan !== undefined && w.olderThan === undefined ? inWindow.slice(-w.limit) : inWindow.slice(0, w.limit);
+  if (page.length === 0) return { rows: [], total: all.length };
+  const rows = await db
+    .selectFrom("events")
+    .selectAll()
+    .where(sql<SqlBool>`rowid IN (${sql.join(page.map((m) => m.r))})`)
+    .orderBy("sort_key", "desc")
+    .execute();
+  return { rows, total: all.length };
+}
+
+/**
+ * A page of one channel's events that match `q`, newest first (same window rules as
+ * listEvents), and how many of its retained events match.
+ */
+export async function searchEvents(db: Db, emitterId: string, channel: string, q: string, w: PageWindow): Promise<{ rows: EventRow[]; total: number }> {
+  const match = isSqlite(db) ? ftsQuery(q) : undefined;
+  if (match !== undefined) return ftsSearch(db, emitterId, channel, match, w);
+  const [rows, total] = await Promise.all([scanPage(db, emitterId, channel, q, w), scanCount(db, emitterId, channel, q)]);
+  return { rows, total };
+}
+
+async function scanPage(db: Db, emitterId: string, channel: string, q: string, w: PageWindow): Promise<EventRow[]> {
+  let query = db
+    .selectFrom("events")
+    .selectAll()
+    .where("emitter_id", "=", emitterId)
+    .where("channel", "=", channel)
+    .where(scanMatches(db, q));
+  if (w.newerThan !== undefined && w.olderThan === undefined) {
+    const rows = await query.where("sort_key", ">", w.newerThan).orderBy("sort_key", "asc").limit(w.limit).execute();
+    return rows.reverse();
+  }
+  if (w.olderThan !== undefined) query = query.where("sort_key", "<", w.olderThan);
+  if (w.newerThan !== undefined) query = query.where("sort_key", ">", w.newerThan);
+  return query.orderBy("sort_key", "desc").limit(w.limit).execute();
+}
+
+async function scanCount(db: Db, emitterId: string, channel: string, q: string): Promise<number> {
+  const row = await db
+    .selectFrom("events")
+    .select(sql<number>`count(*)`.as("n"))
+    .where("emitter_id", "=", emitterId)
+    .where("channel", "=", channel)
+    .where(scanMatches(db, q))
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
