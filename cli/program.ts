@@ -22,6 +22,8 @@ const COMMANDS: Array<{ names: string[]; load: () => Promise<Register> }> = [
   { names: ["dev"], load: async () => (await import("./commands/dev.js")).registerDev },
   { names: ["events", "logs"], load: async () => (await import("./commands/events.js")).registerEvents },
   { names: ["listen"], load: async () => (await import("./commands/listen.js")).registerListen },
+  { names: ["replay"], load: async () => (await import("./commands/replay.js")).registerReplay },
+  { names: ["stats"], load: async () => (await import("./commands/stats.js")).registerStats },
   { names: ["delete", "activate", "deactivate"], load: async () => (await import("./commands/sources.js")).registerSourceCommands },
   { names: ["subscribe", "unsubscribe"], load: async () => (await import("./commands/subscribe.js")).registerSubscribe },
   { names: ["login"], load: async () => (await import("./commands/login.js")).registerLogin },

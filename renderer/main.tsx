@@ -12,7 +12,9 @@ import "./app/styles/master-detail.css";
 import "./app/styles/account.css";
 import "./app/styles/source-create.css";
 import "./app/styles/code-editor.css";
+import "uplot/dist/uPlot.min.css";
 import "./app/styles/events.css";
+import "./app/styles/inspection.css";
 import "./app/styles/test-event.css";
 import "./app/styles/json-tree.css";
 

@@ -94,12 +94,12 @@ function writeAtomic(file, contents) {
  * Three esbuild runs, every dependency bundled but those below: as packages, Node would resolve,
  * read and compile some hundreds of their files at every start (fastify and its plugins, zod),
  * which cost more than compiling one file of the same code.
- * - better-sqlite3: a native addon; esbuild: a native binary; chokidar: ES-only, loaded by `dev`
+ * - better-sqlite3 (both majors, see shared/sqlite-native.ts): native addons; esbuild: a native binary; chokidar: ES-only, loaded by `dev`
  *   alone; pg-native: pg's optional native driver, not installed.
  * The CLI is split: each command's module is its own chunk, loaded when that command runs (see
  * cli/program.ts), with the chunks they share.
  */
-const EXTERNAL = ["better-sqlite3", "esbuild", "chokidar", "pg-native", "electron", "electron-store", "vite"];
+const EXTERNAL = ["better-sqlite3", "better-sqlite3-napi", "esbuild", "chokidar", "pg-native", "electron", "electron-store", "vite"];
 const TARGETS = [
   { entryPoints: { cli: "cli/main.ts" }, splitting: true },
   { entryPoints: { server: "server/main.ts" } },

@@ -30,6 +30,8 @@ import {
   EventListQuery,
   PageQuery,
   PropOptionsBody,
+  ReplayEventsBody,
+  StatsQuery,
   SubscriptionParams,
   UpdateSourceBody,
   UpdateUserBody,
@@ -39,7 +41,9 @@ import {
   type EventSummary,
   type Page,
   type PropOptions,
+  type ReplayResult,
   type Source,
+  type Stats,
   type Subscription,
   type User,
   type Workflow,
@@ -296,6 +300,10 @@ export const bridgeArgs = {
   deleteSourceEvents: z.tuple([SourceId, DeleteEventsQuery.optional()]),
   listWorkflowEvents: z.tuple([WorkflowId, EventListQuery.optional()]),
   listWorkflowErrors: z.tuple([WorkflowId, EventListQuery.optional()]),
+  replaySourceEvents: z.tuple([SourceId, ReplayEventsBody.optional()]),
+  replayWorkflowEvents: z.tuple([WorkflowId, ReplayEventsBody.optional()]),
+  getSourceStats: z.tuple([SourceId, StatsQuery.optional()]),
+  getWorkflowStats: z.tuple([WorkflowId, StatsQuery.optional()]),
   // subscriptions
   listMySubscriptions: z.tuple([]),
   createSubscription: z.tuple([SubscriptionParams]),
@@ -386,6 +394,12 @@ export interface HeadwaterBridge {
   deleteSourceEvents(id: string, q?: DeleteEventsQuery): R<{ accepted: boolean }>;
   listWorkflowEvents(id: string, q?: EventListQuery): R<Page<EventSummary>>;
   listWorkflowErrors(id: string, q?: EventListQuery): R<Page<EventSummary>>;
+  /** Delivers a channel's retained events (a range, or all) again to its listeners, or to one. */
+  replaySourceEvents(id: string, body?: ReplayEventsBody): R<ReplayResult>;
+  replayWorkflowEvents(id: string, body?: ReplayEventsBody): R<ReplayResult>;
+  /** Events, errors, logs, invocations and compute ms per bucket (the volume chart). */
+  getSourceStats(id: string, q?: StatsQuery): R<Stats>;
+  getWorkflowStats(id: string, q?: StatsQuery): R<Stats>;
 
   listMySubscriptions(): R<Subscription[]>;
   createSubscription(params: SubscriptionParams): R<Subscription>;

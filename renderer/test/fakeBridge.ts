@@ -23,7 +23,11 @@ import type {
   Page,
   PropOptions,
   PropOptionsBody,
+  ReplayEventsBody,
+  ReplayResult,
   Source,
+  Stats,
+  StatsQuery,
   Subscription,
   User,
   Workflow,
@@ -118,6 +122,8 @@ export class FakeBridge implements HeadwaterBridge {
   events = new Map<string, EventSummary[]>();
   subscriptions: Subscription[] = [];
   workflows: Workflow[] = [];
+  /** Per emitter: the buckets `getSourceStats` / `getWorkflowStats` answer (any query). */
+  stats = new Map<string, Stats["series"]>();
   /** Choices per prop name for `propOptions` (a function sees the body); others answer 400 no_options. */
   propChoices: Record<string, PropOptions | ((body: PropOptionsBody) => PropOptions)> = {};
   user: User = { id: "u_me", username: "ada", email: "ada@example.com" };
@@ -359,14 +365,15 @@ export class FakeBridge implements HeadwaterBridge {
   deleteSource = (id: string) =>
     this.respond("deleteSource", [id], () => void (this.sources = this.sources.filter((s) => s.id !== id)));
 
-  listSourceEvents = (id: string, q?: { limit?: number; event_name?: string }) =>
+  /** Newest first; `q` matches the summary or the data's JSON (case-insensitive), as the server. */
+  listSourceEvents = (id: string, q?: { limit?: number; event_name?: string; q?: string; after?: string }) =>
     this.respond("listSourceEvents", [id, q], () => {
-      const all = (this.events.get(id) ?? []).filter((e) => e.metadata.name === (q?.event_name ?? ""));
-      const newest = all
-        .slice()
-        .sort((a, b) => compareEventIds(b.id, a.id))
-        .slice(0, q?.limit ?? 10);
-      return this.page(newest, q?.limit ?? 10);
+      const needle = q?.q?.toLowerCase();
+      const all = (this.events.get(id) ?? [])
+        .filter((e) => e.metadata.name === (q?.event_name ?? ""))
+        .filter((e) => !needle || `${e.metadata.summary ?? ""}${JSON.stringify(e.event)}`.toLowerCase().includes(needle))
+        .sort((a, b) => compareEventIds(b.id, a.id));
+      return this.page(all, q?.limit ?? 10, q?.after);
     });
   getSourceEvent = (sourceId: string, eventId: string, channel?: string) =>
     this.respond("getSourceEvent", [sourceId, eventId, channel], () => {
@@ -382,10 +389,39 @@ export class FakeBridge implements HeadwaterBridge {
       this.events.set(id, (this.events.get(id) ?? []).filter(keep));
       return { accepted: true };
     });
-  listWorkflowEvents = (id: string, q?: object) =>
-    this.respond("listWorkflowEvents", [id, q], () => this.page(this.events.get(id) ?? []));
+  listWorkflowEvents = (id: string, q?: { limit?: number; q?: string; after?: string }) =>
+    this.respond("listWorkflowEvents", [id, q], () => {
+      const needle = q?.q?.toLowerCase();
+      const all = (this.events.get(id) ?? []).filter(
+        (e) => !needle || `${e.metadata.summary ?? ""}${JSON.stringify(e.event)}`.toLowerCase().includes(needle),
+      );
+      return this.page(all, q?.limit ?? 10, q?.after);
+    });
   listWorkflowErrors = (id: string, q?: object) =>
     this.respond("listWorkflowErrors", [id, q], () => this.page<EventSummary>([]));
+
+  replaySourceEvents = (id: string, body?: ReplayEventsBody) =>
+    this.respond("replaySourceEvents", [id, body], () => this.replayCount(id, body));
+  replayWorkflowEvents = (id: string, body?: ReplayEventsBody) =>
+    this.respond("replayWorkflowEvents", [id, body], () => this.replayCount(id, body));
+  private replayCount(id: string, body: ReplayEventsBody = {}): ReplayResult {
+    const channel = body.event_name ?? "";
+    const events = (this.events.get(id) ?? []).filter(
+      (e) =>
+        e.metadata.name === channel &&
+        (body.start_id === undefined || compareEventIds(e.id, body.start_id) >= 0) &&
+        (body.end_id === undefined || compareEventIds(e.id, body.end_id) <= 0),
+    ).length;
+    const listeners = this.subscriptions.filter(
+      (s) => s.emitter_id === id && s.event_name === channel && (!body.listener_id || s.listener_id === body.listener_id),
+    ).length;
+    if (body.listener_id && listeners === 0) throw this.notFound(`listener ${body.listener_id}`);
+    return { events, deliveries: events * listeners };
+  }
+  getSourceStats = (id: string, q?: StatsQuery) =>
+    this.respond("getSourceStats", [id, q], () => ({ bucket: q?.bucket ?? "minute", series: this.stats.get(id) ?? [] }));
+  getWorkflowStats = (id: string, q?: StatsQuery) =>
+    this.respond("getWorkflowStats", [id, q], () => ({ bucket: q?.bucket ?? "minute", series: this.stats.get(id) ?? [] }));
 
   listMySubscriptions = () => this.respond("listMySubscriptions", [], () => this.subscriptions);
   createSubscription = (p: { emitter_id: string; listener_id: string; event_name?: string }) =>

@@ -13,8 +13,8 @@
  * checkpoint at a much higher threshold, as a bound on the WAL's size under endless load.
  */
 import { Worker } from "node:worker_threads";
-import type { Database as SqliteDb } from "better-sqlite3";
 import { CHECKPOINT_WORKER as WORKER } from "../../shared/app-paths.js";
+import { SQLITE_MODULE, type SqliteDatabase as SqliteDb } from "../../shared/sqlite-native.js";
 
 /** Pages in the WAL before the server's own connection checkpoints (64 MB at 4 KB a page). */
 const BACKSTOP_PAGES = 16_384;
@@ -24,7 +24,7 @@ export interface Checkpointer {
 }
 
 export function startCheckpointer(sqlite: SqliteDb, file: string, intervalMs = 100): Checkpointer {
-  const worker = new Worker(WORKER, { workerData: { file, intervalMs } });
+  const worker = new Worker(WORKER, { workerData: { file, intervalMs, module: SQLITE_MODULE } });
   sqlite.pragma(`wal_autocheckpoint = ${BACKSTOP_PAGES}`);
   // Without the worker, the server checkpoints as SQLite does by default.
   const fallBack = () => {

@@ -7,7 +7,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import Database from "better-sqlite3";
+import { SQLite as Database } from "../../shared/sqlite-native.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient, pages, type Client } from "../../shared/client/index.js";
 import { randomKey, spawnServer, type SpawnedServer } from "../support/server.js";

@@ -162,7 +162,10 @@ export class SandboxProcess {
     const readOnly = readOnlyPaths(npmDir);
     const guarded = !options.unguardedForTests;
     const permission = permissionFlag();
-    if (guarded && !permission) throw new Error(`sandbox: Node ${process.version} has no permission model (Node 20.19 or later is required)`);
+    if (guarded && !permission)
+      throw new Error(
+        `sandbox: Node ${process.version} has no permission model (Node 20.19 or later is required)`,
+      );
     const nodeFlags = [
       ...(guarded
         ? [
@@ -314,11 +317,14 @@ export class SandboxProcess {
     if (this.watchdog) clearInterval(this.watchdog);
     this.egress.close();
     fs.rm(this.tmpDir, { recursive: true, force: true }, () => undefined);
-    const heapAbort = /heap out of memory|Reached heap limit|Allocation failed|Fatal process out of memory/i.test(
-      this.stderrTail,
-    );
+    const heapAbort =
+      /heap out of memory|Reached heap limit|Allocation failed|Fatal process out of memory/i.test(
+        this.stderrTail,
+      );
     // The kernel's CPU time limit (SIGXCPU; bwrap reports its child's signal as 128 + 24).
-    const cpuLimit = signal === "SIGXCPU" || (this.isolation === "namespaces" && code === 128 + os.constants.signals.SIGXCPU);
+    const cpuLimit =
+      signal === "SIGXCPU" ||
+      (this.isolation === "namespaces" && code === 128 + os.constants.signals.SIGXCPU);
     let outcome: Outcome;
     if (this.killedFor === "timeout" || cpuLimit) outcome = { kind: "timeout" };
     else if (this.killedFor === "oom" || heapAbort) outcome = { kind: "oom" };
@@ -374,7 +380,8 @@ function startError(stderr: string, limits: KernelLimits, startupBytes: number, 
       `sandbox worker cannot start: its kernel data limit (RLIMIT_DATA, ${mib(limits.dataBytes)} MiB) is below what ` +
         `Node ${process.version} reserves to start a worker (${mib(startupBytes)} MiB, measured) plus its heap`,
     );
-  if (timedOutMs !== undefined) return new Error(`sandbox worker did not start within ${timedOutMs / 1000} s`);
+  if (timedOutMs !== undefined)
+    return new Error(`sandbox worker did not start within ${timedOutMs / 1000} s`);
   return new Error(`sandbox worker failed to start: ${stderr.trim().slice(-500)}`);
 }
 
