@@ -142,6 +142,10 @@ export interface SpawnOptions {
    * together with everything it started (sandbox workers), as a crash of the machine would.
    */
   detached?: boolean;
+  /** Another checkout of the repository to run the server of (benchmarks against a previous build). */
+  root?: string;
+  /** Extra node flags (a CPU profile: `--cpu-prof`). */
+  nodeFlags?: string[];
 }
 
 export interface SpawnedServer {
@@ -165,8 +169,12 @@ export interface SpawnedServer {
 
 /** Runs the built server on port 0 and resolves once it prints `listening on <url>`. */
 export function spawnServer(opts: SpawnOptions): Promise<SpawnedServer> {
-  const child = spawn(process.execPath, [serverEntry(REPO_ROOT)], {
-    cwd: REPO_ROOT,
+  const root = opts.root ?? REPO_ROOT;
+  // Another checkout from before the build step (dist/js) runs its TypeScript through tsx.
+  const prebuild = root !== REPO_ROOT && !fs.existsSync(path.join(root, "scripts", "build.mjs"));
+  const entry = prebuild ? ["--import", "tsx", "server/main.ts"] : [serverEntry(root)];
+  const child = spawn(process.execPath, [...(opts.nodeFlags ?? []), ...entry], {
+    cwd: root,
     env: {
       ...process.env,
       HEADWATER_HOST: "127.0.0.1",
