@@ -14,6 +14,7 @@ import "./app/styles/source-create.css";
 import "./app/styles/code-editor.css";
 import "./app/styles/events.css";
 import "./app/styles/test-event.css";
+import "./app/styles/flow.css";
 import "./app/styles/json-tree.css";
 
 const root = document.getElementById("root");
