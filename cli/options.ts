@@ -4,6 +4,7 @@
  * (a bad value is a usage error naming the flag).
  */
 import { InvalidArgumentError } from "commander";
+import { parseEventId } from "../shared/ids.js";
 import type { Context } from "./context.js";
 
 export type CommandFn = (ctx: Context, args: string[], opts: Record<string, unknown>) => Promise<void>;
@@ -21,6 +22,12 @@ export function nonNegativeInt(_flag: string) {
     if (!/^\d+$/.test(value)) throw new InvalidArgumentError("must be a whole number, 0 or more.");
     return Number(value);
   };
+}
+
+/** An event id option (`--from`, `--to`). */
+export function eventId(value: string): string {
+  if (!parseEventId(value)) throw new InvalidArgumentError("not an event id (like 1700000000000-0).");
+  return value;
 }
 
 /** Collects a repeatable option's values. */

@@ -24,20 +24,26 @@ import {
   AutoSubscriptionParams,
   CreateComponentBody,
   CreateSourceBody,
+  CreateUserBody,
   CreateWorkflowBody,
   DeleteEventsQuery,
   EventListQuery,
   PageQuery,
   PropOptionsBody,
+  ReplayEventsBody,
+  StatsQuery,
   SubscriptionParams,
   UpdateSourceBody,
+  UpdateUserBody,
   UpdateWorkflowBody,
   type AutoSubscription,
   type Component,
   type EventSummary,
   type Page,
   type PropOptions,
+  type ReplayResult,
   type Source,
+  type Stats,
   type Subscription,
   type User,
   type Workflow,
@@ -117,6 +123,12 @@ export type BridgeUser = Pick<
 >;
 
 /**
+ * A user as an admin sees them in the Users panel: also whether they are disabled, and which
+ * quotas are their own (`quota_overrides`, `null` = the server's default). Never a key.
+ */
+export type BridgeManagedUser = BridgeUser & Pick<User, "disabled" | "quota_overrides">;
+
+/**
  * Where the host keeps API keys (never the keys themselves), so the renderer can say what is true:
  * `os-encrypted`: encrypted with the OS keychain (Electron safeStorage);
  * `file`: a file readable only by the user (mode 0600), not encrypted (web mode);
@@ -171,6 +183,7 @@ export type Unsubscribe = () => void;
 const Str = (max = 200) => z.string().min(1).max(max);
 const SourceId = z.string().regex(/^dc_[A-Za-z0-9]{1,64}$/, "not a source id (dc_...)");
 const WorkflowId = z.string().regex(/^p_[A-Za-z0-9]{1,64}$/, "not a workflow id (p_...)");
+const UserId = z.string().regex(/^u_[A-Za-z0-9]{1,64}$/, "not a user id (u_...)");
 const ComponentId = z.string().regex(/^sc_[A-Za-z0-9]{1,64}$/, "not a component id (sc_...)");
 const EmitterId = z.union([SourceId, WorkflowId]);
 const EventId = z.string().regex(/^\d{1,15}-\d{1,9}$/, "not an event id");
@@ -263,6 +276,11 @@ export const bridgeArgs = {
   // users
   getMe: z.tuple([]),
   rotateApiKey: z.tuple([]),
+  // users, admins only (the server answers 403 to others)
+  listUsers: z.tuple([PageQuery.optional()]),
+  createUser: z.tuple([CreateUserBody]),
+  updateUser: z.tuple([UserId, UpdateUserBody]),
+  deleteUser: z.tuple([UserId]),
   // components
   listMyComponents: z.tuple([PageQuery.optional()]),
   createComponent: z.tuple([CreateComponentBody]),
@@ -282,6 +300,10 @@ export const bridgeArgs = {
   deleteSourceEvents: z.tuple([SourceId, DeleteEventsQuery.optional()]),
   listWorkflowEvents: z.tuple([WorkflowId, EventListQuery.optional()]),
   listWorkflowErrors: z.tuple([WorkflowId, EventListQuery.optional()]),
+  replaySourceEvents: z.tuple([SourceId, ReplayEventsBody.optional()]),
+  replayWorkflowEvents: z.tuple([WorkflowId, ReplayEventsBody.optional()]),
+  getSourceStats: z.tuple([SourceId, StatsQuery.optional()]),
+  getWorkflowStats: z.tuple([WorkflowId, StatsQuery.optional()]),
   // subscriptions
   listMySubscriptions: z.tuple([]),
   createSubscription: z.tuple([SubscriptionParams]),
@@ -340,6 +362,18 @@ export interface HeadwaterBridge {
   /** Issues a new key, stores it in the vault; the renderer learns only its last four characters. */
   rotateApiKey(): R<{ user: BridgeUser; key: KeyStatus }>;
 
+  /** Admins: every user of the server (a page). */
+  listUsers(q?: PageQuery): R<Page<BridgeManagedUser>>;
+  /**
+   * Admins: creates a user. The answer carries the NEW user's key, this once, for the admin to
+   * hand over: it is not this connection's key (the host keeps no copy) and cannot be read again.
+   */
+  createUser(body: BridgeArgs<"createUser">[0]): R<{ user: BridgeManagedUser; apiKey: string }>;
+  /** Admins: quotas (`null` = the server's default), `disabled`, `admin`. 409 `last_admin`. */
+  updateUser(id: string, body: BridgeArgs<"updateUser">[1]): R<BridgeManagedUser>;
+  /** Admins: deletes a user and everything they own. 409 `last_admin`. */
+  deleteUser(id: string): R<void>;
+
   listMyComponents(q?: PageQuery): R<Page<Component>>;
   createComponent(body: BridgeArgs<"createComponent">[0]): R<Component>;
   getComponent(keyOrId: string): R<Component>;
@@ -360,6 +394,12 @@ export interface HeadwaterBridge {
   deleteSourceEvents(id: string, q?: DeleteEventsQuery): R<{ accepted: boolean }>;
   listWorkflowEvents(id: string, q?: EventListQuery): R<Page<EventSummary>>;
   listWorkflowErrors(id: string, q?: EventListQuery): R<Page<EventSummary>>;
+  /** Delivers a channel's retained events (a range, or all) again to its listeners, or to one. */
+  replaySourceEvents(id: string, body?: ReplayEventsBody): R<ReplayResult>;
+  replayWorkflowEvents(id: string, body?: ReplayEventsBody): R<ReplayResult>;
+  /** Events, errors, logs, invocations and compute ms per bucket (the volume chart). */
+  getSourceStats(id: string, q?: StatsQuery): R<Stats>;
+  getWorkflowStats(id: string, q?: StatsQuery): R<Stats>;
 
   listMySubscriptions(): R<Subscription[]>;
   createSubscription(params: SubscriptionParams): R<Subscription>;

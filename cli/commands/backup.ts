@@ -22,7 +22,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import Database from "better-sqlite3";
+import { SQLite as Database, type SqliteDatabase } from "../../shared/sqlite-native.js";
 import type { Command } from "commander";
 import type { Context } from "../context.js";
 import { CliError, UsageError } from "../errors.js";
@@ -69,7 +69,7 @@ async function backup(ctx: Context, args: string[], opts: Record<string, unknown
   };
   ctx.signal.addEventListener("abort", removeTemp, { once: true });
   const started = Date.now();
-  let db: Database.Database | undefined;
+  let db: SqliteDatabase | undefined;
   try {
     db = new Database(source, { readonly: true, fileMustExist: true, timeout: 10_000 });
     const { totalPages } = await db.backup(temp, { progress: () => ALL_PAGES });

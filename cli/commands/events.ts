@@ -1,16 +1,18 @@
 /**
  * `events <source>`: the last N events, oldest first, and with `-f` the live stream after them.
+ * `--search TEXT` keeps only events whose data or summary contains TEXT (the server's `q`, so
+ * it looks through every retained event; live ones are matched the same way).
  * `logs <source>` is the same on `$logs`. `events delete <source> --from ID --to ID` deletes a range.
  */
 import { CHANNELS, normalizeChannel, type EventSummary } from "../../shared/resources/index.js";
-import { parseEventId } from "../../shared/ids.js";
 import type { Context } from "../context.js";
-import { InvalidArgumentError, type Command } from "commander";
+import type { Command } from "commander";
 import { followEvents } from "../follow/follow.js";
 import { newestId, recentEvents } from "../follow/recent.js";
 import { eventLine } from "../output/event-line.js";
-import { nonNegativeInt, type Act } from "../options.js";
+import { eventId, nonNegativeInt, type Act } from "../options.js";
 import { resolveSource } from "../sources.js";
+import { matchesSearch } from "../../shared/search-match.js";
 
 export function registerEvents(program: Command, act: Act) {
   const events = program
@@ -20,6 +22,7 @@ export function registerEvents(program: Command, act: Act) {
     .option("-n, --lines <n>", "how many recent events to show", nonNegativeInt("-n"), 10)
     .option("-f, --follow", "keep printing new events (resumes after a dropped connection; Ctrl-C stops)")
     .option("--channel <name>", "the channel (default: the default channel; $logs, $errors or any name)")
+    .option("-s, --search <text>", "only events whose data or summary contains the text (case-insensitive)")
     .action(act((ctx, [ref], opts) => showEvents(ctx, ref!, normalizeChannel(opts.channel as string | undefined), opts)));
   events
     .command("delete")
@@ -44,11 +47,14 @@ async function showEvents(ctx: Context, ref: string, channel: string, opts: Reco
   const conn = await ctx.connect();
   const source = await resolveSource(conn.client, ref);
   const print = (e: EventSummary) => (ctx.out.json ? ctx.out.jsonLine(e) : ctx.out.stdout.write(eventLine(e, ctx.out.style) + "\n"));
+  const q = typeof opts.search === "string" && opts.search.trim() !== "" ? opts.search : undefined;
 
-  const recent = await recentEvents(conn.client, source.id, [channel], opts.lines as number);
+  const recent = await recentEvents(conn.client, source.id, [channel], opts.lines as number, q);
   for (const e of recent) print(e);
   if (!follow) {
-    if (recent.length === 0 && !ctx.out.json) ctx.out.info(`no events on ${channelName(channel)} of ${source.name} (${source.id})`);
+    if (recent.length === 0 && !ctx.out.json) {
+      ctx.out.info(`no events ${q ? `matching "${q}" ` : ""}on ${channelName(channel)} of ${source.name} (${source.id})`);
+    }
     return;
   }
   const after = recent.at(-1)?.id ?? (await newestId(conn.client, source.id, [channel]));
@@ -60,7 +66,7 @@ async function showEvents(ctx: Context, ref: string, channel: string, opts: Reco
     channels: [channel],
     after,
     signal: ctx.signal,
-    onEvent: print,
+    onEvent: q ? (e) => matchesSearch(e, q) && print(e) : print,
     onStatus: (line) => ctx.out.info(ctx.out.errStyle.yellow(line)),
   });
 }
@@ -75,8 +81,3 @@ async function deleteEvents(ctx: Context, ref: string, opts: Record<string, unkn
 }
 
 const channelName = (c: string) => (c === "" ? "the default channel" : c);
-
-function eventId(value: string): string {
-  if (!parseEventId(value)) throw new InvalidArgumentError("not an event id (like 1700000000000-0).");
-  return value;
-}

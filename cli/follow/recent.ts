@@ -3,8 +3,8 @@ import type { Client } from "../../shared/client/index.js";
 import type { EventSummary } from "../../shared/resources/index.js";
 import { newer } from "./order.js";
 
-/** Up to `n` newest events over `channels`, oldest first. */
-export async function recentEvents(client: Client, sourceId: string, channels: string[], n: number): Promise<EventSummary[]> {
+/** Up to `n` newest events over `channels`, oldest first; with `q`, only those a search finds. */
+export async function recentEvents(client: Client, sourceId: string, channels: string[], n: number, q?: string): Promise<EventSummary[]> {
   if (n <= 0) return [];
   const all: EventSummary[] = [];
   for (const channel of channels) {
@@ -12,7 +12,7 @@ export async function recentEvents(client: Client, sourceId: string, channels: s
     let got = 0;
     while (got < n) {
       const limit = Math.min(100, n - got);
-      const page = await client.listSourceEvents(sourceId, { event_name: channel, limit, after, expand: "event" });
+      const page = await client.listSourceEvents(sourceId, { event_name: channel, limit, after, expand: "event", q });
       all.push(...page.data);
       got += page.data.length;
       if (page.data.length < limit || !page.page_info.end_cursor) break;

@@ -1,10 +1,10 @@
 /**
  * The API half of the bridge: one handler per API method, each calling the shared client of the
  * current profile with arguments already validated by `bridgeArgs`. Users lose their `api_key`
- * on the way out: the renderer never sees a key.
+ * on the way out: the renderer never sees a key, except a new user's, once, from `createUser`.
  */
 import type { z } from "zod";
-import type { BridgeMethod, BridgeUser, bridgeArgs } from "../../shared/bridge.js";
+import type { BridgeManagedUser, BridgeMethod, bridgeArgs } from "../../shared/bridge.js";
 import type { Client } from "../../shared/client/index.js";
 import type { EventSummary, User } from "../../shared/resources/index.js";
 import { HostError } from "./errors.js";
@@ -31,13 +31,25 @@ export type ApiMethod = Exclude<BridgeMethod, HostMethod>;
 type Args<M extends BridgeMethod> = z.output<(typeof bridgeArgs)[M]>;
 type Handlers = { [M in ApiMethod]: (client: Client, ...args: Args<M>) => Promise<unknown> };
 
-export function withoutKey(user: User): BridgeUser {
+export function withoutKey(user: User): BridgeManagedUser {
   const { api_key: _key, ...rest } = user;
   return rest;
 }
 
 export const apiHandlers: Handlers = {
   getMe: async (c) => withoutKey(await c.getMe()),
+  listUsers: async (c, q) => {
+    const page = await c.listUsers(q);
+    return { ...page, data: page.data.map(withoutKey) };
+  },
+  // The one answer with a key in it: the new user's, for the admin to hand over (see bridge.ts).
+  createUser: async (c, body) => {
+    const user = await c.createUser(body);
+    if (!user.api_key) throw new HostError(502, "unexpected_response", "The server did not return the new user's key.");
+    return { user: withoutKey(user), apiKey: user.api_key };
+  },
+  updateUser: async (c, id, body) => withoutKey(await c.updateUser(id, body)),
+  deleteUser: async (c, id) => void (await c.deleteUser(id)),
   listMyComponents: (c, q) => c.listMyComponents(q),
   createComponent: (c, body) => c.createComponent(body),
   getComponent: (c, keyOrId) => c.getComponent(keyOrId),
@@ -54,6 +66,10 @@ export const apiHandlers: Handlers = {
   deleteSourceEvents: (c, id, q) => c.deleteSourceEvents(id, q),
   listWorkflowEvents: (c, id, q) => c.listWorkflowEvents(id, q),
   listWorkflowErrors: (c, id, q) => c.listWorkflowErrors(id, q),
+  replaySourceEvents: (c, id, body) => c.replaySourceEvents(id, body),
+  replayWorkflowEvents: (c, id, body) => c.replayWorkflowEvents(id, body),
+  getSourceStats: (c, id, q) => c.getSourceStats(id, q),
+  getWorkflowStats: (c, id, q) => c.getWorkflowStats(id, q),
   listMySubscriptions: (c) => c.listMySubscriptions(),
   createSubscription: (c, p) => c.createSubscription(p),
   deleteSubscription: async (c, p) => void (await c.deleteSubscription(p)),

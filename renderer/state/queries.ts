@@ -20,6 +20,8 @@ export const keys = {
   subscriptions: ["subscriptions"] as const,
   workflows: (q?: PageQuery) => ["workflows", "page", q ?? {}] as const,
   workflow: (id: string) => ["workflow", id] as const,
+  users: (q?: PageQuery) => ["users", "page", q ?? {}] as const,
+  allUsers: ["users"] as const,
 };
 
 const isServerData = (q: Query) => q.queryKey[0] !== "profiles" && q.queryKey[0] !== "host";
@@ -42,6 +44,15 @@ export const useHostInfo = () =>
 export const useProfiles = () => useQuery({ queryKey: keys.profiles, queryFn: () => call("listProfiles") });
 export const useMe = (enabled = true) =>
   useQuery({ queryKey: keys.me, queryFn: () => call("getMe"), enabled });
+
+/** Admins: a page of the server's users. */
+export const useUsersPage = (q: PageQuery, enabled = true) =>
+  useQuery({
+    queryKey: keys.users(q),
+    queryFn: () => call("listUsers", q),
+    enabled,
+    placeholderData: (prev) => prev,
+  });
 
 // -- sources ----------------------------------------------------------------------------------
 

@@ -23,7 +23,11 @@ import type {
   Page,
   PropOptions,
   PropOptionsBody,
+  ReplayEventsBody,
+  ReplayResult,
   Source,
+  Stats,
+  StatsQuery,
   Subscription,
   User,
   Workflow,
@@ -118,6 +122,8 @@ export class FakeBridge implements HeadwaterBridge {
   events = new Map<string, EventSummary[]>();
   subscriptions: Subscription[] = [];
   workflows: Workflow[] = [];
+  /** Per emitter: the buckets `getSourceStats` / `getWorkflowStats` answer (any query). */
+  stats = new Map<string, Stats["series"]>();
   /** Choices per prop name for `propOptions` (a function sees the body); others answer 400 no_options. */
   propChoices: Record<string, PropOptions | ((body: PropOptionsBody) => PropOptions)> = {};
   user: User = { id: "u_me", username: "ada", email: "ada@example.com" };
@@ -250,6 +256,40 @@ export class FakeBridge implements HeadwaterBridge {
   );
 
   getMe = () => this.respond("getMe", [], () => this.user);
+
+  /** The server's users, for the admin's Users panel (`user` is not among them unless added). */
+  users: User[] = [];
+  listUsers = (q?: { limit?: number; after?: string }) =>
+    this.respond("listUsers", [q], () => this.page(this.users, q?.limit, q?.after));
+  createUser = (body: Parameters<HeadwaterBridge["createUser"]>[0]) =>
+    this.respond("createUser", [body], () => {
+      const user: User = {
+        id: `u_new${this.users.length}`,
+        username: body.username,
+        email: body.email ?? "",
+        admin: body.admin ?? false,
+        disabled: false,
+        quota_overrides: { daily_invocations_quota: null, daily_compute_time_quota: null },
+      };
+      this.users = [user, ...this.users];
+      return { user, apiKey: `key_for_${body.username}` };
+    });
+  updateUser = (id: string, body: Parameters<HeadwaterBridge["updateUser"]>[1]) =>
+    this.respond("updateUser", [id, body], () => {
+      const u = this.users.find((x) => x.id === id);
+      if (!u) throw this.notFound("user");
+      const { daily_invocations_quota: inv, daily_compute_time_quota: cpu, ...flags } = body;
+      Object.assign(u, flags);
+      const own = (u.quota_overrides ??= { daily_invocations_quota: null, daily_compute_time_quota: null });
+      if (inv !== undefined) own.daily_invocations_quota = inv;
+      if (cpu !== undefined) own.daily_compute_time_quota = cpu;
+      return u;
+    });
+  deleteUser = (id: string) =>
+    this.respond("deleteUser", [id], () => {
+      if (!this.users.some((u) => u.id === id)) throw this.notFound("user");
+      this.users = this.users.filter((u) => u.id !== id);
+    });
   rotateApiKey = () =>
     this.respond("rotateApiKey", [], () => ({ user: this.user, key: { isSet: true, lastFour: "wxyz" } }));
 
@@ -325,14 +365,15 @@ export class FakeBridge implements HeadwaterBridge {
   deleteSource = (id: string) =>
     this.respond("deleteSource", [id], () => void (this.sources = this.sources.filter((s) => s.id !== id)));
 
-  listSourceEvents = (id: string, q?: { limit?: number; event_name?: string }) =>
+  /** Newest first; `q` matches the summary or the data's JSON (case-insensitive), as the server. */
+  listSourceEvents = (id: string, q?: { limit?: number; event_name?: string; q?: string; after?: string }) =>
     this.respond("listSourceEvents", [id, q], () => {
-      const all = (this.events.get(id) ?? []).filter((e) => e.metadata.name === (q?.event_name ?? ""));
-      const newest = all
-        .slice()
-        .sort((a, b) => compareEventIds(b.id, a.id))
-        .slice(0, q?.limit ?? 10);
-      return this.page(newest, q?.limit ?? 10);
+      const needle = q?.q?.toLowerCase();
+      const all = (this.events.get(id) ?? [])
+        .filter((e) => e.metadata.name === (q?.event_name ?? ""))
+        .filter((e) => !needle || `${e.metadata.summary ?? ""}${JSON.stringify(e.event)}`.toLowerCase().includes(needle))
+        .sort((a, b) => compareEventIds(b.id, a.id));
+      return this.page(all, q?.limit ?? 10, q?.after);
     });
   getSourceEvent = (sourceId: string, eventId: string, channel?: string) =>
     this.respond("getSourceEvent", [sourceId, eventId, channel], () => {
@@ -348,10 +389,39 @@ export class FakeBridge implements HeadwaterBridge {
       this.events.set(id, (this.events.get(id) ?? []).filter(keep));
       return { accepted: true };
     });
-  listWorkflowEvents = (id: string, q?: object) =>
-    this.respond("listWorkflowEvents", [id, q], () => this.page(this.events.get(id) ?? []));
+  listWorkflowEvents = (id: string, q?: { limit?: number; q?: string; after?: string }) =>
+    this.respond("listWorkflowEvents", [id, q], () => {
+      const needle = q?.q?.toLowerCase();
+      const all = (this.events.get(id) ?? []).filter(
+        (e) => !needle || `${e.metadata.summary ?? ""}${JSON.stringify(e.event)}`.toLowerCase().includes(needle),
+      );
+      return this.page(all, q?.limit ?? 10, q?.after);
+    });
   listWorkflowErrors = (id: string, q?: object) =>
     this.respond("listWorkflowErrors", [id, q], () => this.page<EventSummary>([]));
+
+  replaySourceEvents = (id: string, body?: ReplayEventsBody) =>
+    this.respond("replaySourceEvents", [id, body], () => this.replayCount(id, body));
+  replayWorkflowEvents = (id: string, body?: ReplayEventsBody) =>
+    this.respond("replayWorkflowEvents", [id, body], () => this.replayCount(id, body));
+  private replayCount(id: string, body: ReplayEventsBody = {}): ReplayResult {
+    const channel = body.event_name ?? "";
+    const events = (this.events.get(id) ?? []).filter(
+      (e) =>
+        e.metadata.name === channel &&
+        (body.start_id === undefined || compareEventIds(e.id, body.start_id) >= 0) &&
+        (body.end_id === undefined || compareEventIds(e.id, body.end_id) <= 0),
+    ).length;
+    const listeners = this.subscriptions.filter(
+      (s) => s.emitter_id === id && s.event_name === channel && (!body.listener_id || s.listener_id === body.listener_id),
+    ).length;
+    if (body.listener_id && listeners === 0) throw this.notFound(`listener ${body.listener_id}`);
+    return { events, deliveries: events * listeners };
+  }
+  getSourceStats = (id: string, q?: StatsQuery) =>
+    this.respond("getSourceStats", [id, q], () => ({ bucket: q?.bucket ?? "minute", series: this.stats.get(id) ?? [] }));
+  getWorkflowStats = (id: string, q?: StatsQuery) =>
+    this.respond("getWorkflowStats", [id, q], () => ({ bucket: q?.bucket ?? "minute", series: this.stats.get(id) ?? [] }));
 
   listMySubscriptions = () => this.respond("listMySubscriptions", [], () => this.subscriptions);
   createSubscription = (p: { emitter_id: string; listener_id: string; event_name?: string }) =>

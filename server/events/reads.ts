@@ -5,7 +5,7 @@
 import { eventSortKey, parseEventId } from "../../shared/ids.js";
 import { PAGE_LIMIT, type EventSummary, type Page } from "../../shared/resources/index.js";
 import type { Db } from "../store/db.js";
-import { countMatches, searchEvents } from "../store/repos/event-search.js";
+import { searchEvents } from "../store/repos/event-search.js";
 import { countEvents, deleteEventRange, listEvents } from "../store/repos/events.js";
 import { toSummary } from "./summaries.js";
 
@@ -48,11 +48,10 @@ export async function listSummaries(
   const newerThan = opts.before !== undefined ? sortKeyOf(opts.before, "before") : undefined;
   const window = { limit, olderThan, newerThan };
   const q = opts.q;
-  const [rows, total] = await Promise.all(
+  const { rows, total } =
     q === undefined
-      ? [listEvents(db, emitterId, channel, window), countEvents(db, emitterId, channel)]
-      : [searchEvents(db, emitterId, channel, q, window), countMatches(db, emitterId, channel, q)],
-  );
+      ? await Promise.all([listEvents(db, emitterId, channel, window), countEvents(db, emitterId, channel)]).then(([rows, total]) => ({ rows, total }))
+      : await searchEvents(db, emitterId, channel, q, window);
   const data = rows.map((r) => toSummary(r, opts.expand === true));
   return {
     page_info: {

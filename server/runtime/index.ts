@@ -132,7 +132,8 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
   const timers = new TimerScheduler(new TimersRepo(db), { onFired: () => queue.kick(), log, pollMs: deps.timerPollMs });
   const responders = new Responders(deps.responseRelay);
   deps.responseRelay?.onReceive((key, response) => responders.deliver(key, response));
-  queue.registerBatchHandler("dc_", (jobs) => handleSourceJobs(jobs, { catalog, invoker, responders }));
+  // Early: the invoker commits a job's results after its insert (QueuedJob.stored).
+  queue.registerBatchHandler("dc_", (jobs) => handleSourceJobs(jobs, { catalog, invoker, responders }), undefined, { early: true });
   // Emits held until their delivery_ts (made by the invoker with its runs' completions).
   queue.registerBatchHandler(DELAYED_PREFIX, (jobs) => handleDelayedJobs(jobs, { catalog, events: deps.events }));
 

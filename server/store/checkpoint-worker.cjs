@@ -8,7 +8,8 @@
  */
 "use strict";
 const { parentPort, workerData } = require("node:worker_threads");
-const Database = require("better-sqlite3");
+// The better-sqlite3 build for this Node (shared/sqlite-native.ts chose it).
+const Database = require(workerData.module);
 
 const db = new Database(workerData.file, { fileMustExist: true });
 db.pragma("busy_timeout = 5000");

@@ -15,7 +15,7 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
-import type { Database as SqliteDb } from "better-sqlite3";
+import { SQLITE_MODULE, type SqliteDatabase as SqliteDb } from "../../shared/sqlite-native.js";
 
 const WORKER = path.join(path.dirname(fileURLToPath(import.meta.url)), "checkpoint-worker.cjs");
 
@@ -27,7 +27,7 @@ export interface Checkpointer {
 }
 
 export function startCheckpointer(sqlite: SqliteDb, file: string, intervalMs = 100): Checkpointer {
-  const worker = new Worker(WORKER, { workerData: { file, intervalMs } });
+  const worker = new Worker(WORKER, { workerData: { file, intervalMs, module: SQLITE_MODULE } });
   sqlite.pragma(`wal_autocheckpoint = ${BACKSTOP_PAGES}`);
   // Without the worker, the server checkpoints as SQLite does by default.
   const fallBack = () => {

@@ -9,7 +9,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import SQLite from "better-sqlite3";
+import { SQLite } from "../../shared/sqlite-native.js";
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, type Migration } from "kysely";
 import pg from "pg";
 import type { Database } from "./schema.js";

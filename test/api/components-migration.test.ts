@@ -6,7 +6,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import SQLite from "better-sqlite3";
+import { SQLite } from "../../shared/sqlite-native.js";
 import { Kysely, Migrator, PostgresDialect, sql, SqliteDialect, type Migration } from "kysely";
 import pg from "pg";
 import { describe, expect, it } from "vitest";

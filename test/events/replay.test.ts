@@ -12,7 +12,7 @@ describe.each(testDatabases())("event replay on $name", (db) => {
   let bob: TestUser;
 
   beforeAll(async () => {
-    srv = await startServer({ db });
+    srv = await startServer({ db, env: { HEADWATER_EVENT_RETENTION: "10000" } });
     alice = await srv.newUser();
     bob = await srv.newUser();
   });
@@ -100,4 +100,28 @@ describe.each(testDatabases())("event replay on $name", (db) => {
     await sleep(300);
     expect((await alice.client.listSourceEvents(listener)).page_info.total_count).toBe(2);
   });
+
+  it("queues a replay of 10,000 events in batches, answering other requests meanwhile", async () => {
+    const source = await newSource(alice);
+    for (let b = 0; b < 10; b++) await emitDirect(srv, alice, source, Array.from({ length: 1000 }, (_, i) => ({ n: b * 1000 + i })));
+    // Subscribed after the appends: only the replay delivers to it.
+    const listener = await relay(alice);
+    await alice.client.createSubscription({ emitter_id: source, listener_id: listener });
+    const order: string[] = [];
+    const replay = alice.client.replaySourceEvents(source).then((r) => {
+      order.push("replay");
+      return r;
+    });
+    // Sent while the replay is being queued: answered before it ends, as the loop is not held.
+    await new Promise((r) => setTimeout(r, 20));
+    const health = fetch(`${srv.origin}/healthz`).then((r) => {
+      order.push("healthz");
+      return r.status;
+    });
+    expect(await replay).toEqual({ events: 10_000, deliveries: 10_000 });
+    expect(await health).toBe(200);
+    expect(order).toEqual(["healthz", "replay"]);
+    // Its 10,000 runs are not this test's subject.
+    await alice.client.deleteSource(listener);
+  }, 120_000);
 });

@@ -140,6 +140,10 @@ export interface SpawnOptions {
    * together with everything it started (sandbox workers), as a crash of the machine would.
    */
   detached?: boolean;
+  /** Another checkout of the repository to run the server of (benchmarks against a previous build). */
+  root?: string;
+  /** Extra node flags (a CPU profile: `--cpu-prof`). */
+  nodeFlags?: string[];
 }
 
 export interface SpawnedServer {
@@ -163,8 +167,8 @@ export interface SpawnedServer {
 
 /** Runs `tsx server/main.ts` on port 0 and resolves once it prints `listening on <url>`. */
 export function spawnServer(opts: SpawnOptions): Promise<SpawnedServer> {
-  const child = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], {
-    cwd: REPO_ROOT,
+  const child = spawn(process.execPath, [...(opts.nodeFlags ?? []), "--import", "tsx", "server/main.ts"], {
+    cwd: opts.root ?? REPO_ROOT,
     env: {
       ...process.env,
       HEADWATER_HOST: "127.0.0.1",

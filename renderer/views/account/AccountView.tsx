@@ -1,4 +1,7 @@
-/** Account: the user, quotas with usage bars, key rotation; and the connection profiles. */
+/**
+ * Account: the user, quotas with usage bars, key rotation; the connection profiles; and for
+ * admins, the server's users (UsersPanel).
+ */
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import type { KeyStatus } from "../../../shared/bridge.js";
@@ -11,12 +14,14 @@ import { Spinner } from "../../ui/Spinner.js";
 import { UsageBar } from "../../ui/UsageBar.js";
 import { toast } from "../../ui/Toasts.js";
 import { ConnectionsPanel } from "./ConnectionsPanel.js";
+import { UsersPanel } from "./UsersPanel.js";
 
 export function AccountView() {
   const profiles = useProfiles();
   const current = profiles.data?.find((p) => p.current);
   // A refused key still shows the user card: its error says the key was refused.
   const usable = current?.status === "ready" || current?.status === "refused";
+  const me = useMe(usable);
   return (
     <div className="page wide">
       <header className="page-head">
@@ -26,6 +31,7 @@ export function AccountView() {
         {usable ? <UserCard /> : <div className="card muted">Connect to see the account.</div>}
         <ConnectionsPanel />
       </div>
+      {usable && me.data?.admin === true && <UsersPanel meId={me.data.id} />}
     </div>
   );
 }

@@ -1,6 +1,6 @@
 /**
  * The detail pane of one event: its metadata, the full data (fetched with expand=event, since the
- * table's copy may be truncated) as a JSON tree, copy as JSON, and delete (sources only).
+ * table's copy may be truncated) as a JSON tree, copy as JSON, replay, and delete (sources only).
  */
 import { useQuery } from "@tanstack/react-query";
 import type { EventSummary } from "../../../shared/resources/index.js";
@@ -35,9 +35,10 @@ export function EventDetail(props: {
   channel: Channel;
   row: EventSummary;
   onClose: () => void;
+  onReplay?: () => void;
   onDelete?: () => void;
 }) {
-  const { kind, emitterId, channel, row, onClose, onDelete } = props;
+  const { kind, emitterId, channel, row, onClose, onReplay, onDelete } = props;
   const full = useQuery({
     queryKey: ["event", emitterId, channel, row.id],
     queryFn: () => fetchFull(kind, emitterId, channel, row),
@@ -54,6 +55,11 @@ export function EventDetail(props: {
           <CopyButton text={json} label="Copy event as JSON">
             Copy JSON
           </CopyButton>
+          {onReplay && (
+            <button type="button" className="btn small" onClick={onReplay} title="Deliver this event again to its listeners">
+              Replay
+            </button>
+          )}
           {onDelete && (
             <button type="button" className="btn small danger" onClick={onDelete}>
               Delete event

@@ -104,10 +104,10 @@ describe("events table", () => {
     expect(within(pane).getByRole("tree", { name: "Event data" }).textContent).toContain("1001");
   });
 
-  it("filters by text", async () => {
+  it("searches by text (the summary here; see inspection.test.tsx for the server search)", async () => {
     setup(12);
     await waitFor(() => expect(rowIds()).toHaveLength(12));
-    await userEvent.type(screen.getByRole("searchbox", { name: "Filter events" }), "1003-0");
+    await userEvent.type(screen.getByRole("searchbox", { name: "Search events" }), "1003-0");
     await waitFor(() => expect(rowIds()).toEqual(["1003-0"]));
   });
 

@@ -1,9 +1,10 @@
 /**
- * Live events of one source or workflow: channel tabs, live/pause with an "N new" counter, a text
- * filter, the virtualised table, a detail pane, and deletes (one, a shift-selected range, all)
- * that update the table at once, without a reload.
+ * Live events of one source or workflow: the volume chart, channel tabs, live/pause with an
+ * "N new" counter, a search box (server-side, see useEventSearch), the virtualised table, a detail
+ * pane, replays (one event, a shift-selected range) and deletes (one, a range, all) that update
+ * the table at once, without a reload.
  */
-import { useDeferredValue, useMemo, useState } from "react";
+import { useState } from "react";
 import type { StreamStateUpdate } from "../../../shared/bridge.js";
 import type { EventSummary } from "../../../shared/resources/index.js";
 import { call } from "../../state/bridge.js";
@@ -17,7 +18,9 @@ import { Tabs } from "../../ui/Tabs.js";
 import { toast } from "../../ui/Toasts.js";
 import { EventDetail, type EmitterKind } from "./EventDetail.js";
 import { EventTable } from "./EventTable.js";
-import { eventHaystack } from "./eventText.js";
+import { ReplayDialog, type ReplayRange } from "./ReplayDialog.js";
+import { useEventSearch } from "./useEventSearch.js";
+import { VolumeChart } from "./VolumeChart.js";
 import { clickSelect, countSelected, inBounds, selectionBounds, type Selection } from "./selection.js";
 
 type ChannelTab = "default" | "$logs" | "$errors";
@@ -31,7 +34,8 @@ const WORKFLOW_TABS = [
   { id: "$errors", label: "$errors" },
 ] as const;
 
-type Pending = { kind: "range"; start_id: string; end_id: string; count: number } | { kind: "all" } | null;
+/** `count` null: a search hides part of the range, so how many events it holds is not known here. */
+type Pending = { kind: "range"; start_id: string; end_id: string; count: number | null } | { kind: "all" } | null;
 
 export function EventsPanel(props: { kind: EmitterKind; emitterId: string; initialChannel?: ChannelTab }) {
   const { kind, emitterId } = props;
@@ -39,6 +43,7 @@ export function EventsPanel(props: { kind: EmitterKind; emitterId: string; initi
   const channel = tab === "default" ? "" : tab;
   return (
     <section className="events-panel" aria-label="Live events">
+      <VolumeChart kind={kind} emitterId={emitterId} />
       <Tabs
         label="Channels"
         tabs={kind === "source" ? SOURCE_TABS : WORKFLOW_TABS}
@@ -71,17 +76,19 @@ function EventsStream(props: { kind: EmitterKind; emitterId: string; channel: Ch
   const rows = feedKey === watch.key ? allRows : EMPTY;
 
   const [filter, setFilter] = useState("");
-  const deferredFilter = useDeferredValue(filter.trim().toLowerCase());
-  const shown = useMemo(
-    () => (deferredFilter ? rows.filter((r) => eventHaystack(r).includes(deferredFilter)) : rows),
-    [rows, deferredFilter],
-  );
+  const search = useEventSearch(kind, emitterId, channel, filter, rows);
+  const searching = search.q !== "";
+  const shown = searching ? search.rows : rows;
 
   const [selection, setSelection] = useState<Selection | null>(null);
   const [openId, setOpenId] = useState<string | null>(null);
   const [confirm, setConfirm] = useState<Pending>(null);
-  const openRow = openId ? rows.find((r) => r.id === openId) : undefined;
-  const selectedCount = countSelected(rows, selection);
+  const [replay, setReplay] = useState<ReplayRange | null>(null);
+  const openRow = openId ? shown.find((r) => r.id === openId) : undefined;
+  const selectedCount = countSelected(shown, selection);
+  // During a search a range also holds events the search hides: say "range", not a count.
+  const rangeCount = searching && selectedCount > 1 ? null : selectedCount;
+  const rangeWords = rangeCount === null ? "range" : `${formatNumber(rangeCount)} ${rangeCount === 1 ? "event" : "events"}`;
   const canDelete = kind === "source";
 
   const deleteEvents = async (q: { start_id?: string; end_id?: string }) => {
@@ -95,7 +102,7 @@ function EventsStream(props: { kind: EmitterKind; emitterId: string; channel: Ch
   const askDeleteSelection = () => {
     if (!selection) return;
     const b = selectionBounds(selection);
-    setConfirm({ kind: "range", ...b, count: selectedCount });
+    setConfirm({ kind: "range", ...b, count: rangeCount });
   };
 
   return (
@@ -119,20 +126,35 @@ function EventsStream(props: { kind: EmitterKind; emitterId: string; channel: Ch
         <input
           type="search"
           className="filter"
-          placeholder="Filter events"
-          aria-label="Filter events"
+          placeholder="Search events"
+          aria-label="Search events"
+          title="Searches every retained event of this channel (its data and summary)"
           value={filter}
-          onChange={(e) => setFilter(e.target.value)}
+          onChange={(e) => {
+            setFilter(e.target.value);
+            setSelection(null);
+          }}
         />
         <span className="muted count" aria-live="polite">
-          {deferredFilter
-            ? `${formatNumber(shown.length)} of ${formatNumber(rows.length)}`
+          {searching
+            ? search.loading
+              ? "Searching…"
+              : `${formatNumber(search.total)} ${search.total === 1 ? "match" : "matches"}`
             : `${formatNumber(rows.length)} ${rows.length === 1 ? "event" : "events"}`}
         </span>
         <span className="spacer" />
+        {selectedCount > 1 && selection && (
+          <button
+            type="button"
+            className="btn small"
+            onClick={() => setReplay({ ...selectionBounds(selection), count: rangeCount })}
+          >
+            Replay {rangeWords}
+          </button>
+        )}
         {canDelete && selectedCount > 0 && (
           <button type="button" className="btn small danger" onClick={askDeleteSelection}>
-            Delete {formatNumber(selectedCount)} {selectedCount === 1 ? "event" : "events"}
+            Delete {rangeWords}
           </button>
         )}
         {canDelete && (
@@ -147,6 +169,9 @@ function EventsStream(props: { kind: EmitterKind; emitterId: string; channel: Ch
         )}
       </div>
       <StreamProblem watch={watch} />
+      {searching && (
+        <ErrorNote error={search.error} title="The search failed" onRetry={search.retry} />
+      )}
       <div
         className={openRow ? "events-body with-detail" : "events-body"}
         onKeyDown={(e) => {
@@ -164,8 +189,10 @@ function EventsStream(props: { kind: EmitterKind; emitterId: string; channel: Ch
           emptyText={
             watch.loading
               ? "Loading events…"
-              : deferredFilter
-                ? "No event matches the filter."
+              : searching
+                ? search.loading
+                  ? "Searching…"
+                  : `No retained event matches “${search.q}”.`
                 : kind === "workflow"
                   ? "No events yet. Send a request to the endpoint URL, or subscribe this workflow to a source."
                   : "No events yet. New ones appear here as they arrive."
@@ -184,6 +211,7 @@ function EventsStream(props: { kind: EmitterKind; emitterId: string; channel: Ch
             channel={channel}
             row={openRow}
             onClose={() => setOpenId(null)}
+            onReplay={() => setReplay({ start_id: openRow.id, end_id: openRow.id, count: 1 })}
             onDelete={
               canDelete
                 ? () => setConfirm({ kind: "range", start_id: openRow.id, end_id: openRow.id, count: 1 })
@@ -192,9 +220,32 @@ function EventsStream(props: { kind: EmitterKind; emitterId: string; channel: Ch
           />
         )}
       </div>
+      {searching && search.hasMore && (
+        <div className="events-more">
+          <button type="button" className="btn small" onClick={search.loadMore}>
+            Load more matches
+          </button>
+        </div>
+      )}
+      {replay && (
+        <ReplayDialog
+          kind={kind}
+          emitterId={emitterId}
+          channel={channel}
+          range={replay}
+          filtered={searching}
+          onClose={() => setReplay(null)}
+        />
+      )}
       {confirm?.kind === "range" && (
         <ConfirmDialog
-          title={confirm.count === 1 ? "Delete this event?" : `Delete ${formatNumber(confirm.count)} events?`}
+          title={
+            confirm.count === 1
+              ? "Delete this event?"
+              : confirm.count === null
+                ? "Delete every event in this range?"
+                : `Delete ${formatNumber(confirm.count)} events?`
+          }
           message={
             confirm.start_id === confirm.end_id ? (
               <p>
@@ -207,10 +258,14 @@ function EventsStream(props: { kind: EmitterKind; emitterId: string; channel: Ch
               </p>
             )
           }
-          confirmLabel={confirm.count === 1 ? "Delete event" : `Delete ${formatNumber(confirm.count)} events`}
+          confirmLabel={
+            confirm.count === 1 ? "Delete event" : confirm.count === null ? "Delete range" : `Delete ${formatNumber(confirm.count)} events`
+          }
           onConfirm={async () => {
             await deleteEvents({ start_id: confirm.start_id, end_id: confirm.end_id });
-            toast(confirm.count === 1 ? "Event deleted" : `${formatNumber(confirm.count)} events deleted`);
+            toast(
+              confirm.count === 1 ? "Event deleted" : confirm.count === null ? "Range deleted" : `${formatNumber(confirm.count)} events deleted`,
+            );
           }}
           onClose={() => setConfirm(null)}
         />

@@ -1,10 +1,10 @@
 /** What the events table shows of an event: summary, size and searchable text, each cached per row. */
 import type { EventSummary } from "../../../shared/resources/index.js";
 import { TruncatedEvent } from "../../../shared/resources/index.js";
+import { searchableText } from "../../../shared/search-match.js";
 
 const summaries = new WeakMap<EventSummary, string>();
 const sizes = new WeakMap<EventSummary, number>();
-const haystacks = new WeakMap<EventSummary, string>();
 const encoder = new TextEncoder();
 
 function truncatedOf(e: EventSummary) {
@@ -43,17 +43,6 @@ export function eventSize(e: EventSummary): number {
   return n;
 }
 
-/** Lower-case text the filter matches against: id, channel, summary and (the start of) the data. */
-export function eventHaystack(e: EventSummary): string {
-  let h = haystacks.get(e);
-  if (h === undefined) {
-    h =
-      `${e.id} ${e.metadata.name} ${e.metadata.summary ?? ""} ${jsonOf(e.event).slice(0, 4000)}`.toLowerCase();
-    haystacks.set(e, h);
-  }
-  return h;
-}
-
 export function channelLabel(name: string): string {
   return name === "" ? "default" : name;
 }
@@ -61,4 +50,19 @@ export function channelLabel(name: string): string {
 /** The time an event is shown with: its emitter's `ts` when given in ms, else when it was indexed. */
 export function eventTimeMs(e: EventSummary): number {
   return e.indexed_at_ms;
+}
+
+const searchTexts = new WeakMap<EventSummary, string>();
+
+/**
+ * Lower-case text a server search (`q`) matches: the summary and the event's data as JSON.
+ * Live events that arrive during a search are matched against it, the way the server would.
+ */
+export function eventSearchText(e: EventSummary): string {
+  let t = searchTexts.get(e);
+  if (t === undefined) {
+    t = searchableText(e);
+    searchTexts.set(e, t);
+  }
+  return t;
 }

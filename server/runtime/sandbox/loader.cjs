@@ -132,7 +132,8 @@ function loadBundle(bundle, packageDirs) {
 /**
  * Node's require of an installed package. A package whose `exports` offer only an `import`
  * entry (ESM-only) is refused by require's resolution; its ES entry file is then required by
- * path (Node runs with --experimental-require-module, so that gives its namespace).
+ * path, which gives its namespace (require(esm): on by default since Node 20.19 and 22.12, else
+ * node-runtime.ts adds its flag).
  * @param {string} installDir @param {string} name @param {string} subpath
  */
 function requirePackage(installDir, name, subpath) {

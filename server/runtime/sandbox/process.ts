@@ -34,6 +34,8 @@ export { removeStaleTmpDirs } from "./stale-dirs.js";
 
 export { SANDBOX_NICE };
 const WORKER = path.join(SANDBOX_DIR, "worker.cjs");
+/** How many CPU seconds a process can use per wall second at most. */
+const CORES = Math.max(1, os.availableParallelism());
 /** Where the worker requires the platform shim's libraries from (resolved once). */
 const PACKAGE_ENTRIES = sandboxPackageEntries();
 
@@ -162,7 +164,10 @@ export class SandboxProcess {
     const readOnly = readOnlyPaths(npmDir);
     const guarded = !options.unguardedForTests;
     const permission = permissionFlag();
-    if (guarded && !permission) throw new Error(`sandbox: Node ${process.version} has no permission model (Node 20.19 or later is required)`);
+    if (guarded && !permission)
+      throw new Error(
+        `sandbox: Node ${process.version} has no permission model (Node 20.19 or later is required)`,
+      );
     const nodeFlags = [
       ...(guarded
         ? [
@@ -241,9 +246,22 @@ export class SandboxProcess {
     return this.workerPid ? cpuSecondsOf(this.workerPid) : 0;
   }
 
-  /** Whether the worker has used its CPU time and should be replaced. */
+  /** When `spent` reads the worker's CPU time again (ms). */
+  private nextSpentCheck = 0;
+
+  /**
+   * Whether the worker has used its CPU time and should be replaced. Asked at every release, so
+   * /proc is read only when the budget could be used up by now: a process uses at most one CPU
+   * second per wall second per core. (Read at every release, that synchronous read sat between
+   * every batch's answer and its commit.)
+   */
   get spent(): boolean {
-    return this.cpuSeconds() >= this.retireAfterCpuSeconds;
+    const now = Date.now();
+    if (now < this.nextSpentCheck) return false;
+    const used = this.cpuSeconds();
+    if (used >= this.retireAfterCpuSeconds) return true;
+    this.nextSpentCheck = now + ((this.retireAfterCpuSeconds - used) * 1000) / CORES;
+    return false;
   }
 
   get alive(): boolean {
@@ -314,11 +332,14 @@ export class SandboxProcess {
     if (this.watchdog) clearInterval(this.watchdog);
     this.egress.close();
     fs.rm(this.tmpDir, { recursive: true, force: true }, () => undefined);
-    const heapAbort = /heap out of memory|Reached heap limit|Allocation failed|Fatal process out of memory/i.test(
-      this.stderrTail,
-    );
+    const heapAbort =
+      /heap out of memory|Reached heap limit|Allocation failed|Fatal process out of memory/i.test(
+        this.stderrTail,
+      );
     // The kernel's CPU time limit (SIGXCPU; bwrap reports its child's signal as 128 + 24).
-    const cpuLimit = signal === "SIGXCPU" || (this.isolation === "namespaces" && code === 128 + os.constants.signals.SIGXCPU);
+    const cpuLimit =
+      signal === "SIGXCPU" ||
+      (this.isolation === "namespaces" && code === 128 + os.constants.signals.SIGXCPU);
     let outcome: Outcome;
     if (this.killedFor === "timeout" || cpuLimit) outcome = { kind: "timeout" };
     else if (this.killedFor === "oom" || heapAbort) outcome = { kind: "oom" };
@@ -374,7 +395,8 @@ function startError(stderr: string, limits: KernelLimits, startupBytes: number, 
       `sandbox worker cannot start: its kernel data limit (RLIMIT_DATA, ${mib(limits.dataBytes)} MiB) is below what ` +
         `Node ${process.version} reserves to start a worker (${mib(startupBytes)} MiB, measured) plus its heap`,
     );
-  if (timedOutMs !== undefined) return new Error(`sandbox worker did not start within ${timedOutMs / 1000} s`);
+  if (timedOutMs !== undefined)
+    return new Error(`sandbox worker did not start within ${timedOutMs / 1000} s`);
   return new Error(`sandbox worker failed to start: ${stderr.trim().slice(-500)}`);
 }
 

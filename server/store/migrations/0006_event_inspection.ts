@@ -53,7 +53,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`SAVEPOINT headwater_trgm`.execute(db);
   try {
     await sql`CREATE EXTENSION IF NOT EXISTS pg_trgm`.execute(db);
-    await sql`CREATE INDEX events_search_trgm ON events USING gin ((${sql.raw(PG_SEARCH_TEXT)}) gin_trgm_ops)`.execute(db);
+    // A small pending list: GIN defers new entries to a list every search reads through until
+    // it is merged (4 MB by default, about 25 ms a search at 100,000 events); 512 kB bounds that.
+    await sql`CREATE INDEX events_search_trgm ON events USING gin ((${sql.raw(PG_SEARCH_TEXT)}) gin_trgm_ops) WITH (gin_pending_list_limit = 512)`.execute(db);
     await sql`RELEASE SAVEPOINT headwater_trgm`.execute(db);
   } catch {
     await sql`ROLLBACK TO SAVEPOINT headwater_trgm`.execute(db);

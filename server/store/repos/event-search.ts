@@ -29,15 +29,17 @@ const phrase = (s: string) => `"${s.replace(/"/g, '""')}"`;
 /** ILIKE pattern for a substring, `%`, `_` and `\` taken literally. */
 const likePattern = (s: string) => `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
-/** The condition "this event matches q" on the `events` table. */
-function matches(db: Db, q: string): Expression<SqlBool> {
+/** The FTS5 query for `q` on SQLite, or undefined when some form is too short for trigrams. */
+function ftsQuery(q: string): string | undefined {
+  const forms = formsOf(q);
+  // Trigram needs three characters (Unicode code points) in every form searched.
+  return forms.every((f) => [...f].length >= 3) ? forms.map(phrase).join(" OR ") : undefined;
+}
+
+/** The condition "this event matches q" on the `events` table, without an index (short text on SQLite) or on PostgreSQL. */
+function scanMatches(db: Db, q: string): Expression<SqlBool> {
   const forms = formsOf(q);
   if (isSqlite(db)) {
-    // Trigram needs three characters (Unicode code points) in every form searched.
-    if (forms.every((f) => [...f].length >= 3)) {
-      const expr = forms.map(phrase).join(" OR ");
-      return sql<SqlBool>`events.rowid IN (SELECT rowid FROM events_search WHERE events_search MATCH ${expr})`;
-    }
     const text = sql`lower(events.event_json || char(10) || CASE WHEN events.meta_json = '{}' THEN '' ELSE coalesce(json_extract(events.meta_json, '$.summary'), '') END)`;
     return sql<SqlBool>`(${sql.join(
       forms.map((f) => sql`instr(${text}, lower(${f})) > 0`),
@@ -51,14 +53,59 @@ function matches(db: Db, q: string): Expression<SqlBool> {
   )})`;
 }
 
-/** A page of one channel's events that match `q`, newest first (same window rules as listEvents). */
-export async function searchEvents(db: Db, emitterId: string, channel: string, q: string, w: PageWindow): Promise<EventRow[]> {
+/**
+ * SQLite with trigrams: the FTS table drives the query, newest match first (its rowids follow
+ * the events' insertion order, which within a channel is id order), each match joined to its
+ * event row by rowid to keep the channel's; so a page costs what its matches cost, not a scan of
+ * the channel, and the page stops at its limit. A cursor becomes a rowid bound: the rowid of the
+ * nearest event beyond it. (One pass for page and count together measured slower: it cannot
+ * stop early, and holds every match.)
+ */
+async function ftsPage(db: Db, emitterId: string, channel: string, match: string, w: PageWindow): Promise<EventRow[]> {
+  const newerOnly = w.newerThan !== undefined && w.olderThan === undefined;
+  const bounds = [];
+  if (w.olderThan !== undefined) {
+    bounds.push(sql`AND events.sort_key < ${w.olderThan} AND events_search.rowid <= (SELECT rowid FROM events
+      WHERE emitter_id = ${emitterId} AND channel = ${channel} AND sort_key < ${w.olderThan} ORDER BY sort_key DESC LIMIT 1)`);
+  }
+  if (w.newerThan !== undefined) {
+    bounds.push(sql`AND events.sort_key > ${w.newerThan} AND events_search.rowid >= (SELECT rowid FROM events
+      WHERE emitter_id = ${emitterId} AND channel = ${channel} AND sort_key > ${w.newerThan} ORDER BY sort_key ASC LIMIT 1)`);
+  }
+  const rows = await sql<EventRow>`SELECT events.* FROM events_search JOIN events ON events.rowid = events_search.rowid
+    WHERE events_search MATCH ${match} AND events.emitter_id = ${emitterId} AND events.channel = ${channel} ${sql.join(bounds, sql` `)}
+    ORDER BY events_search.rowid ${sql.raw(newerOnly ? "ASC" : "DESC")} LIMIT ${w.limit}`.execute(db);
+  // Newest first, by id (the rowid order is that order; sorting keeps it so whatever happens).
+  return rows.rows.sort((a, b) => (a.sort_key < b.sort_key ? 1 : a.sort_key > b.sort_key ? -1 : 0));
+}
+
+async function ftsCount(db: Db, emitterId: string, channel: string, match: string): Promise<number> {
+  const r = await sql<{ n: number }>`SELECT count(*) AS n FROM events_search JOIN events ON events.rowid = events_search.rowid
+    WHERE events_search MATCH ${match} AND events.emitter_id = ${emitterId} AND events.channel = ${channel}`.execute(db);
+  return Number(r.rows[0]?.n ?? 0);
+}
+
+/**
+ * A page of one channel's events that match `q`, newest first (same window rules as
+ * listEvents), and how many of its retained events match.
+ */
+export async function searchEvents(db: Db, emitterId: string, channel: string, q: string, w: PageWindow): Promise<{ rows: EventRow[]; total: number }> {
+  const match = isSqlite(db) ? ftsQuery(q) : undefined;
+  if (match !== undefined) {
+    const [rows, total] = await Promise.all([ftsPage(db, emitterId, channel, match, w), ftsCount(db, emitterId, channel, match)]);
+    return { rows, total };
+  }
+  const [rows, total] = await Promise.all([scanPage(db, emitterId, channel, q, w), scanCount(db, emitterId, channel, q)]);
+  return { rows, total };
+}
+
+async function scanPage(db: Db, emitterId: string, channel: string, q: string, w: PageWindow): Promise<EventRow[]> {
   let query = db
     .selectFrom("events")
     .selectAll()
     .where("emitter_id", "=", emitterId)
     .where("channel", "=", channel)
-    .where(matches(db, q));
+    .where(scanMatches(db, q));
   if (w.newerThan !== undefined && w.olderThan === undefined) {
     const rows = await query.where("sort_key", ">", w.newerThan).orderBy("sort_key", "asc").limit(w.limit).execute();
     return rows.reverse();
@@ -68,14 +115,13 @@ export async function searchEvents(db: Db, emitterId: string, channel: string, q
   return query.orderBy("sort_key", "desc").limit(w.limit).execute();
 }
 
-/** How many of the channel's retained events match `q`. */
-export async function countMatches(db: Db, emitterId: string, channel: string, q: string): Promise<number> {
+async function scanCount(db: Db, emitterId: string, channel: string, q: string): Promise<number> {
   const row = await db
     .selectFrom("events")
     .select(sql<number>`count(*)`.as("n"))
     .where("emitter_id", "=", emitterId)
     .where("channel", "=", channel)
-    .where(matches(db, q))
+    .where(scanMatches(db, q))
     .executeTakeFirst();
   return Number(row?.n ?? 0);
 }
