@@ -11,6 +11,7 @@ import { REPO_ROOT } from "../support/web-host.js";
 import { expect, requireChromium, screenshot, test } from "../support/fixtures.js";
 
 requireChromium();
+test.use({ viewport: { width: 1360, height: 1000 } });
 
 const STEP_CODE = `export default defineComponent({
   async run({ steps, $ }) {
@@ -98,7 +99,7 @@ test("subscribe by name, send a test event, and see the wiring with its count", 
     const canvas = page.getByRole("application", { name: /^Event flow/ });
     await expect(canvas).toBeVisible();
     const edge = canvas.getByRole("img", { name: /^Orders webhook to Notify the team/ });
-    await expect(edge).toHaveAccessibleName(/1 event/, { timeout: 20_000 });
+    await expect(edge).toHaveAccessibleName(/1 event in the last hour/, { timeout: 20_000 });
     await expect(canvas.getByText("1 event", { exact: false }).first()).toBeVisible();
     await screenshot(page, "wiring-03-flow-view");
     // The picture for the docs: just the canvas, in the light scheme.
