@@ -107,7 +107,7 @@ export default defineBench("events-inspection", async () => {
     );
   }
   cases.push({
-    name: "ingest: 2000 run commits (32 in flight), stats counting off vs on, 6 rounds interleaved",
+    name: "ingest: 2000 run commits (32 in flight), stats counting off vs on, 10 rounds interleaved",
     iterations: 1,
     warmup: 0,
     run: async () => {
@@ -115,7 +115,7 @@ export default defineBench("events-inspection", async () => {
       await ingest(stores[1]!, 2000);
       const off: number[] = [];
       const on: number[] = [];
-      for (let r = 0; r < 6; r++) {
+      for (let r = 0; r < 10; r++) {
         // Alternating which goes first, so a drift of the machine weighs on both.
         if (r % 2 === 0) {
           off.push(await ingest(stores[0]!, 2000));

@@ -8,15 +8,13 @@
  * - fanning one event out to 100 listening workflows (until all 100 have run and emitted).
  * Cases that measure a whole scenario print their own figures (lines starting with "  ·").
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import { Worker } from "node:worker_threads";
 import fs from "node:fs";
-import http from "node:http";
 import { createClient } from "../shared/client/index.js";
 import { relaySource, step } from "../test/delivery/helpers.js";
 import { uniqueKey } from "../test/support/fixtures.js";
 import { randomKey, spawnServer, startServer, tempDataDir, type SpawnedServer } from "../test/support/server.js";
 import { defineBench } from "./harness.js";
+import { agent, load, paced, pct, postJson, spawnBare, workerTaps, type WorkerTaps } from "./event-probes.js";
 import { openDb } from "../server/store/db.js";
 import { LocalEventBus } from "../server/events/bus.js";
 import { createEventStore } from "../server/events/event-store.js";
@@ -24,134 +22,6 @@ import { DurableQueue } from "../server/runtime/queue.js";
 import { JobsRepo } from "../server/store/repos/jobs.js";
 import { upsertSubscription } from "../server/store/repos/subscriptions.js";
 import type { InvocationJob } from "../server/services.js";
-
-const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
-
-function postJson(url: string, body: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: "POST", agent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) } }, (res) => {
-      res.resume();
-      res.on("end", () => resolve(res.statusCode ?? 0));
-    });
-    req.on("error", reject);
-    // An unanswered request fails the bench with a reason instead of hanging it.
-    req.setTimeout(30_000, () => req.destroy(new Error(`no answer from ${url} within 30 s`)));
-    req.end(body);
-  });
-}
-
-/** `total` POSTs with `concurrency` in flight; resolves with how many were answered 200. */
-async function load(url: string, total: number, concurrency: number): Promise<number> {
-  let next = 0;
-  let ok = 0;
-  const worker = async () => {
-    while (next < total) {
-      const i = next++;
-      if ((await postJson(url, JSON.stringify({ i, pad: "x".repeat(64) }))) === 200) ok++;
-    }
-  };
-  await Promise.all(Array.from({ length: concurrency }, worker));
-  return ok;
-}
-
-/** A bare node:http server answering 200 {"success":true} after reading the body. */
-function spawnBare(): Promise<{ url: string; child: ChildProcess }> {
-  const code = `
-    const http = require("node:http");
-    const s = http.createServer((req, res) => {
-      const chunks = [];
-      req.on("data", (c) => chunks.push(c));
-      req.on("end", () => { JSON.parse(Buffer.concat(chunks).toString() || "null");
-        res.writeHead(200, { "content-type": "application/json" }); res.end('{"success":true}'); });
-    });
-    s.keepAliveTimeout = 60000;
-    s.listen(0, "127.0.0.1", () => console.log("port " + s.address().port));`;
-  const child = spawn(process.execPath, ["-e", code], { stdio: ["ignore", "pipe", "inherit"] });
-  return new Promise((resolve) => {
-    child.stdout!.on("data", (d: Buffer) => {
-      const m = /port (\d+)/.exec(d.toString());
-      if (m) resolve({ url: `http://127.0.0.1:${m[1]}/`, child });
-    });
-  });
-}
-
-/**
- * SSE readers in a worker thread, so that reading 100 streams does not compete with the sender
- * (or, for the in-process server, with the server) for this thread. Arrival times are absolute
- * (timeOrigin + now), comparable across threads.
- */
-const TAP_WORKER = `
-const { parentPort, workerData } = require("node:worker_threads");
-const http = require("node:http");
-const arrivals = [];
-let open = 0;
-for (const url of workerData.urls) {
-  http.get(url, { headers: { authorization: "Bearer " + workerData.key, accept: "text/event-stream" } }, (res) => {
-    let buf = "";
-    res.setEncoding("utf8");
-    if (++open === workerData.urls.length) parentPort.postMessage({ ready: true });
-    res.on("data", (chunk) => {
-      const at = performance.timeOrigin + performance.now();
-      buf += chunk;
-      let end;
-      while ((end = buf.indexOf("\\n\\n")) >= 0) {
-        const m = /"i":(\\d+)/.exec(buf.slice(0, end));
-        buf = buf.slice(end + 2);
-        if (m) arrivals.push(Number(m[1]), at);
-      }
-    });
-  });
-}
-parentPort.on("message", () => parentPort.postMessage({ arrivals }));
-`;
-
-interface WorkerTaps {
-  /** [i, arrivedAt, i, arrivedAt, ...] so far. */
-  collect(): Promise<number[]>;
-  close(): Promise<void>;
-}
-
-async function workerTaps(urls: string[], key: string): Promise<WorkerTaps> {
-  const worker = new Worker(TAP_WORKER, { eval: true, workerData: { urls, key } });
-  await new Promise<void>((resolve, reject) => {
-    worker.once("message", () => resolve());
-    worker.once("error", reject);
-  });
-  return {
-    collect: () =>
-      new Promise((resolve) => {
-        worker.once("message", (m: { arrivals: number[] }) => resolve(m.arrivals));
-        worker.postMessage("collect");
-      }),
-    close: async () => {
-      await worker.terminate();
-    },
-  };
-}
-
-/** Sends at `perSecond` for `seconds` through `send(i)`; returns each i's absolute send time. */
-async function paced(perSecond: number, seconds: number, send: (i: number) => Promise<unknown>): Promise<number[]> {
-  const sentAt: number[] = [];
-  const pending: Array<Promise<unknown>> = [];
-  const started = performance.now();
-  await new Promise<void>((done) => {
-    const timer = setInterval(() => {
-      // Whatever is due, so a late timer tick does not lower the rate.
-      const due = Math.floor((performance.now() - started) * (perSecond / 1000)) - sentAt.length;
-      for (let k = 0; k < due; k++) {
-        const i = sentAt.length;
-        sentAt.push(performance.timeOrigin + performance.now());
-        pending.push(send(i));
-      }
-      if (performance.now() - started >= seconds * 1000) {
-        clearInterval(timer);
-        done();
-      }
-    }, 5);
-  });
-  await Promise.all(pending);
-  return sentAt;
-}
 
 /**
  * Waits until the `expected` arrivals of events `first`.. (or 60 s), then prints and returns
@@ -225,8 +95,6 @@ async function untilStored(client: ReturnType<typeof createClient>, sourceId: st
   }
 }
 
-const pct = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
-
 export default defineBench("events", async () => {
   // -- child servers: Headwater (embedded SQLite) and a bare node:http handler ----------------
   const dataDir = tempDataDir();
@@ -288,7 +156,7 @@ export default defineBench("events", async () => {
 
   return {
     cases: [
-      { name: "bare node:http, 2000 POSTs (32 in flight)", run: () => load(bare.url, 2000, 32), iterations: 5, warmup: 1 },
+      { name: "bare node:http, 2000 POSTs (32 in flight)", run: () => load(`${bare.origin}/`, 2000, 32), iterations: 5, warmup: 1 },
       // One run on an empty queue (after the warm-up): later runs would compete with the backlog
       // the first one left.
       { name: "source endpoint, 2000 POSTs (32 in flight)", run: () => load(ingestUrl, 2000, 32), iterations: 1, warmup: 0 },

@@ -44,6 +44,8 @@ export interface RunItem extends RunRequestItem {
   hops?: number;
   /** The queued job this run is: deleted with the run's results. */
   jobId?: string;
+  /** The job's insert, when the job was handed over while it commits (queue.ts handOver). */
+  stored?: Promise<unknown>;
 }
 
 export interface InvocationRequest extends RunItem {
@@ -209,6 +211,9 @@ export class Invoker {
     const jobIds = items.slice(0, results.length).flatMap((i) => (i.jobId ? [i.jobId] : []));
     const hasState = Object.keys(dbChanges).length > 0 || dedupe !== undefined;
     try {
+      // Jobs handed over while their insert committed: the results come after it, or never (the
+      // request was refused then, and its run must leave nothing).
+      await Promise.all(items.slice(0, results.length).map((i) => i.stored));
       await this.deps.events.commit(inputs, {
         jobIds,
         ...(hasState ? { state: { sourceId: source.id, changes: dbChanges, ...(dedupe ? { dedupe: JSON.stringify(dedupe) } : {}) } } : {}),

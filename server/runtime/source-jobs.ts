@@ -40,6 +40,7 @@ export async function handleSourceJobs(
         // Routing already counted the delivery into origin.hops (delivery/route.ts, hops.ts).
         hops: job.origin?.hops ?? 0,
         jobId: job.id,
+        ...(job.stored ? { stored: job.stored } : {}),
       })),
     );
     // The runs that ended, and the one that failed (its request gets no response); the jobs

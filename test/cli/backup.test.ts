@@ -112,8 +112,12 @@ describe("headwater backup", { timeout: 240_000 }, () => {
 
     const sources = (await client.listMySources({ limit: 10 })).data.map((s) => s.name).sort();
     expect(sources).toEqual(["bulk", "load"]);
-    expect((await client.listSourceEvents(bulk.id, { limit: 100 })).data).toHaveLength(60);
     // Acknowledged requests are durable jobs: the restored server runs those not yet run.
+    await eventually(
+      async () => ((await client.listSourceEvents(bulk.id, { limit: 100 })).data.length === 60 ? true : undefined),
+      60_000,
+      "the 60 bulk requests as events of the restored server",
+    );
     const missing = await eventually(
       async () => {
         const seen = new Set<number>();

@@ -114,4 +114,16 @@ describe.each(testDatabases())("event stats on $name", (db) => {
     await expect(alice.client.getWorkflowStats(source)).rejects.toMatchObject({ status: 404 });
     await expect(bob.client.getSourceStats(source)).rejects.toMatchObject({ status: 404 });
   });
+
+  it("documents search, replay and stats in the OpenAPI document", async () => {
+    const doc = (await (await fetch(`${srv.baseUrl}/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, { parameters?: Array<{ name: string }>; responses: Record<string, unknown> }>>;
+    };
+    for (const kind of ["sources", "workflows"]) {
+      expect(doc.paths[`/v1/${kind}/{id}/events/replay`]?.post?.responses["202"], kind).toBeDefined();
+      expect(doc.paths[`/v1/${kind}/{id}/stats`]?.get?.parameters?.map((p) => p.name), kind).toEqual(expect.arrayContaining(["since", "until", "bucket"]));
+      expect(doc.paths[`/v1/${kind}/{id}/event_summaries`]?.get?.parameters?.map((p) => p.name), kind).toContain("q");
+    }
+    expect(doc.paths["/v1/workflows/{id}/$errors/event_summaries"]?.get?.parameters?.map((p) => p.name)).toContain("q");
+  });
 });

@@ -5,7 +5,7 @@
  * with its deletion, once, even when two instances ran it; deliveries enqueued in a transaction
  * exist exactly when it commits.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { LocalEventBus } from "../../server/events/bus.js";
 import { createEventStore } from "../../server/events/event-store.js";
 import { delayedJob, delayedTarget, handleDelayedJobs } from "../../server/runtime/delayed-emits.js";
@@ -165,6 +165,80 @@ describe.each(testDatabases())("invocation queue on $name", (database) => {
     await new Promise((r) => setTimeout(r, 300));
     await Promise.all([a.stop(), b.stop()]);
     expect(ran.map((r) => r.n)).toEqual([1, 2]);
+  });
+
+  it("hands a request's job to its target's waiting runner while the insert commits: results after the insert, once; a refused insert leaves nothing", async () => {
+    const events = createEventStore({ db: store.db, bus: new LocalEventBus(), retention: 100 });
+    const seen: Array<{ n: number; early: boolean; storedAtStart: boolean }> = [];
+    const jobRows = (n: number) =>
+      store.db.selectFrom("jobs").select("id").where("target_id", "=", "dc_early").where("payload", "like", `%"n":${n}}%`).execute();
+    /** Refuses the insert of the job with n = 3, as a full disk would. */
+    class RefusingRepo extends JobsRepo {
+      override enqueue(jobs: Parameters<JobsRepo["enqueue"]>[0]): Promise<string[]> {
+        return jobs.some((j) => j.payload.includes('"n":3}')) ? Promise.reject(new Error("disk full")) : super.enqueue(jobs);
+      }
+    }
+    const q = new DurableQueue(new RefusingRepo(store.db), { concurrency: 2, leaseMs: 30_000, pollMs: 20 });
+    q.registerBatchHandler(
+      "dc_",
+      async (jobs) => {
+        // As the invoker does: the run goes on at once, its results wait for the job's insert.
+        for (const job of jobs) {
+          const n = (job.event as { n: number }).n;
+          seen.push({ n, early: job.stored !== undefined, storedAtStart: (await jobRows(n)).length === 1 });
+        }
+        try {
+          await Promise.all(jobs.map((j) => j.stored));
+        } catch (err) {
+          return { ran: 0, failure: new PlatformFailure(`not stored: ${(err as Error).message}`) };
+        }
+        await events.commit(jobs.map((j) => ({ emitterId: j.targetId, ownerId: "u_1", channel: "", event: j.event })), { jobIds: jobs.map((j) => j.id) });
+        return { ran: jobs.length, committed: true };
+      },
+      100,
+      { early: true },
+    );
+    // A failing run of this test must not leave a runner taking later tests' jobs.
+    onTestFinished(async () => {
+      await q.stop();
+      await events.close();
+    });
+    const lingering = () => (q as unknown as { lingering: Map<string, unknown> }).lingering.has("dc_early");
+    const waitingRunner = async () => {
+      const deadline = Date.now() + 15_000;
+      while (!lingering()) {
+        if (Date.now() > deadline) throw new Error("the runner never waited for more jobs");
+        await new Promise((r) => setTimeout(r, 1));
+      }
+    };
+    const job = (n: number) => ({ targetId: "dc_early", ownerId: "u_1", trigger: "http" as const, event: { n } });
+    await q.start();
+    await q.enqueueWithIds([job(1)]);
+    await until(() => seen.length === 1);
+    await waitingRunner();
+    await q.enqueueWithIds([job(2)]);
+    await until(() => seen.length === 2);
+    await waitingRunner();
+    await expect(q.enqueueWithIds([job(3)])).rejects.toThrow(/disk full/);
+    await until(() => seen.length === 3);
+    await q.enqueueWithIds([job(4)]);
+    await until(() => seen.length === 4);
+    const stored = async () =>
+      (await store.db.selectFrom("events").select("event_json").where("emitter_id", "=", "dc_early").orderBy("sort_key").execute()).map((r) => JSON.parse(r.event_json) as unknown);
+    const deadline = Date.now() + 15_000;
+    while ((await stored()).length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await q.stop();
+    expect(seen.map((s) => [s.n, s.early])).toEqual([
+      [1, false],
+      [2, true],
+      [3, true],
+      [4, false],
+    ]);
+    // The handed job ran before its insert had committed (the embedded database commits after this turn).
+    if (!fresh.databaseUrl) expect(seen[1]!.storedAtStart).toBe(false);
+    // Each acknowledged job is one event; the refused one left nothing, and no job is left.
+    expect(await stored()).toEqual([{ n: 1 }, { n: 2 }, { n: 4 }]);
+    expect(await store.db.selectFrom("jobs").select("id").where("target_id", "=", "dc_early").execute()).toEqual([]);
   });
 
   it("runs a job awaited by an HTTP request (custom response) on the instance that took the request", async () => {

@@ -34,6 +34,8 @@ export { removeStaleTmpDirs } from "./stale-dirs.js";
 
 export { SANDBOX_NICE };
 const WORKER = path.join(SANDBOX_DIR, "worker.cjs");
+/** How many CPU seconds a process can use per wall second at most. */
+const CORES = Math.max(1, os.availableParallelism());
 /** Where the worker requires the platform shim's libraries from (resolved once). */
 const PACKAGE_ENTRIES = sandboxPackageEntries();
 
@@ -244,9 +246,22 @@ export class SandboxProcess {
     return this.workerPid ? cpuSecondsOf(this.workerPid) : 0;
   }
 
-  /** Whether the worker has used its CPU time and should be replaced. */
+  /** When `spent` reads the worker's CPU time again (ms). */
+  private nextSpentCheck = 0;
+
+  /**
+   * Whether the worker has used its CPU time and should be replaced. Asked at every release, so
+   * /proc is read only when the budget could be used up by now: a process uses at most one CPU
+   * second per wall second per core. (Read at every release, that synchronous read sat between
+   * every batch's answer and its commit.)
+   */
   get spent(): boolean {
-    return this.cpuSeconds() >= this.retireAfterCpuSeconds;
+    const now = Date.now();
+    if (now < this.nextSpentCheck) return false;
+    const used = this.cpuSeconds();
+    if (used >= this.retireAfterCpuSeconds) return true;
+    this.nextSpentCheck = now + ((this.retireAfterCpuSeconds - used) * 1000) / CORES;
+    return false;
   }
 
   get alive(): boolean {

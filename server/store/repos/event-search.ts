@@ -54,38 +54,35 @@ function scanMatches(db: Db, q: string): Expression<SqlBool> {
 }
 
 /**
- * SQLite with trigrams: one pass over the FTS table's matches, newest first, each joined to its
- * event row by rowid to keep the channel's (so it costs what the matches cost, not a scan of
- * the channel), gives both the count and the page; then the page's rows are read by rowid. The
- * phrase match is the dear part (every trigram's list is read), so it is done once, not once for
- * the page and again for total_count. Only rowid and id of each match are held.
+ * SQLite with trigrams: the FTS table drives the query, newest match first (its rowids follow
+ * the events' insertion order, which within a channel is id order), each match joined to its
+ * event row by rowid to keep the channel's; so a page costs what its matches cost, not a scan of
+ * the channel, and the page stops at its limit. A cursor becomes a rowid bound: the rowid of the
+ * nearest event beyond it. (One pass for page and count together measured slower: it cannot
+ * stop early, and holds every match.)
  */
-async function ftsSearch(db: Db, emitterId: string, channel: string, match: string, w: PageWindow): Promise<{ rows: EventRow[]; total: number }> {
-  const matches = await sql<{ r: number; k: string }>`SELECT events.rowid AS r, events.sort_key AS k
-    FROM events_search JOIN events ON events.rowid = events_search.rowid
-    WHERE events_search MATCH ${match} AND events.emitter_id = ${emitterId} AND events.channel = ${channel}
-    ORDER BY events_search.rowid DESC`.execute(db);
-  const all = matches.rows;
-  // Rowids follow insertion order, which within a channel is id order; sorted only if not.
-  for (let i = 1; i < all.length; i++) {
-    if (all[i - 1]!.k < all[i]!.k) {
-      all.sort((a, b) => (a.k < b.k ? 1 : a.k > b.k ? -1 : 0));
-      break;
-    }
+async function ftsPage(db: Db, emitterId: string, channel: string, match: string, w: PageWindow): Promise<EventRow[]> {
+  const newerOnly = w.newerThan !== undefined && w.olderThan === undefined;
+  const bounds = [];
+  if (w.olderThan !== undefined) {
+    bounds.push(sql`AND events.sort_key < ${w.olderThan} AND events_search.rowid <= (SELECT rowid FROM events
+      WHERE emitter_id = ${emitterId} AND channel = ${channel} AND sort_key < ${w.olderThan} ORDER BY sort_key DESC LIMIT 1)`);
   }
-  let inWindow = all;
-  if (w.olderThan !== undefined) inWindow = inWindow.filter((m) => m.k < w.olderThan!);
-  if (w.newerThan !== undefined) inWindow = inWindow.filter((m) => m.k > w.newerThan!);
-  // Only `before`: the `limit` nearest newer ones; otherwise the newest of the window.
-  const page = w.newerThan !== undefined && w.olderThan === undefined ? inWindow.slice(-w.limit) : inWindow.slice(0, w.limit);
-  if (page.length === 0) return { rows: [], total: all.length };
-  const rows = await db
-    .selectFrom("events")
-    .selectAll()
-    .where(sql<SqlBool>`rowid IN (${sql.join(page.map((m) => m.r))})`)
-    .orderBy("sort_key", "desc")
-    .execute();
-  return { rows, total: all.length };
+  if (w.newerThan !== undefined) {
+    bounds.push(sql`AND events.sort_key > ${w.newerThan} AND events_search.rowid >= (SELECT rowid FROM events
+      WHERE emitter_id = ${emitterId} AND channel = ${channel} AND sort_key > ${w.newerThan} ORDER BY sort_key ASC LIMIT 1)`);
+  }
+  const rows = await sql<EventRow>`SELECT events.* FROM events_search JOIN events ON events.rowid = events_search.rowid
+    WHERE events_search MATCH ${match} AND events.emitter_id = ${emitterId} AND events.channel = ${channel} ${sql.join(bounds, sql` `)}
+    ORDER BY events_search.rowid ${sql.raw(newerOnly ? "ASC" : "DESC")} LIMIT ${w.limit}`.execute(db);
+  // Newest first, by id (the rowid order is that order; sorting keeps it so whatever happens).
+  return rows.rows.sort((a, b) => (a.sort_key < b.sort_key ? 1 : a.sort_key > b.sort_key ? -1 : 0));
+}
+
+async function ftsCount(db: Db, emitterId: string, channel: string, match: string): Promise<number> {
+  const r = await sql<{ n: number }>`SELECT count(*) AS n FROM events_search JOIN events ON events.rowid = events_search.rowid
+    WHERE events_search MATCH ${match} AND events.emitter_id = ${emitterId} AND events.channel = ${channel}`.execute(db);
+  return Number(r.rows[0]?.n ?? 0);
 }
 
 /**
@@ -94,7 +91,10 @@ async function ftsSearch(db: Db, emitterId: string, channel: string, match: stri
  */
 export async function searchEvents(db: Db, emitterId: string, channel: string, q: string, w: PageWindow): Promise<{ rows: EventRow[]; total: number }> {
   const match = isSqlite(db) ? ftsQuery(q) : undefined;
-  if (match !== undefined) return ftsSearch(db, emitterId, channel, match, w);
+  if (match !== undefined) {
+    const [rows, total] = await Promise.all([ftsPage(db, emitterId, channel, match, w), ftsCount(db, emitterId, channel, match)]);
+    return { rows, total };
+  }
   const [rows, total] = await Promise.all([scanPage(db, emitterId, channel, q, w), scanCount(db, emitterId, channel, q)]);
   return { rows, total };
 }

@@ -17,6 +17,8 @@ export interface NewJob {
   ownerId: string;
   trigger: string;
   payload: string;
+  /** Its id, given before the insert (newJobId): a job handed to its runner while it commits (queue.ts). */
+  id?: string;
   /** Not before this time (default: now). */
   runAfter?: number;
   /**
@@ -60,7 +62,7 @@ const INSERT_CHUNK = 200;
 /** Inserts jobs (and their targets' lease rows) inside the caller's transaction. */
 export async function insertJobs(trx: Kysely<Database> | Transaction<Database>, jobs: NewJob[], now = Date.now()): Promise<string[]> {
   const rows = jobs.map((job) => ({
-    id: job.sortAt === undefined ? newJobId(now) : jobIdAt(job.sortAt),
+    id: job.id ?? (job.sortAt === undefined ? newJobId(now) : jobIdAt(job.sortAt)),
     target_id: job.targetId,
     owner_id: job.ownerId,
     trigger: job.trigger,

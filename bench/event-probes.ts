@@ -1,0 +1,237 @@
+/**
+ * What the event benchmarks share: an HTTP client for the endpoints, the two baselines (a bare
+ * node:http handler, and a relay that forwards each POST to its SSE clients and stores nothing,
+ * as smee.io does), wrk for ingest when it is installed, SSE readers in a worker thread, and a
+ * paced sender.
+ */
+import { execFile, spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import http from "node:http";
+import os from "node:os";
+import path from "node:path";
+import { Worker } from "node:worker_threads";
+
+export const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+
+export function postJson(url: string, body: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: "POST", agent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) } }, (res) => {
+      res.resume();
+      res.on("end", () => resolve(res.statusCode ?? 0));
+    });
+    req.on("error", reject);
+    // An unanswered request fails the bench with a reason instead of hanging it.
+    req.setTimeout(30_000, () => req.destroy(new Error(`no answer from ${url} within 30 s`)));
+    req.end(body);
+  });
+}
+
+/** `total` POSTs with `concurrency` in flight; resolves with how many were answered 200. */
+export async function load(url: string, total: number, concurrency: number): Promise<number> {
+  let next = 0;
+  let ok = 0;
+  const worker = async () => {
+    while (next < total) {
+      const i = next++;
+      if ((await postJson(url, JSON.stringify({ i, pad: "x".repeat(64) }))) === 200) ok++;
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  return ok;
+}
+
+function spawnNode(code: string): Promise<{ origin: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, ["-e", code], { stdio: ["ignore", "pipe", "inherit"] });
+  return new Promise((resolve, reject) => {
+    child.once("exit", (c) => reject(new Error(`baseline server exited (${c})`)));
+    child.stdout!.on("data", (d: Buffer) => {
+      const m = /port (\d+)/.exec(d.toString());
+      if (m) resolve({ origin: `http://127.0.0.1:${m[1]}`, child });
+    });
+  });
+}
+
+/** A bare node:http server answering 200 {"success":true} after reading and parsing the body. */
+export function spawnBare(): Promise<{ origin: string; child: ChildProcess }> {
+  return spawnNode(`
+    const http = require("node:http");
+    const s = http.createServer((req, res) => {
+      const chunks = [];
+      req.on("data", (c) => chunks.push(c));
+      req.on("end", () => { JSON.parse(Buffer.concat(chunks).toString() || "null");
+        res.writeHead(200, { "content-type": "application/json" }); res.end('{"success":true}'); });
+    });
+    s.keepAliveTimeout = 60000;
+    s.listen(0, "127.0.0.1", () => console.log("port " + s.address().port));`);
+}
+
+/**
+ * A relay that stores nothing and runs no code, like smee.io: a POST to /e is answered 200 and
+ * forwarded to every client of GET /sse as {headers..., body, query, timestamp} (smee's shape).
+ */
+export function spawnRelay(): Promise<{ origin: string; child: ChildProcess }> {
+  return spawnNode(`
+    const http = require("node:http");
+    const clients = new Set();
+    let n = 0;
+    const s = http.createServer((req, res) => {
+      if (req.method === "GET" && req.url === "/sse") {
+        res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+        res.write(":ok\\n\\n");
+        clients.add(res);
+        req.on("close", () => clients.delete(res));
+        return;
+      }
+      const chunks = [];
+      req.on("data", (c) => chunks.push(c));
+      req.on("end", () => {
+        const body = JSON.parse(Buffer.concat(chunks).toString() || "null");
+        res.writeHead(200, { "content-type": "application/json" }); res.end('{"success":true}');
+        const msg = "id: " + (++n) + "\\ndata: " + JSON.stringify({ ...req.headers, body, query: {}, timestamp: Date.now() }) + "\\n\\n";
+        for (const c of clients) c.write(msg);
+      });
+    });
+    s.keepAliveTimeout = 60000;
+    s.listen(0, "127.0.0.1", () => console.log("port " + s.address().port));`);
+}
+
+/** Whether wrk is on the PATH (the issue's ingest figures are wrk's). */
+export const hasWrk = (() => {
+  for (const dir of (process.env.PATH ?? "").split(path.delimiter)) {
+    if (dir && fs.existsSync(path.join(dir, "wrk"))) return true;
+  }
+  return false;
+})();
+
+/**
+ * Requests per second answered 2xx: wrk -t2 -c32 for `seconds`, POSTing a small JSON body (or,
+ * without wrk, the bench's own client for as long).
+ */
+export async function ingestRate(url: string, seconds: number): Promise<{ perSecond: number; failed: number }> {
+  if (!hasWrk) {
+    const t0 = performance.now();
+    let ok = 0;
+    let sent = 0;
+    while (performance.now() - t0 < seconds * 1000) {
+      ok += await load(url, 2000, 32);
+      sent += 2000;
+    }
+    return { perSecond: (ok * 1000) / (performance.now() - t0), failed: sent - ok };
+  }
+  const script = path.join(os.tmpdir(), `hw-bench-post-${process.pid}.lua`);
+  fs.writeFileSync(
+    script,
+    `wrk.method = "POST"\nwrk.body = '{"i":-1,"pad":"${"x".repeat(64)}"}'\nwrk.headers["Content-Type"] = "application/json"\n`,
+  );
+  const out = await new Promise<string>((resolve, reject) =>
+    execFile("wrk", ["-t2", "-c32", `-d${seconds}s`, "-s", script, url], (err, stdout) => (err ? reject(err) : resolve(stdout))),
+  );
+  const total = Number(/(\d+) requests in/.exec(out)?.[1] ?? NaN);
+  const failed = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
+  const perSecond = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? NaN);
+  return { perSecond: total > 0 ? (perSecond * (total - failed)) / total : NaN, failed };
+}
+
+/**
+ * SSE readers in a worker thread, so that reading streams does not compete with the sender
+ * (or, for the in-process server, with the server) for this thread. Arrival times are absolute
+ * (timeOrigin + now), comparable across threads. Each message's `"i":N` is what is counted.
+ */
+const TAP_WORKER = `
+const { parentPort, workerData } = require("node:worker_threads");
+const http = require("node:http");
+const arrivals = [];
+let open = 0;
+for (const url of workerData.urls) {
+  http.get(url, { headers: { authorization: "Bearer " + workerData.key, accept: "text/event-stream" } }, (res) => {
+    let buf = "";
+    res.setEncoding("utf8");
+    if (++open === workerData.urls.length) parentPort.postMessage({ ready: true });
+    res.on("data", (chunk) => {
+      const at = performance.timeOrigin + performance.now();
+      buf += chunk;
+      let end;
+      while ((end = buf.indexOf("\\n\\n")) >= 0) {
+        const m = /"i":(\\d+)/.exec(buf.slice(0, end));
+        buf = buf.slice(end + 2);
+        if (m) arrivals.push(Number(m[1]), at);
+      }
+    });
+  });
+}
+parentPort.on("message", () => parentPort.postMessage({ arrivals }));
+`;
+
+export interface WorkerTaps {
+  /** [i, arrivedAt, i, arrivedAt, ...] so far. */
+  collect(): Promise<number[]>;
+  close(): Promise<void>;
+}
+
+export async function workerTaps(urls: string[], key: string): Promise<WorkerTaps> {
+  const worker = new Worker(TAP_WORKER, { eval: true, workerData: { urls, key } });
+  await new Promise<void>((resolve, reject) => {
+    worker.once("message", () => resolve());
+    worker.once("error", reject);
+  });
+  return {
+    collect: () =>
+      new Promise((resolve) => {
+        worker.once("message", (m: { arrivals: number[] }) => resolve(m.arrivals));
+        worker.postMessage("collect");
+      }),
+    close: async () => {
+      await worker.terminate();
+    },
+  };
+}
+
+/** Sends at `perSecond` for `seconds` through `send(i)`; returns each i's absolute send time. */
+export async function paced(perSecond: number, seconds: number, send: (i: number) => Promise<unknown>): Promise<number[]> {
+  const sentAt: number[] = [];
+  const pending: Array<Promise<unknown>> = [];
+  const started = performance.now();
+  await new Promise<void>((done) => {
+    const timer = setInterval(() => {
+      // Whatever is due, so a late timer tick does not lower the rate.
+      const due = Math.min(Math.floor(perSecond * seconds), Math.floor((performance.now() - started) * (perSecond / 1000))) - sentAt.length;
+      for (let k = 0; k < due; k++) {
+        const i = sentAt.length;
+        sentAt.push(performance.timeOrigin + performance.now());
+        pending.push(send(i));
+      }
+      if (performance.now() - started >= seconds * 1000) {
+        clearInterval(timer);
+        done();
+      }
+    }, 5);
+  });
+  await Promise.all(pending);
+  return sentAt;
+}
+
+export const pct = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
+
+/**
+ * Waits until the `expected` arrivals of events `first`.. (or 60 s), then returns the sorted
+ * latencies (arrival - send). `sentAt[k]` is when event `first + k` was sent.
+ */
+export async function latencies(taps: WorkerTaps, sentAt: number[], expected: number, first = 0): Promise<number[]> {
+  const deadline = performance.now() + 60_000;
+  const out: number[] = [];
+  const measure = (arrivals: number[]) => {
+    out.length = 0;
+    for (let k = 0; k < arrivals.length; k += 2) {
+      const i = arrivals[k]! - first;
+      if (i >= 0 && i < sentAt.length) out.push(arrivals[k + 1]! - sentAt[i]!);
+    }
+  };
+  measure(await taps.collect());
+  while (out.length < expected && performance.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 100));
+    measure(await taps.collect());
+  }
+  return out.sort((a, b) => a - b);
+}
+
+export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;

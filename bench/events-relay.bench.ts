@@ -1,0 +1,161 @@
+/**
+ * Headwater next to what it is measured against (issue 20), in one run, alternating:
+ * - ingest: wrk -t2 -c32, a small JSON POST, 5 s per system and round, on a source's endpoint
+ *   (warm server, daily quota out of the way, the previous round's backlog stored first), on a
+ *   bare node:http handler, and on a relay that stores nothing (smee.io's kind);
+ * - endpoint request → SSE message: 500 events at 200 ev/s, one stream, on Headwater and on the
+ *   relay.
+ * Printed per round, then the medians: ingest as a ratio to bare node:http in the same round.
+ *
+ * `HEADWATER_BENCH_BASELINE=/path/to/another/checkout` also runs that checkout's server (its own
+ * node_modules) in the same rounds: a change measured against the build before it.
+ */
+import type { ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import { createClient, type Client } from "../shared/client/index.js";
+import { relaySource } from "../test/delivery/helpers.js";
+import { uniqueKey } from "../test/support/fixtures.js";
+import { randomKey, spawnServer, tempDataDir, type SpawnedServer } from "../test/support/server.js";
+import { agent, hasWrk, ingestRate, latencies, load, median, paced, pct, postJson, spawnBare, spawnRelay, workerTaps, type WorkerTaps } from "./event-probes.js";
+import { defineBench } from "./harness.js";
+
+const ROUNDS = 3;
+const INGEST_SECONDS = 5;
+const RATE = 200;
+const EVENTS = 500;
+
+interface Headwater {
+  name: string;
+  server: SpawnedServer;
+  dataDir: string;
+  client: Client;
+  apiKey: string;
+  ingest: string;
+  /** Events the ingest source should hold once its backlog is stored. */
+  acknowledged: number;
+  latency: string;
+  isolation: string;
+}
+
+async function untilStored(client: Client, sourceId: string, count: number, withinMs = 120_000): Promise<void> {
+  const deadline = performance.now() + withinMs;
+  for (;;) {
+    const total = (await client.listSourceEvents(sourceId, { limit: 1 })).page_info.total_count;
+    if (total >= count) return;
+    if (performance.now() > deadline) throw new Error(`${sourceId} has ${total} of ${count} events after ${withinMs / 1000} s`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+async function startHeadwater(name: string, root?: string): Promise<Headwater> {
+  const dataDir = tempDataDir();
+  const apiKey = randomKey();
+  const server = await spawnServer({
+    dataDir,
+    apiKey,
+    ...(root ? { root } : {}),
+    ...(process.env.HEADWATER_BENCH_CPU_PROF ? { nodeFlags: [`--cpu-prof`, `--cpu-prof-dir=${process.env.HEADWATER_BENCH_CPU_PROF}/${name}`] } : {}),
+    env: {
+      HEADWATER_LOG_LEVEL: "error",
+      HEADWATER_EVENT_RETENTION: "1000000",
+      // The daily quota is not what is measured.
+      HEADWATER_DAILY_INVOCATIONS_QUOTA: "1000000000",
+    },
+  });
+  const health = (await (await fetch(`${server.origin}/healthz`)).json()) as { sandbox?: { isolation?: string } };
+  const client = createClient({ baseUrl: server.baseUrl, apiKey });
+  const ingest = (await client.createSource({ component_code: relaySource(uniqueKey("ingest")), name: "ingest" })).id;
+  const latency = (await client.createSource({ component_code: relaySource(uniqueKey("latency")), name: "latency" })).id;
+  // Warm-up: the server's JIT keeps improving over its first ~8,000 requests.
+  const warm = (await client.createSource({ component_code: relaySource(uniqueKey("warm")), name: "warm-up" })).id;
+  for (let round = 1; round <= 4; round++) {
+    await load(`${server.origin}/e/${warm}`, 2000, 32);
+    await untilStored(client, warm, 2000 * round);
+  }
+  return { name, server, dataDir, client, apiKey, ingest, acknowledged: 0, latency, isolation: health.sandbox?.isolation ?? "?" };
+}
+
+const fmt = (n: number, d = 1) => (Number.isFinite(n) ? n.toFixed(d) : "-");
+
+export default defineBench("events vs relay", async () => {
+  const bare = await spawnBare();
+  const relay = await spawnRelay();
+  const systems: Headwater[] = [await startHeadwater("headwater")];
+  const baselineRoot = process.env.HEADWATER_BENCH_BASELINE;
+  if (baselineRoot) systems.push(await startHeadwater("previous build", baselineRoot));
+  for (const hw of systems) console.log(`  · ${hw.name}: sandbox isolation ${hw.isolation}`);
+  const children: ChildProcess[] = [bare.child, relay.child];
+
+  return {
+    cases: [
+      {
+        name: `ingest, ${ROUNDS} × ${INGEST_SECONDS} s each, alternating`,
+        iterations: 1,
+        warmup: 0,
+        run: async () => {
+          console.log(`  · client: ${hasWrk ? "wrk -t2 -c32" : "the bench's own (wrk not installed), 32 in flight"}, a ${80}-byte JSON POST`);
+          const ratios = new Map<string, number[]>();
+          for (let round = 1; round <= ROUNDS; round++) {
+            const b = await ingestRate(`${bare.origin}/`, INGEST_SECONDS);
+            const line = [`bare node:http ${fmt(b.perSecond, 0)}/s`];
+            const r = await ingestRate(`${relay.origin}/e`, INGEST_SECONDS);
+            line.push(`relay ${fmt(r.perSecond, 0)}/s (${fmt(r.perSecond / b.perSecond, 3)})`);
+            (ratios.get("relay") ?? ratios.set("relay", []).get("relay")!).push(r.perSecond / b.perSecond);
+            for (const hw of systems) {
+              const h = await ingestRate(`${hw.server.origin}/e/${hw.ingest}`, INGEST_SECONDS);
+              hw.acknowledged += Math.round(h.perSecond * INGEST_SECONDS);
+              line.push(`${hw.name} ${fmt(h.perSecond, 0)}/s (${fmt(h.perSecond / b.perSecond, 3)})${h.failed ? `, ${h.failed} refused` : ""}`);
+              (ratios.get(hw.name) ?? ratios.set(hw.name, []).get(hw.name)!).push(h.perSecond / b.perSecond);
+              // The next system meets an idle machine: this one's backlog is stored first.
+              await untilStored(hw.client, hw.ingest, hw.acknowledged * 0.99);
+            }
+            console.log(`  · round ${round}: ${line.join(", ")}`);
+          }
+          for (const [name, xs] of ratios) console.log(`  · ingest ratio to bare node:http, median: ${name} ${fmt(median(xs), 3)}`);
+        },
+      },
+      {
+        name: `request → SSE, ${EVENTS} at ${RATE}/s, alternating`,
+        iterations: 1,
+        warmup: 0,
+        run: async () => {
+          const taps: Array<{ name: string; taps: WorkerTaps; url: string }> = [
+            { name: "relay", taps: await workerTaps([`${relay.origin}/sse`], ""), url: `${relay.origin}/e` },
+          ];
+          for (const hw of systems) {
+            taps.push({
+              name: hw.name,
+              taps: await workerTaps([`${hw.server.origin}/sources/${hw.latency}/sse`], hw.apiKey),
+              url: `${hw.server.origin}/e/${hw.latency}`,
+            });
+          }
+          const results = new Map<string, Array<{ p50: number; p99: number }>>();
+          for (let round = 1; round <= ROUNDS; round++) {
+            const line: string[] = [];
+            for (const t of taps) {
+              const first = round * 1_000_000;
+              const sentAt = await paced(RATE, EVENTS / RATE, (i) => postJson(t.url, JSON.stringify({ i: first + i })));
+              const l = await latencies(t.taps, sentAt, sentAt.length, first);
+              const r = { p50: pct(l, 0.5), p99: pct(l, 0.99) };
+              (results.get(t.name) ?? results.set(t.name, []).get(t.name)!).push(r);
+              line.push(`${t.name} ${fmt(r.p50, 2)} / ${fmt(r.p99, 2)} ms${l.length < sentAt.length ? ` (${l.length}/${sentAt.length} arrived)` : ""}`);
+            }
+            console.log(`  · round ${round}, p50 / p99: ${line.join(", ")}`);
+          }
+          for (const [name, rs] of results) {
+            console.log(`  · request → SSE, median of rounds: ${name} p50 ${fmt(median(rs.map((r) => r.p50)), 2)} ms, p99 ${fmt(median(rs.map((r) => r.p99)), 2)} ms`);
+          }
+          for (const t of taps) await t.taps.close();
+        },
+      },
+    ],
+    teardown: async () => {
+      agent.destroy();
+      for (const c of children) c.kill();
+      for (const hw of systems) {
+        await hw.server.stop();
+        fs.rmSync(hw.dataDir, { recursive: true, force: true });
+      }
+    },
+  };
+});
