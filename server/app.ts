@@ -37,6 +37,7 @@ import { subscriptionRoutes } from "./http/routes/subscriptions.js";
 import { userRoutes } from "./http/routes/users.js";
 import { workflowRoutes } from "./http/routes/workflows.js";
 import { createRuntime } from "./runtime/index.js";
+import { resolveIsolationAsync } from "./runtime/sandbox/isolation.js";
 import { networkPolicyFor } from "./runtime/sandbox/policy.js";
 import { PgResponseRelay } from "./cluster/response-relay.js";
 import { Presence } from "./cluster/presence.js";
@@ -79,6 +80,11 @@ export async function createServer(config: Config): Promise<Server> {
   let publicUrl = config.publicUrl ?? "";
   const getPublicUrl = () => publicUrl;
 
+  // Which isolation the sandbox gets: bwrap is probed by running a process, concurrently with
+  // opening the database. A configured `namespaces` that cannot work stops the start (below).
+  const isolation = resolveIsolationAsync(config.sandbox.isolation);
+  isolation.catch(() => undefined); // awaited below; not unhandled if the start fails before
+
   try {
     // -- storage: migrations run here; store/ is the only place with SQL ----------------------
     const store = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
@@ -119,6 +125,7 @@ export async function createServer(config: Config): Promise<Server> {
       events: events.store,
       publicUrl: getPublicUrl,
       log: (msg, err) => log.error({ err }, msg),
+      isolation: await isolation,
     });
     closers.push(() => runtime.close());
     // Stored events are routed to their listeners through the runtime's queue: each listener's

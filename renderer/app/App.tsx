@@ -11,6 +11,7 @@ import { Loading } from "../ui/Spinner.js";
 import { Toasts } from "../ui/Toasts.js";
 import { AccountView } from "../views/account/AccountView.js";
 import { ComponentsView } from "../views/components/ComponentsView.js";
+import { FlowView } from "../views/flow/FlowView.js";
 import { SourcesView } from "../views/sources/SourcesView.js";
 import { SubscriptionsView } from "../views/subscriptions/SubscriptionsView.js";
 import { WorkflowsView } from "../views/workflows/WorkflowsView.js";
@@ -94,6 +95,8 @@ function Routed({ route, current }: { route: Route; current: Profile | null }) {
       return <ComponentsView selectedId={route.id} />;
     case "subscriptions":
       return <SubscriptionsView />;
+    case "flow":
+      return <FlowView />;
     case "workflows":
       return <WorkflowsView selectedId={route.id} />;
     default:

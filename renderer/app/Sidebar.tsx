@@ -10,6 +10,7 @@ const NAV: { view: ViewName; label: string; icon: string }[] = [
   { view: "sources", label: "Sources", icon: "◉" },
   { view: "components", label: "Components", icon: "▣" },
   { view: "subscriptions", label: "Subscriptions", icon: "⇄" },
+  { view: "flow", label: "Flow", icon: "⤳" },
   { view: "workflows", label: "Workflows", icon: "⚙" },
   { view: "account", label: "Account", icon: "◎" },
 ];

@@ -7,7 +7,7 @@
  * when `acceptText` says so (a pasted id, a glob).
  */
 import { useCombobox } from "downshift";
-import { useMemo, useState } from "react";
+import { useEffect, useMemo, useRef, useState } from "react";
 
 export interface ComboboxOption {
   value: string;
@@ -52,33 +52,21 @@ export function searchOptions(options: ComboboxOption[], query: string, max = 50
 export function Combobox(props: ComboboxProps) {
   const { options, value, acceptText } = props;
   const chosen = useMemo(() => options.find((o) => o.value === value) ?? null, [options, value]);
-  const [text, setText] = useState(chosen?.label ?? value);
+  // What the list is filtered by. Downshift owns the input's text itself: a text controlled from
+  // here is written back a render late, and fast typing loses characters.
+  const [query, setQuery] = useState(chosen?.label ?? value);
   // The value this field last reported: any other value was set from outside (a form reset).
-  const [reported, setReported] = useState(value);
-  const onChange = (v: string) => {
-    setReported(v);
+  const reported = useRef(value);
+  const report = (v: string) => {
+    reported.current = v;
     props.onChange(v);
   };
 
-  // When the value or its option changes (React's "adjust state while rendering"): a value set
-  // from outside shows as its option's label (or itself); a known id typed or pasted shows as its
-  // name once its option is there.
-  const [seen, setSeen] = useState({ value, chosen });
-  if (seen.value !== value || seen.chosen !== chosen) {
-    setSeen({ value, chosen });
-    if (value !== reported) {
-      setReported(value);
-      setText(chosen ? chosen.label : value);
-    } else if (chosen && text.trim() === value) {
-      setText(chosen.label);
-    }
-  }
-
   const items = useMemo(() => {
     // With a choice made and its label in the input, list everything (a fresh search), not one match.
-    const query = chosen && text === chosen.label ? "" : text;
-    return searchOptions(options, query, props.maxShown ?? 50);
-  }, [options, text, chosen, props.maxShown]);
+    const q = chosen && query === chosen.label ? "" : query;
+    return searchOptions(options, q, props.maxShown ?? 50);
+  }, [options, query, chosen, props.maxShown]);
 
   const cb = useCombobox<ComboboxOption>({
     id: `${props.id}-cb`,
@@ -88,8 +76,8 @@ export function Combobox(props: ComboboxProps) {
     getItemId: (i) => `${props.id}-option-${i}`,
     items,
     itemToString: (o) => o?.label ?? "",
-    selectedItem: chosen,
-    inputValue: text,
+    initialSelectedItem: chosen,
+    initialInputValue: chosen?.label ?? value,
     defaultHighlightedIndex: 0,
     stateReducer: (state, { type, changes }) => {
       const T = useCombobox.stateChangeTypes;
@@ -107,17 +95,29 @@ export function Combobox(props: ComboboxProps) {
       return changes;
     },
     onInputValueChange: ({ inputValue, type }) => {
-      setText(inputValue);
+      setQuery(inputValue);
       if (type !== useCombobox.stateChangeTypes.InputChange) return;
       const typed = inputValue.trim();
-      if (acceptText?.(typed)) onChange(typed);
-      else if (value !== "") onChange("");
+      if (acceptText?.(typed)) report(typed);
+      else if (reported.current !== "") report("");
     },
     onSelectedItemChange: ({ selectedItem }) => {
-      onChange(selectedItem?.value ?? "");
-      setText(selectedItem?.label ?? "");
+      if (selectedItem && selectedItem.value !== reported.current) report(selectedItem.value);
     },
   });
+
+  // A value set from outside (a reset) shows in the input; so does the name of an id typed whole
+  // once its option is known.
+  const { selectItem, setInputValue, inputValue, selectedItem } = cb;
+  useEffect(() => {
+    if (value !== reported.current) {
+      reported.current = value;
+      selectItem(chosen);
+      if (!chosen) setInputValue(value);
+    } else if (chosen && chosen !== selectedItem && inputValue.trim() === value) {
+      selectItem(chosen);
+    }
+  }, [value, chosen, selectItem, setInputValue, inputValue, selectedItem]);
 
   const describedBy = [
     props.hint && !props.error ? `${props.id}-hint` : "",
@@ -165,7 +165,7 @@ export function Combobox(props: ComboboxProps) {
             ))}
           {cb.isOpen && items.length === 0 && (
             <li className="combobox-empty" aria-disabled="true" role="option" aria-selected="false">
-              {props.loading ? "Loading…" : acceptText?.(text.trim()) ? `Use ${text.trim()}` : "No match"}
+              {props.loading ? "Loading…" : acceptText?.(query.trim()) ? `Use ${query.trim()}` : "No match"}
             </li>
           )}
         </ul>

@@ -58,6 +58,8 @@ export interface RuntimeDeps {
   responseRelay?: ResponseRelay;
   /** This instance's lease owner id (server/cluster/presence.ts watches it on PostgreSQL). */
   instanceId?: string;
+  /** The isolation mode, already resolved (app.ts probes it while the database opens); default: probed here. */
+  isolation?: Isolation;
 }
 
 export interface Runtime {
@@ -98,7 +100,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
   const catalog = cachingCatalog(deps.catalog ?? new RuntimeCatalogRepo(db));
   const packages = packageCacheFor(config);
   // Probed once (bwrap); a configured `namespaces` that cannot work stops the start here.
-  const isolation = resolveIsolation(config.sandbox.isolation);
+  const isolation = deps.isolation ?? resolveIsolation(config.sandbox.isolation);
   const bundles = new BundleCache(packages);
   // Describing and prop options run outside the pool, in processes of their own, sharing one set of slots.
   const oneShot = new OneShotRunner(config, packages);

@@ -4,7 +4,7 @@
  * search the account's sources and workflows by name, and still take a pasted id or, for
  * emitters, the globs `dc_*` / `p_*`.
  */
-import { useMemo } from "react";
+import { useMemo, useState } from "react";
 import { useAllSources, useAllWorkflows, useSubscriptions } from "../../state/queries.js";
 import { Combobox, type ComboboxOption } from "../../ui/Combobox.js";
 
@@ -113,13 +113,20 @@ export function ChannelPicker(props: PickerProps & { emitterId: string; defaultV
       ...[...named].sort().map((n) => ({ value: n, label: n, kind: "named" })),
     ];
   }, [subs.data, props.emitterId]);
+  // What the field holds: "" while cleared (the form still means the default channel).
+  const toChannel = (v: string) => (v === "" || v === "default" ? def : v);
+  const [shown, setShown] = useState(props.value === def ? "default" : props.value);
+  if (toChannel(shown) !== props.value) setShown(props.value === def ? "default" : props.value);
   return (
     <Combobox
       id={props.id}
       label={props.label ?? "Channel"}
       options={options}
-      value={props.value === def ? "default" : props.value}
-      onChange={(v) => props.onChange(v === "default" ? def : v)}
+      value={shown}
+      onChange={(v) => {
+        setShown(v);
+        props.onChange(toChannel(v));
+      }}
       acceptText={(t) => CHANNEL.test(t)}
       placeholder="default"
       hint={props.hint ?? "default, $errors, $logs, or a named channel"}

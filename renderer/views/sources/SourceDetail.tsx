@@ -22,6 +22,7 @@ import { Switch } from "../../ui/Switch.js";
 import { Tabs } from "../../ui/Tabs.js";
 import { toast } from "../../ui/Toasts.js";
 import { EventsPanel } from "../events/EventsPanel.js";
+import { Wiring } from "../flow/Wiring.js";
 import { SendTestEvent } from "../test-event/SendTestEvent.js";
 import { PropsForm } from "./PropsForm.js";
 import { buildConfiguredProps, initialState, type FormState } from "./propsForm.js";
@@ -158,6 +159,7 @@ function SourceHeader({ source }: { source: Source }) {
           <CopyButton text={u.url} label="Copy endpoint URL" />
         </div>
       ))}
+      <Wiring id={source.id} />
       {urls.length > 0 && <SendTestEvent emitterId={source.id} />}
       {confirmDelete && (
         <ConfirmDialog

@@ -170,7 +170,7 @@ function SendTestEventPanel(props: { id: string; emitterId: string; onClose: () 
           <textarea
             id={f("body")}
             className="mono"
-            rows={6}
+            rows={4}
             value={body}
             onChange={(e) => setBody(e.target.value)}
             aria-invalid={bodyProblem ? true : undefined}

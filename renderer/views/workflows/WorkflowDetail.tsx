@@ -16,6 +16,7 @@ import { Switch } from "../../ui/Switch.js";
 import { Tabs } from "../../ui/Tabs.js";
 import { toast } from "../../ui/Toasts.js";
 import { EventsPanel } from "../events/EventsPanel.js";
+import { Wiring } from "../flow/Wiring.js";
 import { SendTestEvent } from "../test-event/SendTestEvent.js";
 
 export function WorkflowDetail({ id }: { id: string }) {
@@ -114,6 +115,7 @@ function WorkflowHeader({ workflow: w }: { workflow: Workflow }) {
         <code className="endpoint-url">{w.endpoint_url}</code>
         <CopyButton text={w.endpoint_url} label="Copy endpoint URL" />
       </div>
+      <Wiring id={w.id} triggers />
       {w.endpoint_url && <SendTestEvent emitterId={w.id} />}
       {confirmDelete && (
         <ConfirmDialog

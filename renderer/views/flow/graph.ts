@@ -1,0 +1,98 @@
+/**
+ * The account's wiring as a graph: sources and workflows are nodes, each subscription a directed
+ * edge from its emitter to its listener (a glob emitter, `dc_*` or `p_*`, is a node of its own),
+ * laid out left to right by dagre. Pure: the view and the bench build the same graph.
+ */
+import dagre from "@dagrejs/dagre";
+import type { Edge, Node } from "@xyflow/react";
+import type { Source, Subscription, Workflow } from "../../../shared/resources/index.js";
+
+export type FlowNodeKind = "source" | "workflow" | "glob" | "missing";
+
+export interface FlowNodeData extends Record<string, unknown> {
+  label: string;
+  kind: FlowNodeKind;
+  /** The source or workflow id, or the glob. */
+  ref: string;
+}
+
+export interface FlowEdgeData extends Record<string, unknown> {
+  channel: string;
+  count: number | null;
+}
+
+export const NODE_WIDTH = 220;
+export const NODE_HEIGHT = 58;
+
+const GLOB_LABEL: Record<string, string> = { "dc_*": "All sources", "p_*": "All workflows" };
+
+/** Counts of an emitter's events shown on its edges: over the last hour, or retained. */
+export interface EdgeCounts {
+  counts: ReadonlyMap<string, number>;
+  /** "hour": events in the last hour (stats); "retained": events the server still keeps. */
+  basis: "hour" | "retained";
+}
+
+export function edgeLabel(count: number | null, channel: string, basis: EdgeCounts["basis"]): string {
+  const ch = channel === "" ? "" : ` · ${channel}`;
+  if (count === null) return channel === "" ? "" : channel;
+  const n = `${count.toLocaleString("en-US")} event${count === 1 ? "" : "s"}`;
+  return basis === "hour" ? `${n} in the last hour${ch}` : `${n}${ch}`;
+}
+
+/**
+ * Nodes (positioned) and edges of the wiring. Every source and workflow is a node, wired or not,
+ * so a new one shows where it can be connected.
+ */
+export function buildFlowGraph(
+  sources: readonly Source[],
+  workflows: readonly Workflow[],
+  subscriptions: readonly Subscription[],
+  counts: EdgeCounts = { counts: new Map(), basis: "retained" },
+): { nodes: Node<FlowNodeData>[]; edges: Edge<FlowEdgeData>[] } {
+  const data = new Map<string, FlowNodeData>();
+  for (const s of sources) data.set(s.id, { label: s.name, kind: "source", ref: s.id });
+  for (const w of workflows) data.set(w.id, { label: w.name, kind: "workflow", ref: w.id });
+  const ensure = (id: string) => {
+    if (data.has(id)) return;
+    if (GLOB_LABEL[id]) data.set(id, { label: GLOB_LABEL[id], kind: "glob", ref: id });
+    else data.set(id, { label: id, kind: "missing", ref: id });
+  };
+  const edges: Edge<FlowEdgeData>[] = [];
+  for (const sub of subscriptions) {
+    ensure(sub.emitter_id);
+    ensure(sub.listener_id);
+    const count = counts.counts.get(sub.emitter_id) ?? null;
+    const label = edgeLabel(count, sub.event_name, counts.basis);
+    const from = data.get(sub.emitter_id)!.label;
+    const to = data.get(sub.listener_id)!.label;
+    edges.push({
+      id: `${sub.emitter_id}>${sub.listener_id}>${sub.event_name}`,
+      source: sub.emitter_id,
+      target: sub.listener_id,
+      label,
+      data: { channel: sub.event_name, count },
+      ariaLabel: `${from} to ${to}${label ? `: ${label}` : ""}`,
+    });
+  }
+
+  const g = new dagre.graphlib.Graph();
+  g.setGraph({ rankdir: "LR", nodesep: 24, ranksep: 140, marginx: 20, marginy: 20 });
+  g.setDefaultEdgeLabel(() => ({}));
+  for (const id of data.keys()) g.setNode(id, { width: NODE_WIDTH, height: NODE_HEIGHT });
+  for (const e of edges) g.setEdge(e.source, e.target);
+  dagre.layout(g);
+
+  const nodes: Node<FlowNodeData>[] = [...data].map(([id, d]) => {
+    const p = g.node(id);
+    return {
+      id,
+      type: "emitter",
+      data: d,
+      position: { x: p.x - NODE_WIDTH / 2, y: p.y - NODE_HEIGHT / 2 },
+      ariaLabel: `${d.kind === "glob" ? "" : `${d.kind} `}${d.label}`,
+      connectable: false,
+    };
+  });
+  return { nodes, edges };
+}
