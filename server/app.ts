@@ -23,10 +23,13 @@ import type { Config } from "./config.js";
 import { createEventServices, type EventServices } from "./events/index.js";
 import { closeGracefully, createHttpApp } from "./http/app.js";
 import { registerAuth } from "./http/auth.js";
+import { registerRateLimits } from "./http/rate-limit.js";
 import { componentRoutes } from "./http/routes/components.js";
 import { eventRoutes } from "./http/routes/events.js";
 import { inspectionRoutes } from "./http/routes/inspection.js";
 import { healthRoutes } from "./http/routes/health.js";
+import { metricsRoutes } from "./http/routes/metrics.js";
+import { createMetricsRegistry } from "./metrics/registry.js";
 import { openapiRoutes } from "./http/routes/openapi.js";
 import { sourceRoutes } from "./http/routes/sources.js";
 import { streamRoutes } from "./http/routes/streams.js";
@@ -206,7 +209,11 @@ export async function createServer(config: Config): Promise<Server> {
     sources.onCreated((userId, id) => events.subscriptions.participantCreated(userId, id));
 
     // -- routes: one plugin per concern --------------------------------------------------------
+    // Rate limits first: they attach to the routes declared after them.
+    await registerRateLimits(app, config);
     await app.register(healthRoutes, { isolation: runtime.isolation.mode });
+    const metrics = createMetricsRegistry({ db: store.db, sandboxProcesses: () => runtime.sandboxProcesses() });
+    await app.register(metricsRoutes, { registry: metrics, token: config.metricsToken });
     await app.register(openapiRoutes, { prefix: "/v1", version: API_VERSION });
     await app.register(userRoutes, { prefix: "/v1", users });
     await app.register(componentRoutes, { prefix: "/v1", components });

@@ -71,6 +71,8 @@ export interface Runtime {
   lifecycle: SourceLifecycle;
   /** A source was deleted: its endpoint must answer 404 at once (endpoint targets are cached). */
   forgetSource(sourceId: string): void;
+  /** Sandbox processes alive or starting (`/metrics`). */
+  sandboxProcesses(): number;
   /** An admin disabled, changed or deleted a user (here or on another instance): forget what is remembered of them. */
   userChanged(userId: string): void;
   queue: InvocationQueue & {
@@ -164,6 +166,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     propOptions: createPropOptionsRunner(config, oneShot, quotas),
     lifecycle: new RuntimeLifecycle({ catalog, invoker, timers, state, jobs, onChanged: (id) => sourceTargets.forget(id) }),
     forgetSource: (id: string) => sourceTargets.forget(id),
+    sandboxProcesses: () => pool.size,
     userChanged: (userId: string) => {
       sourceTargets.clear();
       quotas.forgetUser(userId);

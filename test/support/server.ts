@@ -80,6 +80,8 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
     // Unknown keys stay a plain 404 rather than a lookup on the npm registry; the tests of the
     // vendor's packages as a registry turn it on.
     HEADWATER_NPM_COMPONENTS: "0",
+    // Tests and benches hammer the API from one key; the rate limit's own tests turn it on.
+    HEADWATER_RATE_LIMIT: "0",
     ...(fresh.databaseUrl ? { HEADWATER_DATABASE_URL: fresh.databaseUrl } : {}),
     ...opts.env,
   });
@@ -182,6 +184,7 @@ export function spawnServer(opts: SpawnOptions): Promise<SpawnedServer> {
       HEADWATER_DATA_DIR: opts.dataDir,
       HEADWATER_LOG_LEVEL: "warn",
       HEADWATER_NPM_COMPONENTS: "0",
+      HEADWATER_RATE_LIMIT: "0",
       ...(opts.apiKey ? { HEADWATER_API_KEY: opts.apiKey } : {}),
       ...(opts.databaseUrl ? { HEADWATER_DATABASE_URL: opts.databaseUrl } : {}),
       ...opts.env,
