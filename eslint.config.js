@@ -27,4 +27,22 @@ export default tseslint.config(
       "no-restricted-imports": ["error", { paths: ["electron", "electron-store"] }],
     },
   },
+  {
+    // SQLite is loaded through shared/sqlite-native.ts, which picks the better-sqlite3 build that
+    // runs on this Node (12 aborts on Node 24, 13 crashes on Node 20). Types may come from anywhere.
+    files: ["**/*.{ts,tsx,mts}"],
+    ignores: ["shared/sqlite-native.ts"],
+    rules: {
+      "@typescript-eslint/no-restricted-imports": [
+        "error",
+        {
+          paths: ["better-sqlite3", "better-sqlite3-napi"].map((name) => ({
+            name,
+            allowTypeImports: true,
+            message: "load SQLite through shared/sqlite-native.ts (the build for this Node)",
+          })),
+        },
+      ],
+    },
+  },
 );

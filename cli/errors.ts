@@ -3,7 +3,7 @@
  * 0 success, 1 an API, network or component error, 2 a usage error (the command line itself is
  * wrong: an unknown flag, a missing argument, a bad value, a file that is not there).
  */
-import { ApiError } from "../shared/client/index.js";
+import { ApiError } from "../shared/client/error.js";
 
 export const EXIT = { ok: 0, api: 1, usage: 2, interrupted: 130 } as const;
 

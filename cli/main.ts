@@ -9,16 +9,14 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { CommanderError } from "commander";
-import { connect, type Connection } from "./connection/resolve.js";
+import { APP_ROOT as appRoot } from "../shared/app-paths.js";
+import type { Connection } from "./connection/resolve.js";
 import type { Context } from "./context.js";
 import { describeError, EXIT } from "./errors.js";
 import { createOutput } from "./output/output.js";
 import { withSpinner } from "./output/spinner.js";
 import { buildProgram } from "./program.js";
-
-const appRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
 export async function main(argv: string[]): Promise<number> {
   const env = process.env;
@@ -69,8 +67,9 @@ export async function main(argv: string[]): Promise<number> {
       endsOnSignal: () => {
         endsOnSignal = true;
       },
+      // Loaded on first use: commands that never connect (help, login's prompts) skip the client.
       connect: () =>
-        (connection ??= connect(
+        (connection ??= import("./connection/resolve.js").then(({ connect }) => connect(
           { apiUrl: opts.apiUrl as string | undefined, apiKey: opts.apiKey as string | undefined, profile: opts.profile as string | undefined },
           {
             appRoot,
@@ -80,18 +79,20 @@ export async function main(argv: string[]): Promise<number> {
               if (debug) process.stderr.write(`headwater: ${line}\n`);
             },
           },
-        )),
+        ))),
     };
   };
 
-  const program = buildProgram({
-    version: readVersion(),
-    context,
-    writeOut: (s) => process.stdout.write(s),
-    writeErr: (s) => process.stderr.write(s),
-  });
-
   try {
+    const program = await buildProgram(
+      {
+        version: readVersion(),
+        context,
+        writeOut: (s) => process.stdout.write(s),
+        writeErr: (s) => process.stderr.write(s),
+      },
+      argv,
+    );
     commandRunning = true;
     await program.parseAsync(argv);
     return EXIT.ok;

@@ -3,25 +3,34 @@
  * mean" suggestions for unknown commands and flags). Each command lives in commands/ and
  * registers itself here; `act` turns a command function into a commander action with a Context
  * (the types and option parsers the commands share are in options.ts).
+ *
+ * A command's module, and what it imports, is loaded only when that command runs: `whoami` never
+ * loads the file watcher, esbuild or the local server's code. The full tree is loaded when no
+ * known command is named (the help, `help <command>`, an unknown command and its suggestions).
  */
 import { Command } from "commander";
-import { registerBackup } from "./commands/backup.js";
-import { registerDeploy } from "./commands/deploy.js";
-import { registerDev } from "./commands/dev.js";
-import { registerEvents } from "./commands/events.js";
-import { registerList } from "./commands/list.js";
-import { registerListen } from "./commands/listen.js";
-import { registerLogin } from "./commands/login.js";
-import { registerReplay } from "./commands/replay.js";
-import { registerServer } from "./commands/server.js";
-import { registerSourceCommands } from "./commands/sources.js";
-import { registerStats } from "./commands/stats.js";
-import { registerUsers } from "./commands/users.js";
-import { registerSubscribe } from "./commands/subscribe.js";
-import { registerWhoami } from "./commands/whoami.js";
 import type { Context } from "./context.js";
 import type { Act } from "./options.js";
 
+type Register = (program: Command, act: Act) => void;
+
+/** The command modules in help order, with the commands each registers. */
+const COMMANDS: Array<{ names: string[]; load: () => Promise<Register> }> = [
+  { names: ["whoami"], load: async () => (await import("./commands/whoami.js")).registerWhoami },
+  { names: ["list"], load: async () => (await import("./commands/list.js")).registerList },
+  { names: ["deploy"], load: async () => (await import("./commands/deploy.js")).registerDeploy },
+  { names: ["dev"], load: async () => (await import("./commands/dev.js")).registerDev },
+  { names: ["events", "logs"], load: async () => (await import("./commands/events.js")).registerEvents },
+  { names: ["listen"], load: async () => (await import("./commands/listen.js")).registerListen },
+  { names: ["replay"], load: async () => (await import("./commands/replay.js")).registerReplay },
+  { names: ["stats"], load: async () => (await import("./commands/stats.js")).registerStats },
+  { names: ["delete", "activate", "deactivate"], load: async () => (await import("./commands/sources.js")).registerSourceCommands },
+  { names: ["subscribe", "unsubscribe"], load: async () => (await import("./commands/subscribe.js")).registerSubscribe },
+  { names: ["login"], load: async () => (await import("./commands/login.js")).registerLogin },
+  { names: ["server"], load: async () => (await import("./commands/server.js")).registerServer },
+  { names: ["backup"], load: async () => (await import("./commands/backup.js")).registerBackup },
+  { names: ["users"], load: async () => (await import("./commands/users.js")).registerUsers },
+];
 
 export interface ProgramOptions {
   version: string;
@@ -31,7 +40,8 @@ export interface ProgramOptions {
   writeErr: (s: string) => void;
 }
 
-export function buildProgram(o: ProgramOptions): Command {
+/** The program, with the command named in `argv` (or every command, see above) registered. */
+export async function buildProgram(o: ProgramOptions, argv: string[]): Promise<Command> {
   const program = new Command("headwater")
     .description("Deploy, develop and follow Headwater sources from the terminal.")
     .version(o.version, "-V, --version")
@@ -58,19 +68,25 @@ A <source> is an id (dc_...) or a name. Exit codes: 0 ok, 1 API or network error
     await fn(o.context(opts), args, opts);
   };
 
-  registerWhoami(program, act);
-  registerList(program, act);
-  registerDeploy(program, act);
-  registerDev(program, act);
-  registerEvents(program, act);
-  registerListen(program, act);
-  registerReplay(program, act);
-  registerStats(program, act);
-  registerSourceCommands(program, act);
-  registerSubscribe(program, act);
-  registerLogin(program, act);
-  registerServer(program, act);
-  registerBackup(program, act);
-  registerUsers(program, act);
+  const args = argv.slice(2);
+  const named = commandName(program, args);
+  const wanted = COMMANDS.filter((c) => named !== undefined && c.names.includes(named));
+  // `--version` alone needs no command at all.
+  const none = named === undefined && args.some((a) => a === "-V" || a === "--version");
+  for (const register of await Promise.all((none ? [] : wanted.length > 0 ? wanted : COMMANDS).map((c) => c.load()))) {
+    register(program, act);
+  }
   return program;
+}
+
+/** The first argument that is not a global option or an option's value: the command's name. */
+function commandName(program: Command, args: string[]): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === "--") return args[i + 1];
+    if (!arg.startsWith("-")) return arg;
+    const option = program.options.find((o) => o.long === arg || o.short === arg);
+    if (option && (option.required || option.optional)) i++;
+  }
+  return undefined;
 }

@@ -5,7 +5,12 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+// The project root, found upwards: this file also runs bundled into dist/js/web.mjs.
+function findRoot(dir) {
+  while (!fs.existsSync(path.join(dir, "package.json"))) dir = path.dirname(dir);
+  return dir;
+}
+const root = findRoot(path.dirname(fileURLToPath(import.meta.url)));
 
 function newestMtime(entry) {
   let newest = 0;

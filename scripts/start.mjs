@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 /**
- * `npm start`: the dashboard. Builds the renderer when needed, then opens the Electron app if its
- * binary is installed and a display is available; otherwise (or if Electron fails to start) runs
- * web mode (`electron/web/main.ts`), says why, prints `dashboard at <url>` and tries to open a
+ * `npm start`: the dashboard. Builds what is missing or stale (dist/js: the server, CLI and web
+ * host, see build.mjs; the renderer), then opens the Electron app if its binary is installed and
+ * a display is available; otherwise (or if Electron fails to start) runs web mode
+ * (`electron/web/main.ts`, built into dist/js/web.mjs), says why, prints `dashboard at <url>` and tries to open a
  * browser. Either way the Local connection starts the embedded server, with example sources.
  *
  *   npm start -- --web     always use web mode
@@ -12,6 +13,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { ensureBuilt, OUT_DIR } from "./build.mjs";
 import { ensureRendererBuilt } from "./build-renderer.mjs";
 import { findElectron } from "./electron-binary.mjs";
 
@@ -89,7 +91,7 @@ async function runElectron(exe) {
 }
 
 async function runWeb() {
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(root, "electron/web/main.ts")], {
+  const child = spawn(process.execPath, [path.join(OUT_DIR, "web.mjs")], {
     cwd: root,
     stdio: ["ignore", "pipe", "inherit"],
   });
@@ -107,6 +109,7 @@ async function runWeb() {
 }
 
 async function main() {
+  await ensureBuilt({ log: say });
   await ensureRendererBuilt({ log: say });
   const forceWeb = process.argv.includes("--web");
   if (!forceWeb) {

@@ -23,10 +23,13 @@ import type { Config } from "./config.js";
 import { createEventServices, type EventServices } from "./events/index.js";
 import { closeGracefully, createHttpApp } from "./http/app.js";
 import { registerAuth } from "./http/auth.js";
+import { registerRateLimits } from "./http/rate-limit.js";
 import { componentRoutes } from "./http/routes/components.js";
 import { eventRoutes } from "./http/routes/events.js";
 import { inspectionRoutes } from "./http/routes/inspection.js";
 import { healthRoutes } from "./http/routes/health.js";
+import { metricsRoutes } from "./http/routes/metrics.js";
+import { createMetricsRegistry } from "./metrics/registry.js";
 import { openapiRoutes } from "./http/routes/openapi.js";
 import { sourceRoutes } from "./http/routes/sources.js";
 import { streamRoutes } from "./http/routes/streams.js";
@@ -34,6 +37,7 @@ import { subscriptionRoutes } from "./http/routes/subscriptions.js";
 import { userRoutes } from "./http/routes/users.js";
 import { workflowRoutes } from "./http/routes/workflows.js";
 import { createRuntime } from "./runtime/index.js";
+import { resolveIsolationAsync } from "./runtime/sandbox/isolation.js";
 import { networkPolicyFor } from "./runtime/sandbox/policy.js";
 import { PgResponseRelay } from "./cluster/response-relay.js";
 import { Presence } from "./cluster/presence.js";
@@ -76,6 +80,11 @@ export async function createServer(config: Config): Promise<Server> {
   let publicUrl = config.publicUrl ?? "";
   const getPublicUrl = () => publicUrl;
 
+  // Which isolation the sandbox gets: bwrap is probed by running a process, concurrently with
+  // opening the database. A configured `namespaces` that cannot work stops the start (below).
+  const isolation = resolveIsolationAsync(config.sandbox.isolation);
+  isolation.catch(() => undefined); // awaited below; not unhandled if the start fails before
+
   try {
     // -- storage: migrations run here; store/ is the only place with SQL ----------------------
     const store = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
@@ -116,6 +125,7 @@ export async function createServer(config: Config): Promise<Server> {
       events: events.store,
       publicUrl: getPublicUrl,
       log: (msg, err) => log.error({ err }, msg),
+      isolation: await isolation,
     });
     closers.push(() => runtime.close());
     // Stored events are routed to their listeners through the runtime's queue: each listener's
@@ -199,7 +209,11 @@ export async function createServer(config: Config): Promise<Server> {
     sources.onCreated((userId, id) => events.subscriptions.participantCreated(userId, id));
 
     // -- routes: one plugin per concern --------------------------------------------------------
+    // Rate limits first: they attach to the routes declared after them.
+    await registerRateLimits(app, config);
     await app.register(healthRoutes, { isolation: runtime.isolation.mode });
+    const metrics = createMetricsRegistry({ db: store.db, sandboxProcesses: () => runtime.sandboxProcesses() });
+    await app.register(metricsRoutes, { registry: metrics, token: config.metricsToken });
     await app.register(openapiRoutes, { prefix: "/v1", version: API_VERSION });
     await app.register(userRoutes, { prefix: "/v1", users });
     await app.register(componentRoutes, { prefix: "/v1", components });

@@ -4,8 +4,7 @@
  * Answers come from stdin when it is not a TTY: `printf '%s\n%s\n' URL KEY | headwater login`.
  */
 import type { Command } from "commander";
-import { createClient } from "../../shared/client/index.js";
-import { parseApiUrl } from "../connection/resolve.js";
+import { cliClient, parseApiUrl } from "../connection/resolve.js";
 import { checkProfileName, DEFAULT_PROFILE, profilesPath, saveProfile } from "../connection/profiles-file.js";
 import type { Context } from "../context.js";
 import { UsageError } from "../errors.js";
@@ -35,7 +34,7 @@ async function login(ctx: Context, _args: string[], opts: Record<string, unknown
   if (!url) throw new UsageError("no API URL given");
   if (!key) throw new UsageError("no API key given");
   const baseUrl = parseApiUrl(url, "the API URL");
-  const me = await createClient({ baseUrl, apiKey: key }).getMe();
+  const me = await cliClient(baseUrl, key).getMe();
   const file = profilesPath(ctx.env);
   saveProfile(file, name, { apiUrl: baseUrl, apiKey: key, username: me.username });
   if (ctx.out.json) ctx.out.jsonLine({ profile: name, api_url: baseUrl, username: me.username, file });

@@ -4,7 +4,7 @@
  * processes; a SIGTERM sent to this one is passed on, and the server stops cleanly either way.
  */
 import { spawn } from "node:child_process";
-import path from "node:path";
+import { serverEntry } from "../../shared/app-paths.js";
 import type { Command } from "commander";
 import type { Context } from "../context.js";
 import { CliError } from "../errors.js";
@@ -19,7 +19,7 @@ export function registerServer(program: Command, act: Act) {
 
 async function server(ctx: Context): Promise<void> {
   ctx.endsOnSignal();
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(ctx.appRoot, "server", "main.ts")], {
+  const child = spawn(process.execPath, [serverEntry(ctx.appRoot)], {
     cwd: ctx.appRoot,
     env: ctx.env,
     stdio: "inherit",

@@ -9,7 +9,7 @@
 import { normalizeBaseUrl } from "../../electron/core/profiles.js";
 import { createClient, type Client } from "../../shared/client/index.js";
 import { UsageError } from "../errors.js";
-import { connectLocal } from "./local.js";
+import { httpFetch } from "./http-fetch.js";
 import { DEFAULT_PROFILE, profilesPath, readProfiles } from "./profiles-file.js";
 
 export interface ConnectionFlags {
@@ -35,9 +35,12 @@ export interface ConnectOptions {
   log: (line: string) => void;
 }
 
+/** A client for the CLI: its requests go over node:http (see http-fetch.ts). */
+export const cliClient = (baseUrl: string, apiKey: string): Client => createClient({ baseUrl, apiKey, fetch: httpFetch });
+
 const remote = (via: Connection["via"], url: string, apiKey: string, what: string): Connection => {
   const baseUrl = parseApiUrl(url, what);
-  return { client: createClient({ baseUrl, apiKey }), baseUrl, apiKey, via, close: async () => undefined };
+  return { client: cliClient(baseUrl, apiKey), baseUrl, apiKey, via, close: async () => undefined };
 };
 
 export async function connect(flags: ConnectionFlags, opts: ConnectOptions): Promise<Connection> {
@@ -61,9 +64,11 @@ export async function connect(flags: ConnectionFlags, opts: ConnectOptions): Pro
   if (saved) return remote("profile", saved.apiUrl, saved.apiKey, `profile ${DEFAULT_PROFILE}`);
 
   const starting = opts.starting ?? ((work) => work());
+  // The local server's code (electron/core) is loaded only when it is the connection.
+  const { connectLocal } = await import("./local.js");
   const local = await starting(() => connectLocal({ appRoot: opts.appRoot, env: opts.env, log: opts.log }));
   return {
-    client: createClient({ baseUrl: local.baseUrl, apiKey: local.apiKey }),
+    client: cliClient(local.baseUrl, local.apiKey),
     baseUrl: local.baseUrl,
     apiKey: local.apiKey,
     via: "local",

@@ -17,7 +17,10 @@ export interface AxeFinding {
 
 /** The violations axe finds on `page` (optionally only inside `include`, a CSS selector). */
 export async function auditPage(page: Page, opts: { include?: string } = {}): Promise<AxeFinding[]> {
-  let builder = new AxeBuilder({ page }).withTags(WCAG_TAGS);
+  let builder = new AxeBuilder({ page })
+    // WCAG 2.5.3 (label in name) is an "experimental" rule axe leaves out unless it is named.
+    .options({ rules: { "label-content-name-mismatch": { enabled: true } } })
+    .withTags(WCAG_TAGS);
   if (opts.include) builder = builder.include(opts.include);
   const result = await builder.analyze();
   return result.violations.flatMap((v) =>

@@ -1,6 +1,6 @@
 /**
- * Runs the web host (`electron/web/main.ts`, the real `npm run web` entry) as a child process
- * with a fresh app data dir on a free port, and resolves once it prints `dashboard at <url>`.
+ * Runs the web host (`electron/web/main.ts` built into dist/js/web.mjs, the real `npm run web`
+ * entry) as a child process with a fresh app data dir on a free port, and resolves once it prints `dashboard at <url>`.
  * Without `remote` it uses the Local profile (the host starts the embedded server itself).
  */
 import { spawn, type ChildProcess } from "node:child_process";
@@ -45,7 +45,7 @@ export async function startWebHost(opts: WebHostOptions = {}): Promise<WebHost> 
     ...(opts.remote ? { HEADWATER_API_URL: opts.remote.baseUrl, HEADWATER_API_KEY: opts.remote.apiKey } : {}),
     ...opts.env,
   });
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(REPO_ROOT, "electron/web/main.ts")], {
+  const child = spawn(process.execPath, [path.join(REPO_ROOT, "dist/js/web.mjs")], {
     cwd: REPO_ROOT,
     env,
     stdio: ["ignore", "pipe", "pipe"],

@@ -57,8 +57,8 @@ describe("startLocalServer", () => {
 
   it("reports a server that cannot start, with its last words", async () => {
     const root = tmp();
-    fs.mkdirSync(path.join(root, "server"));
-    fs.writeFileSync(path.join(root, "server", "main.ts"), 'console.error("boom: no database"); process.exit(3);\n');
+    fs.mkdirSync(path.join(root, "dist", "js"), { recursive: true });
+    fs.writeFileSync(path.join(root, "dist", "js", "server.mjs"), 'console.error("boom: no database"); process.exit(3);\n');
     fs.symlinkSync(path.join(appRoot, "node_modules"), path.join(root, "node_modules"));
     await expect(startLocalServer({ appRoot: root, dataDir: path.join(root, "d"), apiKey: "k".repeat(20) })).rejects.toThrow(
       /stopped while starting \(exit code 3\): boom: no database/,
@@ -70,9 +70,9 @@ describe("startLocalServer", () => {
 
   it("tells when the running server dies", async () => {
     const root = tmp();
-    fs.mkdirSync(path.join(root, "server"));
+    fs.mkdirSync(path.join(root, "dist", "js"), { recursive: true });
     fs.writeFileSync(
-      path.join(root, "server", "main.ts"),
+      path.join(root, "dist", "js", "server.mjs"),
       'console.log(`listening on http://127.0.0.1:${process.env.HEADWATER_PORT}`); setTimeout(() => { console.error("crashed"); process.exit(1); }, 300);\n',
     );
     fs.symlinkSync(path.join(appRoot, "node_modules"), path.join(root, "node_modules"));

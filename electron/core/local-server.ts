@@ -1,7 +1,7 @@
 /**
  * Starts the bundled Headwater server as a child process for the "Local" profile: plain Node
- * running `server/main.ts` through tsx, bound to loopback, with its own data dir and an API key
- * the host generated and keeps in its vault. Ready when the server prints `listening on <url>`.
+ * running the built server (dist/js/server.mjs, made by scripts/build.mjs), bound to loopback,
+ * with its own data dir and an API key the host generated and keeps in its vault. Ready when the server prints `listening on <url>`.
  *
  * The child is plain Node, never Electron-as-Node: the server's native modules (better-sqlite3)
  * are built for Node's ABI.
@@ -10,9 +10,10 @@ import { spawn } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
+import { serverEntry } from "../../shared/app-paths.js";
 
 export interface LocalServerOptions {
-  /** The project root: holds `server/main.ts` and `node_modules`. */
+  /** The project root: holds the built server (`dist/js/server.mjs`) and `node_modules`. */
   appRoot: string;
   /** The server's own data dir (SQLite database, package cache). */
   dataDir: string;
@@ -71,8 +72,8 @@ export function defaultNodePath(): string {
 }
 
 export async function startLocalServer(opts: LocalServerOptions): Promise<LocalServer> {
-  const entry = path.join(opts.appRoot, "server", "main.ts");
-  if (!fs.existsSync(entry)) throw new LocalServerError(`the bundled server is missing (${entry})`);
+  const entry = serverEntry(opts.appRoot);
+  if (!fs.existsSync(entry)) throw new LocalServerError(`the bundled server is missing (${entry}): run npm run build`);
   fs.mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
   const releaseLock = takeLock(path.join(opts.dataDir, "dashboard.lock"));
 
@@ -93,7 +94,7 @@ export async function startLocalServer(opts: LocalServerOptions): Promise<LocalS
     ...opts.env,
   });
 
-  const child = spawn(opts.nodePath ?? defaultNodePath(), ["--import", "tsx", entry], {
+  const child = spawn(opts.nodePath ?? defaultNodePath(), [entry], {
     cwd: opts.appRoot,
     env,
     stdio: ["ignore", "pipe", "pipe"],

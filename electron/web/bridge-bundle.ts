@@ -2,17 +2,14 @@
  * Bundles the browser bridge (client/boot.ts) into one classic script with esbuild, once per
  * launch, so web mode needs no build step of its own.
  */
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
-
-const here = path.dirname(fileURLToPath(import.meta.url));
+import { WEB_BRIDGE_ENTRY } from "../../shared/app-paths.js";
 
 export function bridgeBundler(): () => Promise<string> {
   let cached: Promise<string> | undefined;
   return () => {
     cached ??= build({
-      entryPoints: [path.join(here, "client", "boot.ts")],
+      entryPoints: [WEB_BRIDGE_ENTRY],
       bundle: true,
       format: "iife",
       platform: "browser",

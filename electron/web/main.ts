@@ -6,17 +6,17 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { Host } from "../core/host.js";
 import { FileKeyVault } from "../core/key-vault.js";
 import { userDataDir } from "../core/paths.js";
 import { ensureRendererBuilt } from "../../scripts/build-renderer.mjs";
 import { JsonFileSettingsStore } from "../core/settings.js";
+import { APP_ROOT } from "../../shared/app-paths.js";
 import { bridgeBundler } from "./bridge-bundle.js";
 import { parseWebEnv } from "./env.js";
 import { startWebServer } from "./server.js";
 
-const appRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const appRoot = APP_ROOT;
 const say = (line: string) => process.stdout.write(`headwater: ${line}\n`);
 
 async function main() {

@@ -29,11 +29,14 @@ export function CopyButton(props: { text: string; label: string; children?: Reac
     const t = setTimeout(() => setState("idle"), 1600);
     return () => clearTimeout(t);
   }, [state]);
+  // The name holds the visible text (WCAG 2.5.3, label in name): `label` starts with what the
+  // button shows ("Copy JSON" / "Copy JSON of this event"); once clicked, the name is the outcome.
+  const shown = state === "copied" ? "Copied" : state === "failed" ? "Copy failed" : null;
   return (
     <button
       type="button"
       className={props.className ?? "btn small"}
-      aria-label={props.label}
+      aria-label={shown ?? props.label}
       title={props.label}
       onClick={() => {
         copyText(props.text).then(
@@ -42,7 +45,7 @@ export function CopyButton(props: { text: string; label: string; children?: Reac
         );
       }}
     >
-      {state === "copied" ? "Copied" : state === "failed" ? "Copy failed" : (props.children ?? "Copy")}
+      {shown ?? props.children ?? "Copy"}
       <span className="sr-only" aria-live="polite">
         {state === "copied" ? "Copied to clipboard" : state === "failed" ? "Copy failed" : ""}
       </span>

@@ -12,6 +12,7 @@
  * user's server, never shipped with Headwater.
  */
 import fs from "node:fs";
+import { Counter } from "prom-client";
 import path from "node:path";
 import { UnavailableError } from "../errors.js";
 import { PackageError, type PackageCache } from "../runtime/npm/cache.js";
@@ -38,8 +39,6 @@ export interface NpmComponentsOptions {
   lookup: Pick<RegistryLookup, "exists">;
   /** How long "no such package" is believed (HEADWATER_NPM_MISS_TTL_SECONDS); default 1 h. */
   missTtlMs?: number;
-  /** Called for each lookup: from the cache of misses, a registry miss, or found (metrics). */
-  onLookup?: (outcome: "cached_miss" | "miss" | "found") => void;
 }
 
 /** A key whose app part can name an npm package: `app-rest`, lower case. */
@@ -51,6 +50,14 @@ const MAX_SCANNED = 3000;
 const MISSING_TTL_MS = 60 * 60_000;
 /** Most such answers remembered (made-up keys must not grow the map without end). */
 const MAX_MISSING = 10_000;
+
+/** Lookups of vendor packages, by outcome (`/metrics`; registered by server/metrics). */
+export const npmLookups = new Counter({
+  name: "headwater_npm_lookups_total",
+  help: "Lookups of the vendor's @pipedream packages: found, miss (asked the registry), cached_miss",
+  labelNames: ["outcome"] as const,
+  registers: [],
+});
 
 export class NpmComponents {
   private readonly missing = new Map<string, number>();
@@ -100,7 +107,7 @@ export class NpmComponents {
     if (!packages.isInstalled(spec)) {
       const until = this.missing.get(name);
       if (until !== undefined && until > Date.now()) {
-        this.options.onLookup?.("cached_miss");
+        npmLookups.inc({ outcome: "cached_miss" });
         return undefined;
       }
       let exists: boolean;
@@ -113,14 +120,14 @@ export class NpmComponents {
         throw err;
       }
       if (!exists) {
-        this.options.onLookup?.("miss");
+        npmLookups.inc({ outcome: "miss" });
         this.missing.delete(name);
         this.missing.set(name, Date.now() + (this.options.missTtlMs ?? MISSING_TTL_MS));
         while (this.missing.size > MAX_MISSING) this.missing.delete(this.missing.keys().next().value!);
         return undefined;
       }
     }
-    this.options.onLookup?.("found");
+    npmLookups.inc({ outcome: "found" });
     let dir: string;
     try {
       dir = await packages.ensure(spec);

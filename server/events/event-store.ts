@@ -13,6 +13,7 @@
  * committed again one caller at a time, so one caller's failure (a job completed elsewhere) is
  * never another's.
  */
+import { Counter } from "prom-client";
 import { randomUUID } from "node:crypto";
 import { eventSortKey, formatEventId } from "../../shared/ids.js";
 import { routeIn } from "../delivery/route.js";
@@ -104,6 +105,15 @@ function runsOf(completions: JobCompletion[]): Array<{ targetId: string; invocat
   for (const c of completions) if (c.usage?.targetId) runs.push({ targetId: c.usage.targetId, invocations: c.usage.invocations, computeMs: c.usage.computeMs });
   return runs;
 }
+
+/** Events stored (`/metrics`; registered by server/metrics). Channels by kind, never by name. */
+export const eventsAppended = new Counter({
+  name: "headwater_events_appended_total",
+  help: "Events stored, by kind of channel ($logs, $errors, or an emit channel)",
+  labelNames: ["channel"] as const,
+  registers: [],
+});
+const channelKind = (channel: string) => (channel === "$logs" ? "logs" : channel === "$errors" ? "errors" : "emit");
 
 export function createEventStore(options: EventStoreOptions): ManagedEventStore {
   const { db, bus, retention } = options;
@@ -235,6 +245,7 @@ export function createEventStore(options: EventStoreOptions): ManagedEventStore 
 
   /** Hands each caller its ids, then publishes and wakes the listeners' runners. */
   function settle(batch: Waiter[], result: Committed): void {
+    for (const r of result.rows) eventsAppended.inc({ channel: channelKind(r.channel) });
     let offset = 0;
     for (const w of batch) {
       const mine = result.rows.slice(offset, offset + w.items.length);

@@ -8,6 +8,8 @@ import type { Config } from "../config.js";
 import { clientErrorHandler, frameworkErrorHandler, registerUrlLimit } from "./client-errors.js";
 import { HttpError, registerErrorModel, sendError } from "./errors.js";
 import { registerLeakGuard } from "./leak-guard.js";
+import { registerOverLimitDrain } from "./over-limit.js";
+import { registerRequestMetrics } from "./request-metrics.js";
 import { registerRouteRegistry } from "./route.js";
 
 /** The app with the error model and route registry; call `registerAuth` before adding routes. */
@@ -30,6 +32,8 @@ export function createHttpApp(config: Config): FastifyInstance {
   });
   registerErrorModel(app);
   registerLeakGuard(app, config.dataDir);
+  registerOverLimitDrain(app);
+  registerRequestMetrics(app);
   registerUrlLimit(app);
   // An empty body sent as JSON (many HTTP clients set the header on every POST) is no body,
   // not a malformed one; anything else goes through Fastify's parser (prototype-poisoning checks).

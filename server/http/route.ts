@@ -110,9 +110,12 @@ export function route<
     status,
   });
 
+  // Per API key on /v1 (rate-limit.ts); absent on an app made without the limits (unit tests).
+  const limit = app.hasDecorator("rateLimits") && fullPath.startsWith("/v1/") ? app.rateLimits.api : undefined;
   app.route({
     method: def.method,
     url: def.url,
+    ...(limit ? { config: { rateLimit: limit } } : {}),
     handler: async (request, reply) => {
       const user = auth === "none" ? NO_USER : await app.authenticate(request);
       if (auth === "admin") requireAdmin(user);

@@ -7,6 +7,7 @@
  * job (`countFor` makes the count, the event store commits it, `counted` tells the cache), so
  * a job is counted once, exactly when its results are stored.
  */
+import { Counter } from "prom-client";
 import type { Config } from "../config.js";
 import type { JobCompletion } from "../store/repos/completions.js";
 import type { QuotasRepo } from "../store/repos/quotas.js";
@@ -27,6 +28,14 @@ export interface QuotaOverrides {
 }
 
 const DAY_MS = 86_400_000;
+
+/** Invocations refused over a daily quota (`/metrics`; registered by server/metrics). */
+export const quotaRefusals = new Counter({
+  name: "headwater_quota_refusals_total",
+  help: "Invocations and endpoint requests refused because a daily quota was used up, by quota",
+  labelNames: ["quota"] as const,
+  registers: [],
+});
 /** The last day computed (several lookups per invocation; formatting a date each time showed up in profiles). */
 let lastDay = { start: 0, day: "1970-01-01" };
 
@@ -46,8 +55,6 @@ export class Quotas {
   private readonly recent = new Map<string, { used: QuotaUsageToday; day: string; until: number }>();
   /** Users' limits as read at most RECENT_MS ago (an admin's change shows within a second). */
   private readonly limitsCache = new Map<string, { limits: DailyLimits; until: number }>();
-  /** Counted for the metrics (`headwater_quota_refusals_total`), by quota. */
-  onRefused: ((quota: "invocations" | "compute_time") => void) | undefined;
 
   constructor(
     private readonly repo: QuotasRepo & Partial<QuotaOverrides>,
@@ -121,11 +128,11 @@ export class Quotas {
    */
   verdict(used: QuotaUsageToday, limits: DailyLimits = this.limits): QuotaCheck {
     if (used.invocations >= limits.dailyInvocations) {
-      this.onRefused?.("invocations");
+      quotaRefusals.inc({ quota: "invocations" });
       return { ok: false, message: `daily invocations quota of ${limits.dailyInvocations} is used up (resets at 00:00 UTC)` };
     }
     if (used.computeMs >= limits.dailyComputeMs) {
-      this.onRefused?.("compute_time");
+      quotaRefusals.inc({ quota: "compute_time" });
       return { ok: false, message: `daily compute time quota of ${limits.dailyComputeMs} ms is used up (resets at 00:00 UTC)` };
     }
     return { ok: true };

@@ -58,6 +58,8 @@ export interface RuntimeDeps {
   responseRelay?: ResponseRelay;
   /** This instance's lease owner id (server/cluster/presence.ts watches it on PostgreSQL). */
   instanceId?: string;
+  /** The isolation mode, already resolved (app.ts probes it while the database opens); default: probed here. */
+  isolation?: Isolation;
 }
 
 export interface Runtime {
@@ -69,6 +71,8 @@ export interface Runtime {
   lifecycle: SourceLifecycle;
   /** A source was deleted: its endpoint must answer 404 at once (endpoint targets are cached). */
   forgetSource(sourceId: string): void;
+  /** Sandbox processes alive or starting (`/metrics`). */
+  sandboxProcesses(): number;
   /** An admin disabled, changed or deleted a user (here or on another instance): forget what is remembered of them. */
   userChanged(userId: string): void;
   queue: InvocationQueue & {
@@ -96,7 +100,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
   const catalog = cachingCatalog(deps.catalog ?? new RuntimeCatalogRepo(db));
   const packages = packageCacheFor(config);
   // Probed once (bwrap); a configured `namespaces` that cannot work stops the start here.
-  const isolation = resolveIsolation(config.sandbox.isolation);
+  const isolation = deps.isolation ?? resolveIsolation(config.sandbox.isolation);
   const bundles = new BundleCache(packages);
   // Describing and prop options run outside the pool, in processes of their own, sharing one set of slots.
   const oneShot = new OneShotRunner(config, packages);
@@ -162,6 +166,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     propOptions: createPropOptionsRunner(config, oneShot, quotas),
     lifecycle: new RuntimeLifecycle({ catalog, invoker, timers, state, jobs, onChanged: (id) => sourceTargets.forget(id) }),
     forgetSource: (id: string) => sourceTargets.forget(id),
+    sandboxProcesses: () => pool.size,
     userChanged: (userId: string) => {
       sourceTargets.clear();
       quotas.forgetUser(userId);

@@ -18,6 +18,7 @@
  * queue retries that job. A commit that fails stores nothing and is a platform fault too (the
  * batch's jobs run again).
  */
+import { Counter } from "prom-client";
 import type { EmitInput, EventStore, RunnableSource } from "../services.js";
 import type { Quotas } from "../quotas/quotas.js";
 import type { NewJob } from "../store/repos/jobs.js";
@@ -60,6 +61,14 @@ export type ErrorCode = "TIMEOUT" | "OUT_OF_MEMORY" | "QUOTA_EXCEEDED" | "COMPON
  * How far a batch got: the first `ran` items ran, and their results and jobs are committed
  * together; if `failure` is set, the next one hit it (nothing of it is stored).
  */
+/** Runs of sources and workflows (`/metrics`; registered by server/metrics). */
+export const invocationsTotal = new Counter({
+  name: "headwater_invocations_total",
+  help: "Runs of sources and workflows, by kind and outcome (ok, error, quota_exceeded)",
+  labelNames: ["kind", "outcome"] as const,
+  registers: [],
+});
+
 export interface BatchResult {
   ran: number;
   failure?: PlatformFailure;
@@ -225,6 +234,7 @@ export class Invoker {
       return { ran: 0, failure: new PlatformFailure(`storing the results failed: ${(e as Error).message}`), results: [] };
     }
     if (usage) this.deps.quotas.counted(usage);
+    for (const r of results) invocationsTotal.inc({ kind: "source", outcome: r.ok ? "ok" : r.error?.code === "QUOTA_EXCEEDED" ? "quota_exceeded" : "error" });
     return { ran: results.length, ...(failure ? { failure } : {}), results };
   }
 

@@ -12,12 +12,9 @@
  * WAL is only rewound after one does; so the server's own connection keeps an automatic
  * checkpoint at a much higher threshold, as a bound on the WAL's size under endless load.
  */
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
+import { CHECKPOINT_WORKER as WORKER } from "../../shared/app-paths.js";
 import { SQLITE_MODULE, type SqliteDatabase as SqliteDb } from "../../shared/sqlite-native.js";
-
-const WORKER = path.join(path.dirname(fileURLToPath(import.meta.url)), "checkpoint-worker.cjs");
 
 /** Pages in the WAL before the server's own connection checkpoints (64 MB at 4 KB a page). */
 const BACKSTOP_PAGES = 16_384;

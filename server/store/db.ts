@@ -11,7 +11,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { SQLite } from "../../shared/sqlite-native.js";
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, type Migration } from "kysely";
-import pg from "pg";
+import type pg from "pg";
 import type { Database } from "./schema.js";
 import { migrations } from "./migrations/index.js";
 import { startCheckpointer } from "./checkpointer.js";
@@ -39,11 +39,13 @@ export interface OpenedDb {
   close(): Promise<void>;
 }
 
-// int8 (bigint) and numeric come back as strings by default; our integers fit in a double.
-pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
-
 export async function openDb(options: OpenDbOptions): Promise<OpenedDb> {
   if (options.databaseUrl) {
+    // Imported only here: loading pg costs an embedded server's start about a tenth of a second
+    // (it probes the runtime through globals that load Node's fetch).
+    const { default: pg } = await import("pg");
+    // int8 (bigint) and numeric come back as strings by default; our integers fit in a double.
+    pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10 });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     await migrate(db);

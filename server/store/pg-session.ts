@@ -5,7 +5,7 @@
  * lifecycle lives here once, so each user says only what to do on a new connection and after a
  * loss.
  */
-import pg from "pg";
+import type pg from "pg";
 
 export interface PgSessionOptions {
   pool: pg.Pool;
@@ -50,7 +50,9 @@ export class PgSession {
 
   private async connect(isReconnect: boolean): Promise<void> {
     const config = { ...this.o.pool.options, application_name: this.o.applicationName };
-    const client = new pg.Client(config);
+    // Imported here: only PostgreSQL servers load pg (see store/db.ts).
+    const { default: pgModule } = await import("pg");
+    const client = new pgModule.Client(config);
     if (this.o.onNotification) client.on("notification", this.o.onNotification);
     const lost = (err?: unknown) => {
       if (this.closed || this.client !== client) return;

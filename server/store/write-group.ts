@@ -14,6 +14,7 @@
  * A unit may run twice (in the group, then alone): it must take its input before the first run
  * and reuse it (see the event store and the job queue, which take their waiting callers lazily).
  */
+import { Histogram } from "prom-client";
 import type { Transaction } from "kysely";
 import type { Db } from "./db.js";
 import type { Database } from "./schema.js";
@@ -25,6 +26,14 @@ interface Waiting {
   resolve: (value: unknown) => void;
   reject: (err: unknown) => void;
 }
+
+/** How long write transactions take to run and commit (`/metrics`; registered by server/metrics). */
+export const dbCommitSeconds = new Histogram({
+  name: "headwater_db_commit_seconds",
+  help: "Duration of the write transactions of the hot paths (appends, job results, counters), commit included",
+  buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+  registers: [],
+});
 
 export class WriteGroup {
   private waiting: Waiting[] = [];
@@ -52,10 +61,14 @@ export class WriteGroup {
       while (this.waiting.length > 0) {
         const group = this.waiting.splice(0);
         if (!this.grouping) {
-          for (const w of group) this.db.transaction().execute(w.unit).then(w.resolve, w.reject);
+          for (const w of group) {
+            const end = dbCommitSeconds.startTimer();
+            this.db.transaction().execute(w.unit).finally(end).then(w.resolve, w.reject);
+          }
           continue;
         }
         let results: unknown[] | undefined;
+        const end = dbCommitSeconds.startTimer();
         try {
           results = await this.db.transaction().execute(async (trx) => {
             const out: unknown[] = [];
@@ -65,6 +78,7 @@ export class WriteGroup {
         } catch {
           results = undefined;
         }
+        end();
         if (results) group.forEach((w, i) => w.resolve(results[i]));
         else for (const w of group) await this.db.transaction().execute(w.unit).then(w.resolve, w.reject);
       }

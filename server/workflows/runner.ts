@@ -14,6 +14,7 @@ import type { Quotas } from "../quotas/quotas.js";
 import type { EmitInput, EventStore, InvocationJob } from "../services.js";
 import { platformStep } from "../runtime/platform-failure.js";
 import type { Db } from "../store/db.js";
+import { invocationsTotal } from "../runtime/invoke.js";
 import { isUserDisabled } from "../store/repos/users.js";
 import { findWorkflow } from "../store/repos/workflows.js";
 
@@ -80,6 +81,7 @@ export function createWorkflowRunner(o: WorkflowRunnerOptions): WorkflowJobHandl
       ownerId: wf.owner_id,
       workflowId: wf.id,
     });
+    invocationsTotal.inc({ kind: "workflow", outcome: !result.error ? "ok" : result.error.code === "QUOTA_EXCEEDED" ? "quota_exceeded" : "error" });
     const hops = job.origin?.hops ?? 0;
     const inputs: EmitInput[] = result.emits.map((e) => ({
       emitterId: wf.id,

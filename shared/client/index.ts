@@ -38,10 +38,16 @@ export interface ClientOptions {
   /** The API base, ending in `/v1` (e.g. `http://127.0.0.1:7433/v1`). */
   baseUrl: string;
   apiKey: string;
-  fetch?: typeof globalThis.fetch;
+  fetch?: FetchLike;
   /** Per-request time limit in milliseconds (default 30 s). */
   timeoutMs?: number;
 }
+
+/** What the client needs of `fetch` (Node's own, the browser's, or a smaller one over node:http). */
+export type FetchLike = (
+  url: URL,
+  init: { method: string; headers: Record<string, string>; body: string | undefined; signal: AbortSignal },
+) => Promise<Pick<Response, "ok" | "status" | "text">>;
 
 type Query = Record<string, string | number | boolean | undefined>;
 
@@ -76,7 +82,7 @@ export function createClient(options: ClientOptions) {
       headers["Content-Type"] = "application/json";
       body = JSON.stringify(opts.body);
     }
-    let res: Response;
+    let res: Awaited<ReturnType<FetchLike>>;
     try {
       res = await doFetch(url, { method, headers, body, signal: AbortSignal.timeout(timeoutMs) });
     } catch (err) {

@@ -1,7 +1,8 @@
 /**
  * Test servers. `startServer()` runs the real server in this process on port 0 with a fresh
  * data dir (and a fresh PostgreSQL database when asked) and a random bootstrap admin key.
- * `spawnServer()` runs `server/main.ts` as a child process, for restart and kill -9 tests.
+ * `spawnServer()` runs the built server (dist/js/server.mjs, as `npm run server` does) as a child
+ * process, for restart and kill -9 tests; vitest's global setup builds it first.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import crypto from "node:crypto";
@@ -13,6 +14,7 @@ import { createClient, type Client } from "../../shared/client/index.js";
 import type { User } from "../../shared/resources/index.js";
 import { createServer, type Server } from "../../server/app.js";
 import { loadConfig } from "../../server/config.js";
+import { serverEntry } from "../../shared/app-paths.js";
 import { observeLeaks } from "../../server/http/leak-guard.js";
 import { testDatabases, type FreshDatabase, type TestDatabase } from "./databases.js";
 
@@ -78,6 +80,8 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
     // Unknown keys stay a plain 404 rather than a lookup on the npm registry; the tests of the
     // vendor's packages as a registry turn it on.
     HEADWATER_NPM_COMPONENTS: "0",
+    // Tests and benches hammer the API from one key; the rate limit's own tests turn it on.
+    HEADWATER_RATE_LIMIT: "0",
     ...(fresh.databaseUrl ? { HEADWATER_DATABASE_URL: fresh.databaseUrl } : {}),
     ...opts.env,
   });
@@ -165,10 +169,14 @@ export interface SpawnedServer {
   killGroup(): Promise<void>;
 }
 
-/** Runs `tsx server/main.ts` on port 0 and resolves once it prints `listening on <url>`. */
+/** Runs the built server on port 0 and resolves once it prints `listening on <url>`. */
 export function spawnServer(opts: SpawnOptions): Promise<SpawnedServer> {
-  const child = spawn(process.execPath, [...(opts.nodeFlags ?? []), "--import", "tsx", "server/main.ts"], {
-    cwd: opts.root ?? REPO_ROOT,
+  const root = opts.root ?? REPO_ROOT;
+  // Another checkout from before the build step (dist/js) runs its TypeScript through tsx.
+  const prebuild = root !== REPO_ROOT && !fs.existsSync(path.join(root, "scripts", "build.mjs"));
+  const entry = prebuild ? ["--import", "tsx", "server/main.ts"] : [serverEntry(root)];
+  const child = spawn(process.execPath, [...(opts.nodeFlags ?? []), ...entry], {
+    cwd: root,
     env: {
       ...process.env,
       HEADWATER_HOST: "127.0.0.1",
@@ -176,6 +184,7 @@ export function spawnServer(opts: SpawnOptions): Promise<SpawnedServer> {
       HEADWATER_DATA_DIR: opts.dataDir,
       HEADWATER_LOG_LEVEL: "warn",
       HEADWATER_NPM_COMPONENTS: "0",
+      HEADWATER_RATE_LIMIT: "0",
       ...(opts.apiKey ? { HEADWATER_API_KEY: opts.apiKey } : {}),
       ...(opts.databaseUrl ? { HEADWATER_DATABASE_URL: opts.databaseUrl } : {}),
       ...opts.env,

@@ -52,7 +52,7 @@ export function EventDetail(props: {
       <header className="detail-head">
         <h3>Event</h3>
         <div className="row-actions">
-          <CopyButton text={json} label="Copy JSON">
+          <CopyButton text={json} label="Copy JSON of this event">
             Copy JSON
           </CopyButton>
           {onReplay && (

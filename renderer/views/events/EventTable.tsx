@@ -11,6 +11,8 @@ import { channelLabel, eventSize, eventSummaryText, eventTimeMs } from "./eventT
 import { inBounds, selectionBounds, type Selection } from "./selection.js";
 
 const ROW_HEIGHT = 40;
+/** The column header row, sticky at the top of the grid, which is itself the scroller. */
+const HEAD_HEIGHT = 32;
 
 export function EventTable(props: {
   rows: readonly EventSummary[];
@@ -39,6 +41,11 @@ export function EventTable(props: {
     getScrollElement: () => scrollRef.current,
     estimateSize: () => ROW_HEIGHT,
     overscan: 12,
+    // The grid scrolls (so the one focusable element is the scrolling one, and keyboard users
+    // can scroll it: WCAG 2.1.1); the rows start below its sticky header, and scrolling to a row
+    // keeps it out from under the header.
+    scrollMargin: HEAD_HEIGHT,
+    scrollPaddingStart: HEAD_HEIGHT,
     // Index keys (the default): an id-based key function would be a new function on every
     // batch and make the virtualizer re-measure all 50,000 rows each time. Rows have a fixed
     // height, so nothing measured is lost when indexes shift. React keys are the same slot
@@ -58,7 +65,7 @@ export function EventTable(props: {
 
   const onKeyDown = (e: KeyboardEvent) => {
     if (rows.length === 0) return;
-    const page = Math.max(1, Math.floor((scrollRef.current?.clientHeight ?? 400) / ROW_HEIGHT) - 1);
+    const page = Math.max(1, Math.floor(((scrollRef.current?.clientHeight ?? 400) - HEAD_HEIGHT) / ROW_HEIGHT) - 1);
     const step: Record<string, number> = { ArrowDown: 1, ArrowUp: -1, PageDown: page, PageUp: -page };
     if (e.key in step) {
       e.preventDefault();
@@ -75,6 +82,7 @@ export function EventTable(props: {
   const items = virtualizer.getVirtualItems();
   return (
     <div
+      ref={scrollRef}
       className="event-table"
       role="grid"
       aria-label={label}
@@ -98,7 +106,7 @@ export function EventTable(props: {
           Size
         </div>
       </div>
-      <div ref={scrollRef} className="event-scroll">
+      <div className="event-scroll">
         {rows.length === 0 ? (
           <div className="event-empty">{emptyText}</div>
         ) : (
@@ -122,7 +130,7 @@ export function EventTable(props: {
                     (row.id === head ? " cursor" : "") +
                     (row.id === openId ? " open" : "")
                   }
-                  style={{ transform: `translateY(${item.start}px)`, height: ROW_HEIGHT }}
+                  style={{ transform: `translateY(${item.start - HEAD_HEIGHT}px)`, height: ROW_HEIGHT }}
                   onMouseDown={(e) => {
                     if (e.shiftKey) e.preventDefault(); // no text selection on shift-click
                   }}

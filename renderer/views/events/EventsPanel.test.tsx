@@ -100,7 +100,7 @@ describe("events table", () => {
     await userEvent.keyboard("{ArrowDown}{ArrowDown}{Enter}");
     const pane = await screen.findByRole("complementary", { name: "Event 1001-0" });
     await waitFor(() => expect(bridge.callsOf("getSourceEvent")).toEqual([[SRC, "1001-0", undefined]]));
-    expect(within(pane).getByRole("button", { name: "Copy JSON" })).toBeTruthy();
+    expect(within(pane).getByRole("button", { name: "Copy JSON of this event" })).toBeTruthy();
     expect(within(pane).getByRole("tree", { name: "Event data" }).textContent).toContain("1001");
   });
 

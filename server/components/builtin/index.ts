@@ -5,13 +5,11 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-
-const DIR = path.dirname(fileURLToPath(import.meta.url));
+import { BUILTIN_COMPONENTS_DIR } from "../../../shared/app-paths.js";
 
 export const BUILTIN_FILES = ["http-requests.mjs", "schedule.mjs", "rss.mjs"] as const;
 
 /** The built-ins' source code, in a fixed order. */
 export function builtinComponentCodes(): string[] {
-  return BUILTIN_FILES.map((f) => fs.readFileSync(path.join(DIR, f), "utf8"));
+  return BUILTIN_FILES.map((f) => fs.readFileSync(path.join(BUILTIN_COMPONENTS_DIR, f), "utf8"));
 }

@@ -10,9 +10,9 @@
 import fs from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { SANDBOX_SOURCE_DIR } from "../../../shared/app-paths.js";
 
-export const SANDBOX_DIR = fs.realpathSync(path.dirname(fileURLToPath(import.meta.url)));
+export const SANDBOX_DIR = fs.realpathSync(SANDBOX_SOURCE_DIR);
 /**
  * Packages the worker's own code requires (not components: theirs are in the npm cache): the
  * libraries the `@pipedream/platform` shim is built on (axios for `axios($, config)`,

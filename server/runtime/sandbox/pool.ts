@@ -8,7 +8,7 @@
  * - Dead processes (killed on timeout or out of memory, crashed) are dropped and replaced on
  *   demand; idle ones are stopped after `idleMs`.
  */
-import { SandboxProcess, type SandboxOptions } from "./process.js";
+import { SandboxProcess, sandboxKills, sandboxSpawns, type SandboxOptions } from "./process.js";
 
 export interface PoolOptions extends SandboxOptions {
   maxProcesses: number;
@@ -60,7 +60,11 @@ export class SandboxPool {
     this.closed = true;
     clearInterval(this.reaper);
     for (const w of this.waiters.splice(0)) w.reject(new Error("the sandbox pool is closed"));
-    for (const list of this.idle.values()) for (const { proc } of list) proc.kill();
+    for (const list of this.idle.values())
+      for (const { proc } of list) {
+        sandboxKills.inc({ reason: "shutdown" });
+        proc.kill();
+      }
     this.idle.clear();
   }
 
@@ -80,6 +84,7 @@ export class SandboxPool {
     this.total += 1;
     try {
       const proc = await SandboxProcess.spawn(this.options);
+      sandboxSpawns.inc();
       return this.lease(owner, proc);
     } catch (err) {
       this.total -= 1;
@@ -91,6 +96,9 @@ export class SandboxPool {
   private giveBack(owner: string, proc: SandboxProcess): void {
     // A worker that used its CPU time is replaced before the kernel's limit could stop it mid-run.
     if (!proc.alive || this.closed || proc.spent) {
+      // A run's timeout or OOM was counted by the process itself.
+      if (!proc.alive && !proc.killedReason) sandboxKills.inc({ reason: "crashed" });
+      else if (proc.alive) sandboxKills.inc({ reason: this.closed ? "shutdown" : "cpu_spent" });
       proc.kill();
       this.total -= 1;
       this.serveWaiters();
@@ -104,6 +112,7 @@ export class SandboxPool {
     }
     if (first) {
       // The next request belongs to someone else: this process cannot serve them.
+      sandboxKills.inc({ reason: "recycled" });
       proc.kill();
       this.total -= 1;
       this.serveWaiters();
@@ -156,6 +165,7 @@ export class SandboxPool {
     const list = this.idle.get(oldest.owner)!;
     const [entry] = list.splice(oldest.index, 1);
     if (list.length === 0) this.idle.delete(oldest.owner);
+    sandboxKills.inc({ reason: "recycled" });
     entry!.proc.kill();
     this.total -= 1;
     return true;
@@ -166,6 +176,7 @@ export class SandboxPool {
     for (const [owner, list] of this.idle) {
       const keep = list.filter((e) => {
         if (e.since >= cutoff && e.proc.alive) return true;
+        sandboxKills.inc({ reason: e.proc.alive ? "idle" : "crashed" });
         e.proc.kill();
         this.total -= 1;
         return false;

@@ -18,6 +18,7 @@
  *   the server compete for the cores, the API, the queue and the streams come first.
  * - Each run starts with an empty temp dir: the worker empties it after every run.
  */
+import { Counter } from "prom-client";
 import { fork, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
@@ -111,6 +112,15 @@ const realDir = (p: string) => {
   fs.mkdirSync(p, { recursive: true });
   return fs.realpathSync(p);
 };
+
+/** Sandbox processes started and stopped, by reason (`/metrics`; registered by server/metrics). */
+export const sandboxSpawns = new Counter({ name: "headwater_sandbox_spawns_total", help: "Sandbox worker processes started", registers: [] });
+export const sandboxKills = new Counter({
+  name: "headwater_sandbox_kills_total",
+  help: "Sandbox worker processes stopped, by reason: timeout, oom (killed mid-run), cpu_spent, crashed, idle, recycled (made room for another owner), shutdown",
+  labelNames: ["reason"] as const,
+  registers: [],
+});
 
 export class SandboxProcess {
   /** Bundle keys this worker has already evaluated (they need not be sent again). */
@@ -264,6 +274,11 @@ export class SandboxProcess {
     return false;
   }
 
+  /** Why the host killed it mid-run (counted already), if it did. */
+  get killedReason(): "timeout" | "oom" | undefined {
+    return this.killedFor;
+  }
+
   get alive(): boolean {
     return !this.exited;
   }
@@ -295,7 +310,10 @@ export class SandboxProcess {
   }
 
   kill(reason?: "timeout" | "oom"): void {
-    if (reason && !this.killedFor) this.killedFor = reason;
+    if (reason && !this.killedFor) {
+      this.killedFor = reason;
+      sandboxKills.inc({ reason });
+    }
     if (this.exited) return;
     this.child.kill("SIGKILL");
     // In namespaces mode the child is bwrap: the worker goes with it (--die-with-parent), and at once.

@@ -197,8 +197,11 @@ export function httpTriggerRoutes(deps: HttpTriggerDeps) {
       }
       return sendCustom(reply, response);
     };
-    app.all("/e/:id", handler);
-    app.all("/e/:id/*", handler);
+    // Per endpoint when HEADWATER_ENDPOINT_RATE_LIMIT is set (server/http/rate-limit.ts).
+    const limit = app.hasDecorator("rateLimits") ? app.rateLimits.endpoint : undefined;
+    const options = limit ? { config: { rateLimit: limit } } : {};
+    app.all("/e/:id", options, handler);
+    app.all("/e/:id/*", options, handler);
     for (const method of ["GET", "POST"] as const) {
       documentRoute(app, { method, url: "/e/:id", summary: "HTTP trigger of a source or workflow (any method, any sub-path)", tags: ["triggers"], auth: false });
     }

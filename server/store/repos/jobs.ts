@@ -327,3 +327,13 @@ export class JobsRepo {
     return row?.m == null ? undefined : Number(row.m);
   }
 }
+
+/** Jobs waiting or running, and when the oldest was made (`/metrics`: queue depth and age). */
+export async function queueStats(db: Db): Promise<{ jobs: number; oldestCreatedMs: number | undefined }> {
+  const row = await db
+    .selectFrom("jobs")
+    .select(({ fn }) => [fn.countAll().as("n"), fn.min("created_ms").as("oldest")])
+    .executeTakeFirst();
+  const oldest = row?.oldest;
+  return { jobs: Number(row?.n ?? 0), oldestCreatedMs: oldest === null || oldest === undefined ? undefined : Number(oldest) };
+}

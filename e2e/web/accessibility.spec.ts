@@ -1,0 +1,231 @@
+/**
+ * The dashboard's accessibility audit (issue 21, item 5): axe-core's WCAG 2.1 A and AA rules over
+ * every view, dialog and state (a selected row, a hovered row, a validation error, a refused
+ * key, search active), each in the light and the dark colour scheme, against a real server with
+ * real events. Every audit attaches its findings to the report (`axe: <view> (<scheme>)`); a
+ * failure lists one line per violation and element. Screenshots: e2e/screenshots/a11y-*.png.
+ */
+import type { BrowserContext, Page } from "@playwright/test";
+import { startServer, type TestServer, type TestUser } from "../../test/support/server.js";
+import { auditPage } from "../support/axe.js";
+import { trackErrors } from "../support/browser.js";
+import { expect, requireChromium, screenshot, test } from "../support/fixtures.js";
+import { startWebHost, type WebHost } from "../support/web-host.js";
+
+requireChromium();
+
+/** An HTTP source that emits each request's body; a body with `fail` throws (an $errors event). */
+const EMITTER = `
+export default {
+  key: "a11y-orders", name: "Orders", version: "0.0.1",
+  props: { http: "$.interface.http" },
+  async run(event) {
+    if (event.body?.fail) throw new Error("asked to fail " + event.body.n);
+    this.$emit(event.body, { summary: "order " + event.body?.n });
+  },
+};`;
+
+const LISTENER = `
+export default {
+  key: "a11y-listener", name: "Listener", version: "0.0.1",
+  props: { http: "$.interface.http" },
+  async run(event) { this.$emit({ got: event }); },
+};`;
+
+const SCHEMES = ["light", "dark"] as const;
+
+async function post(url: string, body: unknown): Promise<void> {
+  const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  if (!res.ok) throw new Error(`POST ${url}: ${res.status}`);
+}
+
+/**
+ * Audits what `page` shows in both colour schemes (the page's own state, hover included, is
+ * left as it is) and fails with every violation of both, so one run says all there is to fix.
+ */
+async function expectAccessibleInBothSchemes(page: Page, view: string, opts: { include?: string } = {}): Promise<void> {
+  const lines: string[] = [];
+  for (const colorScheme of SCHEMES) {
+    await page.emulateMedia({ colorScheme });
+    // Let transitions on colours settle before axe reads the computed styles.
+    await page.waitForTimeout(250);
+    const findings = await auditPage(page, opts);
+    await test.info().attach(`axe: ${view} (${colorScheme})`, {
+      body: JSON.stringify(findings, null, 2),
+      contentType: "application/json",
+    });
+    for (const f of findings) lines.push(`[${colorScheme}] ${f.rule} (${f.impact}) at ${f.target}: ${f.summary}`);
+  }
+  await page.emulateMedia({ colorScheme: "light" });
+  expect(lines, `axe-core (WCAG 2.1 A/AA) on ${view}, light and dark`).toEqual([]);
+}
+
+test.describe("accessibility: every view in light and dark (web mode, a real server)", () => {
+  test.describe.configure({ mode: "serial" });
+  let server: TestServer;
+  let user: TestUser;
+  let host: WebHost;
+  let context: BrowserContext;
+  let page: Page;
+  let errors: string[];
+  let emitterId: string;
+  let workflowId: string;
+
+  test.beforeAll(async ({ browser }) => {
+    test.setTimeout(240_000);
+    server = await startServer();
+    user = await server.newUser();
+    const emitter = await user.client.createSource({ component_code: EMITTER, name: "orders" });
+    const listener = await user.client.createSource({ component_code: LISTENER, name: "order listener" });
+    emitterId = emitter.id;
+    await user.client.createSubscription({ emitter_id: emitterId, listener_id: listener.id });
+    const wf = await user.client.createWorkflow({
+      name: "order digest",
+      steps: [{ code: "export default { async run({ steps }) { return { ok: true }; } }" }],
+    });
+    workflowId = wf.id;
+    const endpoint = `${server.origin}/e/${emitterId}`;
+    for (let n = 1; n <= 12; n++) await post(endpoint, { n, customer: `customer ${n}`, total: n * 10 });
+    await post(endpoint, { n: 13, fail: true });
+    await expect
+      .poll(async () => (await user.client.listSourceEvents(emitterId, { limit: 1 })).page_info.total_count, { timeout: 60_000 })
+      .toBe(12);
+    host = await startWebHost({ remote: { baseUrl: server.baseUrl, apiKey: user.key } });
+    context = await browser.newContext({ viewport: { width: 1360, height: 900 } });
+    page = await context.newPage();
+    errors = trackErrors(page);
+    await page.goto(host.url);
+  });
+
+  test.afterAll(async () => {
+    await context?.close();
+    await host?.stop();
+    await server?.stop();
+  });
+
+  test("sources: the list and a source's live events, volume chart, and a hovered row", async () => {
+    await page.getByRole("list", { name: "Source list" }).getByRole("link", { name: /^orders/ }).click();
+    const grid = page.getByRole("grid", { name: `Events of ${emitterId}` });
+    await expect(grid.locator("[role=row][data-event-id]")).toHaveCount(12, { timeout: 30_000 });
+    await expect(page.getByRole("img", { name: /^Event volume/ })).toHaveAttribute(
+      "aria-label",
+      /12 events, 1 error/,
+      { timeout: 30_000 },
+    );
+    await grid.locator("[role=row][data-event-id]").nth(2).hover();
+    await expectAccessibleInBothSchemes(page, "source detail with events (row hovered)");
+    await screenshot(page, "a11y-01-source-events");
+  });
+
+  test("sources: a selected event, its detail pane and the selected row's secondary text", async () => {
+    const grid = page.getByRole("grid", { name: `Events of ${emitterId}` });
+    const row = grid.locator("[role=row][data-event-id]").nth(1);
+    const id = (await row.getAttribute("data-event-id"))!;
+    await row.click();
+    const pane = page.getByRole("complementary", { name: `Event ${id}` });
+    await expect(pane.getByRole("tree", { name: "Event data" })).toContainText("customer");
+    await expect(pane.getByRole("button", { name: /^Copy JSON/ })).toBeVisible();
+    // The pointer away from the table: the selected colours alone, then hovered as well.
+    await page.mouse.move(0, 0);
+    await expectAccessibleInBothSchemes(page, "event selected with its detail");
+    await row.hover();
+    await expectAccessibleInBothSchemes(page, "event selected and hovered");
+    await screenshot(page, "a11y-02-event-selected");
+  });
+
+  test("sources: search active, the $errors channel and the configuration tab", async () => {
+    const grid = page.getByRole("grid", { name: `Events of ${emitterId}` });
+    await page.getByRole("searchbox", { name: "Search events" }).fill("customer 7");
+    await expect(grid.locator("[role=row][data-event-id]")).toHaveCount(1, { timeout: 15_000 });
+    await expectAccessibleInBothSchemes(page, "event search active");
+    await page.getByRole("searchbox", { name: "Search events" }).fill("");
+    await page.getByRole("tab", { name: "$errors" }).click();
+    await expect(page.getByRole("grid", { name: /^Events of/ }).locator("[role=row][data-event-id]")).toHaveCount(1, {
+      timeout: 15_000,
+    });
+    await expectAccessibleInBothSchemes(page, "the $errors channel");
+    await page.getByRole("tab", { name: "Events", exact: true }).click();
+    await page.getByRole("tab", { name: "Configuration" }).click();
+    await expectAccessibleInBothSchemes(page, "a source's configuration");
+    await page.getByRole("tab", { name: "Live events" }).click();
+  });
+
+  test("sources: the Send test event panel and the replay dialog", async () => {
+    await page.getByRole("button", { name: "Send test event" }).click();
+    await expect(page.getByRole("textbox", { name: "Body" })).toBeVisible();
+    await expectAccessibleInBothSchemes(page, "the Send test event panel");
+    await page.getByRole("region", { name: "Send test event" }).getByRole("button", { name: "Close" }).click();
+
+    const grid = page.getByRole("grid", { name: `Events of ${emitterId}` });
+    await grid.locator("[role=row][data-event-id]").first().click();
+    await page.getByRole("complementary", { name: /^Event / }).getByRole("button", { name: "Replay" }).click();
+    const dialog = page.getByRole("dialog", { name: "Replay this event" });
+    await expect(dialog.getByRole("radio", { name: /^All listeners/ })).toBeVisible();
+    await expectAccessibleInBothSchemes(page, "the replay dialog");
+    await dialog.getByRole("button", { name: "Close" }).first().click();
+    await expect(dialog).toBeHidden();
+  });
+
+  test("sources: the confirm dialog of a delete", async () => {
+    await page.getByRole("button", { name: "Delete all" }).click();
+    const dialog = page.getByRole("dialog");
+    await expect(dialog.getByRole("button", { name: "Delete all events" })).toBeVisible();
+    await expectAccessibleInBothSchemes(page, "the delete confirmation");
+    await screenshot(page, "a11y-03-confirm-delete");
+    await dialog.getByRole("button", { name: "Cancel" }).click();
+    await expect(dialog).toBeHidden();
+  });
+
+  test("sources: the create-source form, and its validation error", async () => {
+    await page.getByRole("button", { name: "+ New source" }).click();
+    const dialog = page.getByRole("dialog");
+    await expect(dialog.getByRole("tab", { name: "Paste code" })).toBeVisible();
+    await expectAccessibleInBothSchemes(page, "the create-source dialog");
+    await dialog.getByRole("tab", { name: "Paste code" }).click();
+    await dialog.getByRole("button", { name: "Save code and continue" }).click();
+    // The generated form's required fields left empty: the form says so, field by field.
+    await dialog.getByLabel("timer: interval in seconds").fill("");
+    await dialog.getByLabel("Greeting").fill("");
+    await dialog.getByRole("button", { name: "Create source" }).click();
+    await expect(dialog.getByText(/required|must be/).first()).toBeVisible();
+    await expectAccessibleInBothSchemes(page, "the create-source form with a validation error");
+    await screenshot(page, "a11y-04-create-source-error");
+    await page.keyboard.press("Escape");
+    await expect(dialog).toBeHidden();
+  });
+
+  test("components, subscriptions (with the Emitter list open), workflows and account", async () => {
+    await page.getByRole("link", { name: "Components", exact: true }).click();
+    await page.getByRole("heading", { name: "Components", level: 1 }).waitFor();
+    await expectAccessibleInBothSchemes(page, "components");
+
+    await page.getByRole("link", { name: "Subscriptions", exact: true }).click();
+    const emitter = page.getByRole("form", { name: "New subscription" }).getByRole("combobox", { name: "Emitter" });
+    await emitter.fill("ord");
+    await expect(page.getByRole("listbox")).toBeVisible();
+    await expectAccessibleInBothSchemes(page, "subscriptions with the Emitter list open");
+    await page.keyboard.press("Escape");
+
+    await page.getByRole("link", { name: "Workflows", exact: true }).click();
+    await page.getByRole("link", { name: /order digest/ }).click();
+    await page.getByRole("heading", { name: "order digest", level: 2 }).waitFor();
+    expect(page.url()).toContain(workflowId);
+    await expectAccessibleInBothSchemes(page, "a workflow");
+
+    await page.getByRole("link", { name: "Account", exact: true }).click();
+    await page.getByRole("heading", { name: "Account", level: 1 }).waitFor();
+    await expectAccessibleInBothSchemes(page, "account");
+  });
+
+  test("account: the error of a connection whose key is refused", async () => {
+    const form = page.getByRole("form", { name: "Add a remote connection" });
+    await form.getByRole("textbox", { name: "Name" }).fill("Wrong key");
+    await form.getByRole("textbox", { name: "Base URL" }).fill(server.baseUrl);
+    await form.getByRole("textbox", { name: "API key" }).fill("definitely-not-a-valid-key");
+    await form.getByRole("button", { name: "Add and connect" }).click();
+    await expect(page.getByRole("alert").first()).toBeVisible({ timeout: 15_000 });
+    await expectAccessibleInBothSchemes(page, "account with a connection error");
+    await screenshot(page, "a11y-05-connection-error");
+    expect(errors).toEqual([]);
+  });
+});
