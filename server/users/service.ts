@@ -7,7 +7,7 @@ import { ConflictError, NotFoundError } from "../errors.js";
 import { ERROR_CODES, type UpdateUserBody, type User } from "../../shared/resources/index.js";
 import type { Config } from "../config.js";
 import { isUniqueViolation } from "../store/repos/errors.js";
-import { LastAdminError, type UserRow, type UsersRepo } from "../store/repos/users.js";
+import { LastAdminError, SYSTEM_USERNAME, type UserRow, type UsersRepo } from "../store/repos/users.js";
 import type { PageRequest, PageRows } from "../store/repos/paging.js";
 import { generateApiKey, hashApiKey, sameHash } from "./keys.js";
 
@@ -134,12 +134,14 @@ export class UserService {
   /** Admin: one user, with `disabled` and their own quotas. */
   async get(id: string): Promise<User> {
     const row = await this.repo.findById(id);
-    if (!row) throw new NotFoundError(`user ${id}`);
+    if (!row || row.username === SYSTEM_USERNAME) throw new NotFoundError(`user ${id}`);
     return this.present(row, undefined, true);
   }
 
   /** Admin: changes only the fields given; refuses to leave no enabled admin (409 `last_admin`). */
   async update(id: string, body: UpdateUserBody): Promise<User> {
+    const target = await this.repo.findById(id);
+    if (!target || target.username === SYSTEM_USERNAME) throw new NotFoundError(`user ${id}`);
     let row: UserRow | undefined;
     try {
       row = await this.repo.updateAdminFields(id, {

@@ -205,3 +205,23 @@ describe.each(testDatabases())("user administration on $name", (db) => {
     expect(await count("events", "owner_id")).toBe(0);
   });
 });
+
+describe("the system user", () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startServer();
+  });
+  afterAll(() => s?.stop());
+
+  it("is not among the users an admin lists, and its name cannot be taken", async () => {
+    const u = await s.newUser();
+    const page = await s.admin.listUsers({ limit: 100 });
+    const names = page.data.map((x) => x.username);
+    expect(names).toContain(u.user.username);
+    expect(names).not.toContain("headwater");
+    expect(page.page_info.total_count).toBe(page.data.length);
+    await expectApiError(s.admin.createUser({ username: "headwater", email: "x@example.com" }), 409);
+    // The built-in components it holds still resolve for everyone.
+    expect((await u.client.getRegistryComponent("schedule")).key).toBe("schedule");
+  });
+});

@@ -5,13 +5,13 @@
  */
 import crypto from "node:crypto";
 import { newId } from "../../../shared/ids.js";
-import type { UsersRepo } from "../../store/repos/users.js";
+import { SYSTEM_USERNAME, type UsersRepo } from "../../store/repos/users.js";
 import { hashApiKey } from "../../users/keys.js";
 import type { ComponentDescriber } from "../../services.js";
 import type { ComponentService } from "../service.js";
 import { builtinComponentCodes } from "./index.js";
 
-export const SYSTEM_USERNAME = "headwater";
+export { SYSTEM_USERNAME };
 
 /**
  * `describer`, when given, describes every built-in at once on a fresh database (each describe

@@ -26,7 +26,8 @@ export class CursorNotFoundError extends Error {
   }
 }
 
-type Scope = Record<string, string | number>;
+/** Column equals a value, or (`{ not }`) differs from it. */
+type Scope = Record<string, string | number | { not: string | number }>;
 // Pagination is generic over tables; Kysely's per-table typing cannot follow a table name
 // given at run time, so the query is built untyped here and the row type is asserted once.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -41,7 +42,8 @@ export async function pageByCreation<Row>(
   req: PageRequest,
 ): Promise<PageRows<Row>> {
   const adb = db as unknown as AnyDb;
-  const scoped = (eb: AnyEb) => eb.and(Object.entries(scope).map(([k, v]) => eb(k, "=", v)));
+  const scoped = (eb: AnyEb) =>
+    eb.and(Object.entries(scope).map(([k, v]) => (typeof v === "object" ? eb(k, "!=", v.not) : eb(k, "=", v))));
 
   const anchor = async (id: string) => {
     const row = (await adb

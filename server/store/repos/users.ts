@@ -6,6 +6,13 @@ import { nextCreatedMs, nowSeconds } from "./clock.js";
 import { notifyUserChangedIn } from "./cluster.js";
 import { pageByCreation, type PageRequest, type PageRows } from "./paging.js";
 
+/**
+ * The system user: owns the built-in components (and a deleted user's components that other
+ * users' sources still run); holds a random key nobody knows. Internal: admins neither list,
+ * read, change nor delete it.
+ */
+export const SYSTEM_USERNAME = "headwater";
+
 export type UserRow = Selectable<UsersTable>;
 
 export interface NewUser {
@@ -225,8 +232,9 @@ export class UsersRepo {
     });
   }
 
+  /** Every user but the system user, which is internal (it holds the built-in components). */
   async list(page: PageRequest): Promise<PageRows<UserRow>> {
-    return pageByCreation<UserRow>(this.db, "users", {}, page);
+    return pageByCreation<UserRow>(this.db, "users", { username: { not: SYSTEM_USERNAME } }, page);
   }
 }
 
