@@ -194,7 +194,7 @@ test.describe("accessibility: every view in light and dark (web mode, a real ser
     await expect(dialog).toBeHidden();
   });
 
-  test("components, subscriptions (with the Emitter list open), workflows and account", async () => {
+  test("components, subscriptions (with the Emitter list open), workflows, flow and account", async () => {
     await page.getByRole("link", { name: "Components", exact: true }).click();
     await page.getByRole("heading", { name: "Components", level: 1 }).waitFor();
     await expectAccessibleInBothSchemes(page, "components");
@@ -211,6 +211,10 @@ test.describe("accessibility: every view in light and dark (web mode, a real ser
     await page.getByRole("heading", { name: "order digest", level: 2 }).waitFor();
     expect(page.url()).toContain(workflowId);
     await expectAccessibleInBothSchemes(page, "a workflow");
+
+    await page.getByRole("link", { name: "Flow", exact: true }).click();
+    await expect(page.getByRole("application", { name: /^Event flow/ })).toBeVisible();
+    await expectAccessibleInBothSchemes(page, "the flow view");
 
     await page.getByRole("link", { name: "Account", exact: true }).click();
     await page.getByRole("heading", { name: "Account", level: 1 }).waitFor();

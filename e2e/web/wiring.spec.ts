@@ -2,12 +2,9 @@
  * Wiring without typing an id (issue 21), in Chromium against a real server: a subscription
  * picked by typing part of a name and Enter, a test event sent from the app that arrives in the
  * live table, and the flow view drawing the edge with its count. Screenshots:
- * e2e/screenshots/wiring-*.png; the flow view is also copied to docs/images/flow-view.png for
- * the docs.
+ * e2e/screenshots/wiring-*.png (wiring-03 is the picture docs/images/flow-view.png was taken from;
+ * the test never writes into the tracked tree).
  */
-import fs from "node:fs";
-import path from "node:path";
-import { REPO_ROOT } from "../support/web-host.js";
 import { expect, requireChromium, screenshot, test } from "../support/fixtures.js";
 
 requireChromium();
@@ -102,10 +99,6 @@ test("subscribe by name, send a test event, and see the wiring with its count", 
     await expect(edge).toHaveAccessibleName(/1 event in the last hour/, { timeout: 20_000 });
     await expect(canvas.getByText("1 event", { exact: false }).first()).toBeVisible();
     await screenshot(page, "wiring-03-flow-view");
-    // The picture for the docs: just the canvas, in the light scheme.
-    const docsImage = path.join(REPO_ROOT, "docs", "images", "flow-view.png");
-    fs.mkdirSync(path.dirname(docsImage), { recursive: true });
-    await page.locator(".flow-page").screenshot({ path: docsImage });
 
     await canvas.getByRole("link", { name: "Notify the team" }).click();
     await expect(page.getByRole("heading", { name: "Notify the team", level: 2 })).toBeVisible();
