@@ -107,6 +107,8 @@ export function FlowView() {
             nodeTypes={nodeTypes}
             defaultEdgeOptions={{ markerEnd: { type: MarkerType.ArrowClosed } }}
             fitView
+            // A small account is drawn at its natural size rather than blown up to fill the canvas.
+            fitViewOptions={{ maxZoom: 1, padding: 0.15 }}
             minZoom={0.1}
             maxZoom={2}
             nodesDraggable={false}

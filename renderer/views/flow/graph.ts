@@ -77,7 +77,8 @@ export function buildFlowGraph(
   }
 
   const g = new dagre.graphlib.Graph();
-  g.setGraph({ rankdir: "LR", nodesep: 24, ranksep: 140, marginx: 20, marginy: 20 });
+  // ranksep leaves room for an edge label ("12 events in the last hour") with the arrow visible around it.
+  g.setGraph({ rankdir: "LR", nodesep: 24, ranksep: 240, marginx: 20, marginy: 20 });
   g.setDefaultEdgeLabel(() => ({}));
   for (const id of data.keys()) g.setNode(id, { width: NODE_WIDTH, height: NODE_HEIGHT });
   for (const e of edges) g.setEdge(e.source, e.target);
