@@ -6,6 +6,8 @@
  * `npm_config_registry`), asked of npm once.
  */
 import { execFile } from "node:child_process";
+import http from "node:http";
+import https from "node:https";
 
 /** The registry did not answer, or answered something else than the package or a 404. */
 export class RegistryUnavailableError extends Error {
@@ -19,7 +21,6 @@ export interface RegistryLookupOptions {
   /** HEADWATER_NPM_REGISTRY; undefined: npm's configured registry. */
   registry: string | undefined;
   timeoutMs?: number;
-  fetch?: typeof globalThis.fetch;
 }
 
 const DEFAULT_REGISTRY = "https://registry.npmjs.org/";
@@ -33,20 +34,15 @@ export class RegistryLookup {
   async exists(name: string): Promise<boolean> {
     const base = await this.registryUrl();
     const url = base.replace(/\/*$/, "/") + name.replace("/", "%2f");
-    let res: Response;
+    let status: number;
     try {
-      res = await (this.o.fetch ?? fetch)(url, {
-        // The abbreviated document: a few kB instead of every version's full manifest.
-        headers: { accept: "application/vnd.npm.install-v1+json; q=1.0, application/json; q=0.8" },
-        signal: AbortSignal.timeout(this.o.timeoutMs ?? 15_000),
-      });
+      status = await statusOf(url, this.o.timeoutMs ?? 15_000);
     } catch {
       throw new RegistryUnavailableError("the npm registry did not answer");
     }
-    await res.body?.cancel().catch(() => undefined);
-    if (res.status === 404) return false;
-    if (res.ok) return true;
-    throw new RegistryUnavailableError(`the npm registry answered ${res.status}`);
+    if (status === 404) return false;
+    if (status >= 200 && status < 300) return true;
+    throw new RegistryUnavailableError(`the npm registry answered ${status}`);
   }
 
   private registryUrl(): Promise<string> {
@@ -67,5 +63,30 @@ function npmConfiguredRegistry(): Promise<string> {
       const url = String(stdout).trim();
       resolve(!err && /^https?:\/\//.test(url) ? url : DEFAULT_REGISTRY);
     });
+  });
+}
+
+/**
+ * The status of a GET of `url`, the body discarded. Over node:http(s) rather than the global
+ * fetch, which an embedding process may have replaced (a test environment's DOM fetch applies
+ * browser rules to it).
+ */
+function statusOf(url: string, timeoutMs: number): Promise<number> {
+  const get = url.startsWith("https:") ? https.get : http.get;
+  return new Promise((resolve, reject) => {
+    const req = get(
+      url,
+      // The abbreviated document: a few kB instead of every version's full manifest.
+      {
+        headers: { accept: "application/vnd.npm.install-v1+json; q=1.0, application/json; q=0.8" },
+        timeout: timeoutMs,
+      },
+      (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      },
+    );
+    req.on("timeout", () => req.destroy(new Error("timed out")));
+    req.on("error", reject);
   });
 }
