@@ -16,17 +16,18 @@ import {
   type NodeProps,
 } from "@xyflow/react";
 import "@xyflow/react/dist/base.css";
-import { useEffect, useMemo } from "react";
+import { memo, useEffect, useMemo } from "react";
 import { navigate, routeHref } from "../../app/router.js";
 import { useAllSources, useAllWorkflows, useSubscriptions, keys } from "../../state/queries.js";
 import { ErrorNote } from "../../ui/ErrorNote.js";
 import { Loading } from "../../ui/Spinner.js";
 import { emitterCounts } from "./counts.js";
-import { buildFlowGraph, type FlowNodeData } from "./graph.js";
+import { layoutFlowGraph, withCounts, type FlowNodeData } from "./graph.js";
 
 const REFRESH_MS = 5_000;
 
-function EmitterNode({ data }: NodeProps<Node<FlowNodeData>>) {
+// Memoised: a refresh of the counts changes the edges only, and 200 nodes need not render again.
+const EmitterNode = memo(function EmitterNode({ data }: NodeProps<Node<FlowNodeData>>) {
   const view = data.kind === "source" ? "sources" : data.kind === "workflow" ? "workflows" : null;
   return (
     <div className={`flow-node flow-node-${data.kind}`}>
@@ -45,7 +46,7 @@ function EmitterNode({ data }: NodeProps<Node<FlowNodeData>>) {
       <Handle type="source" position={Position.Right} isConnectable={false} />
     </div>
   );
-}
+});
 
 const nodeTypes = { emitter: EmitterNode };
 
@@ -75,9 +76,15 @@ export function FlowView() {
     return () => clearInterval(t);
   }, [qc]);
 
+  // Laid out again only when the wiring changes: the counts refresh every few seconds, and a new
+  // layout of 200 nodes blocks the page for about a second (bench/dashboard-flow.bench.ts).
+  const layout = useMemo(
+    () => layoutFlowGraph(sources.data ?? [], workflows.data ?? [], subs.data ?? []),
+    [sources.data, workflows.data, subs.data],
+  );
   const graph = useMemo(
-    () => buildFlowGraph(sources.data ?? [], workflows.data ?? [], subs.data ?? [], counts.data),
-    [sources.data, workflows.data, subs.data, counts.data],
+    () => withCounts(layout, counts.data ?? { counts: new Map(), basis: "retained" }),
+    [layout, counts.data],
   );
 
   const error = sources.error ?? workflows.error ?? subs.error;

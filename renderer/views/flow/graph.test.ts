@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { makeSource, makeWorkflow } from "../../test/fakeBridge.js";
-import { buildFlowGraph, edgeLabel } from "./graph.js";
+import { buildFlowGraph, edgeLabel, layoutFlowGraph, withCounts } from "./graph.js";
 
 const sub = (emitter_id: string, listener_id: string, event_name = "") => ({
   id: `sub_${emitter_id}_${listener_id}_${event_name}`,
@@ -49,5 +49,13 @@ describe("buildFlowGraph", () => {
     expect(nodes).toHaveLength(200);
     expect(edges).toHaveLength(400);
     expect(new Set(nodes.map((n) => `${n.position.x},${n.position.y}`)).size).toBe(200);
+  });
+
+  it("relabels the edges with new counts without laying the nodes out again", () => {
+    const layout = layoutFlowGraph([makeSource(1, { name: "Orders" })], [makeWorkflow(1, { name: "Notify" })], [sub("dc_src1", "p_wf1")]);
+    expect(layout.edges[0]!.label).toBeUndefined();
+    const counted = withCounts(layout, { counts: new Map([["dc_src1", 3]]), basis: "retained" });
+    expect(counted.nodes).toBe(layout.nodes);
+    expect(counted.edges.map((e) => [e.label, e.ariaLabel])).toEqual([["3 events", "Orders to Notify: 3 events"]]);
   });
 });
