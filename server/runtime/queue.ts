@@ -99,6 +99,8 @@ export class DurableQueue implements InvocationQueue {
   private readonly lastServed = new Map<string, number>();
   private timer: NodeJS.Timeout | undefined;
   private pumping = false;
+  /** The pump under way (or the last one), so that stop() can wait for the runs it starts. */
+  private pumped: Promise<void> = Promise.resolve();
   /** Targets whose runner waits a moment for more jobs (see linger), and how to wake it. */
   private readonly lingering = new Map<string, () => void>();
   /** Jobs handed to a lingering runner while their insert commits (handOver), by target. */
@@ -220,6 +222,8 @@ export class DurableQueue implements InvocationQueue {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     for (const wake of [...this.lingering.values()]) wake();
+    // A pump under way may still start a run (its claim was in flight): wait for it first.
+    await this.pumped;
     await Promise.allSettled([...this.running.values()]);
   }
 
@@ -231,7 +235,7 @@ export class DurableQueue implements InvocationQueue {
       return;
     }
     this.pumping = true;
-    this.pump()
+    this.pumped = this.pump()
       .catch((err) => this.options.log?.("invocation queue: polling failed", err))
       .finally(() => {
         this.pumping = false;
@@ -280,10 +284,14 @@ export class DurableQueue implements InvocationQueue {
       }
       started += 1;
       this.noteServed(target);
-      const run = this.run(target, batch).finally(() => {
-        this.running.delete(target);
-        this.kick();
-      });
+      const run = this.run(target, batch)
+        // A database error while handing jobs back (a retry, a release) leaves them leased:
+        // they run again when the lease expires. Never an unhandled rejection.
+        .catch((err: unknown) => this.options.log?.(`invocation queue: run of ${target} ended with an error`, err))
+        .finally(() => {
+          this.running.delete(target);
+          this.kick();
+        });
       this.running.set(target, run);
     }
   }
