@@ -10,5 +10,9 @@ import { ensureBuilt, OUT_DIR } from "../scripts/build.mjs";
 module.enableCompileCache?.(`${OUT_DIR}/.compile-cache`);
 await ensureBuilt({ log: (line) => process.stderr.write(`headwater: ${line}\n`) });
 const { main } = await import("../dist/js/cli.mjs");
-// Exit at once: open sockets (keep-alive, a closed stream's pool) must not keep a finished command alive.
-process.exit(await main(process.argv));
+const code = await main(process.argv);
+// process.exit drops writes still queued on a pipe (a long `--json` listing lost its last lines):
+// an empty write's callback runs once everything written before it has been handed over.
+await Promise.all([process.stdout, process.stderr].map((s) => new Promise((resolve) => s.write("", resolve))));
+// Then exit at once: open sockets (keep-alive, a closed stream's pool) must not keep a finished command alive.
+process.exit(code);
