@@ -19,6 +19,7 @@ if (!TOOLS.prlimit) console.log("isolation-limits: skipped: prlimit (util-linux)
 else if (!bwrap.works) console.log(`isolation-limits: namespaces mode skipped: ${bwrap.why}`);
 
 describe.each(["process", "namespaces"] as const)("kernel limits, %s mode", (isolation) => {
+  // Kernel limits need util-linux prlimit, and namespaces mode a working bwrap (.ci/run installs both).
   const skip = !TOOLS.prlimit || (isolation === "namespaces" && !bwrap.works);
   const dataDir = tempDataDir();
   const procs: SandboxProcess[] = [];
