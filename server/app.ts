@@ -21,7 +21,7 @@ import { RegistryLookup } from "./runtime/npm/registry.js";
 import { ComponentService } from "./components/service.js";
 import type { Config } from "./config.js";
 import { createEventServices, type EventServices } from "./events/index.js";
-import { closeGracefully, createHttpApp } from "./http/app.js";
+import { closeGracefully, createHttpApp, setFastPath } from "./http/app.js";
 import { registerAuth } from "./http/auth.js";
 import { registerRateLimits } from "./http/rate-limit.js";
 import { componentRoutes } from "./http/routes/components.js";
@@ -224,6 +224,7 @@ export async function createServer(config: Config): Promise<Server> {
     await app.register(workflowRoutes, { prefix: "/v1", workflows: events.workflows });
     await app.register(streamRoutes, { events, db: store.db }); // SSE, at the host (no /v1)
     await app.register(runtime.httpRoutes); // `/e/:id`: HTTP triggers, no auth
+    if (runtime.httpFastPath) setFastPath(app, runtime.httpFastPath); // their ingest case, before Fastify
     closers.push(() => closeGracefully(app));
 
     // -- listen, then start the background work ------------------------------------------------

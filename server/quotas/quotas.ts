@@ -47,6 +47,11 @@ export function utcDay(nowMs = Date.now()): string {
   return lastDay.day;
 }
 
+/** Whether one more invocation fits after `used` under `limits`. */
+function within(used: QuotaUsageToday, limits: DailyLimits): boolean {
+  return used.invocations < limits.dailyInvocations && used.computeMs < limits.dailyComputeMs;
+}
+
 /** How long `admits` trusts a usage it read, and for how many users at most. */
 const RECENT_MS = 1000;
 const RECENT_MAX = 10_000;
@@ -115,6 +120,18 @@ export class Quotas {
       if (this.recent.size > RECENT_MAX) this.recent.delete(this.recent.keys().next().value!);
     }
     return this.verdict(hit.used, await this.limitsFor(userId));
+  }
+
+  /**
+   * `admits` without waiting: true when what `admits` trusts (usage and limits read less than a
+   * second ago) says yes, else undefined (a read is due, or the answer is no: ask `admits`).
+   */
+  admitsNow(userId: string): true | undefined {
+    const now = this.now();
+    const hit = this.recent.get(userId);
+    const limits = this.limitsCache.get(userId);
+    if (!hit || hit.until <= now || hit.day !== utcDay(now) || !limits || limits.until <= now) return undefined;
+    return within(hit.used, limits.limits) ? true : undefined;
   }
 
   /** Whether the user may run one more invocation today. */

@@ -25,6 +25,12 @@ export class TargetCache<T> {
     return value;
   }
 
+  /** The remembered value, without loading: undefined when not remembered (or stale). */
+  peek(id: string): T | undefined {
+    const hit = this.entries.get(id);
+    return hit && hit.until > Date.now() ? hit.value : undefined;
+  }
+
   forget(id: string): void {
     this.entries.delete(id);
   }
