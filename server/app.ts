@@ -186,13 +186,13 @@ export async function createServer(config: Config): Promise<Server> {
 
     // An admin's change to a user (disabled, quotas, deleted) is forgotten at once by the
     // runtime of every instance: endpoints answer 403 / 404 from then on.
-    const userChanges = new UserChanges();
+    const userChanges = new UserChanges(instanceId);
     userChanges.onChanged((userId) => runtime.userChanged(userId));
     if (store.pgPool) {
       await userChanges.listen(store.pgPool, log);
       closers.push(() => userChanges.close());
     }
-    users.useAdminDeps({ heirId: () => systemUserId, changed: (id) => userChanges.changed(id) });
+    users.useAdminDeps({ heirId: () => systemUserId, announce: (id) => userChanges.announce(id) });
 
     // Sources: the runtime's lifecycle runs their hooks; deleting one forgets its events.
     const sources = new SourceService({
