@@ -8,8 +8,9 @@
  * layout runs in a worker and only when the wiring changes; a refresh of the counts hands React
  * Flow the same edge objects except those whose figure moved; every prop given to React Flow is
  * stable (a new `defaultEdgeOptions` object re-renders every edge); all elements stay mounted, so
- * a pan or zoom only moves the viewport layer (flow.css promotes it) instead of mounting and
- * unmounting edges at the border on every frame as `onlyRenderVisibleElements` did.
+ * a pan or zoom only changes the viewport's transform instead of mounting and unmounting edges at
+ * the border on every frame as `onlyRenderVisibleElements` did; edges are out of hit testing
+ * (flow.css).
  */
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import {
