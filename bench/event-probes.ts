@@ -235,3 +235,17 @@ export async function latencies(taps: WorkerTaps, sentAt: number[], expected: nu
 }
 
 export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+/**
+ * CPU seconds a process used so far (user + system, from /proc; NaN where there is none). Per
+ * acknowledged request it depends far less on what else runs on the machine than a rate does.
+ */
+export function processCpuSeconds(pid: number | undefined): number {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return NaN;
+  }
+}

@@ -5,7 +5,9 @@
  *   bare node:http handler, and on a relay that stores nothing (smee.io's kind);
  * - endpoint request → SSE message: 500 events at 200 ev/s, one stream, on Headwater and on the
  *   relay.
- * Printed per round, then the medians: ingest as a ratio to bare node:http in the same round.
+ * Printed per round, then the medians: ingest as a ratio to bare node:http in the same round, and
+ * the server's CPU time per acknowledged request (until its backlog is stored: less at the mercy
+ * of the machine's other load than a rate).
  *
  * `HEADWATER_BENCH_BASELINE=/path/to/another/checkout` also runs that checkout's server (its own
  * node_modules) in the same rounds: a change measured against the build before it.
@@ -16,7 +18,7 @@ import { createClient, type Client } from "../shared/client/index.js";
 import { relaySource } from "../test/delivery/helpers.js";
 import { uniqueKey } from "../test/support/fixtures.js";
 import { randomKey, spawnServer, tempDataDir, type SpawnedServer } from "../test/support/server.js";
-import { agent, hasWrk, ingestRate, latencies, load, median, paced, pct, postJson, spawnBare, spawnRelay, workerTaps, type WorkerTaps } from "./event-probes.js";
+import { agent, hasWrk, ingestRate, latencies, load, median, paced, pct, postJson, processCpuSeconds, spawnBare, spawnRelay, workerTaps, type WorkerTaps } from "./event-probes.js";
 import { defineBench } from "./harness.js";
 
 const ROUNDS = 3;
@@ -95,23 +97,34 @@ export default defineBench("events vs relay", async () => {
         run: async () => {
           console.log(`  · client: ${hasWrk ? "wrk -t2 -c32" : "the bench's own (wrk not installed), 32 in flight"}, a ${80}-byte JSON POST`);
           const ratios = new Map<string, number[]>();
+          /** Server CPU µs per acknowledged request, its backlog's runs included (the sandbox workers' not). */
+          const cpu = new Map<string, number[]>();
+          const push = (m: Map<string, number[]>, k: string, v: number) => (m.get(k) ?? m.set(k, []).get(k)!).push(v);
           for (let round = 1; round <= ROUNDS; round++) {
+            const c0 = processCpuSeconds(bare.child.pid);
             const b = await ingestRate(`${bare.origin}/`, INGEST_SECONDS);
-            const line = [`bare node:http ${fmt(b.perSecond, 0)}/s`];
+            const bareUs = ((processCpuSeconds(bare.child.pid) - c0) * 1e6) / (b.perSecond * INGEST_SECONDS);
+            push(cpu, "bare node:http", bareUs);
+            const line = [`bare node:http ${fmt(b.perSecond, 0)}/s, ${fmt(bareUs, 0)} µs CPU/req`];
             const r = await ingestRate(`${relay.origin}/e`, INGEST_SECONDS);
             line.push(`relay ${fmt(r.perSecond, 0)}/s (${fmt(r.perSecond / b.perSecond, 3)})`);
             (ratios.get("relay") ?? ratios.set("relay", []).get("relay")!).push(r.perSecond / b.perSecond);
             for (const hw of systems) {
+              const s0 = processCpuSeconds(hw.server.child.pid);
               const h = await ingestRate(`${hw.server.origin}/e/${hw.ingest}`, INGEST_SECONDS);
-              hw.acknowledged += Math.round(h.perSecond * INGEST_SECONDS);
-              line.push(`${hw.name} ${fmt(h.perSecond, 0)}/s (${fmt(h.perSecond / b.perSecond, 3)})${h.failed ? `, ${h.failed} refused` : ""}`);
-              (ratios.get(hw.name) ?? ratios.set(hw.name, []).get(hw.name)!).push(h.perSecond / b.perSecond);
+              const acked = Math.round(h.perSecond * INGEST_SECONDS);
+              hw.acknowledged += acked;
               // The next system meets an idle machine: this one's backlog is stored first.
               await untilStored(hw.client, hw.ingest, hw.acknowledged * 0.99);
+              const us = ((processCpuSeconds(hw.server.child.pid) - s0) * 1e6) / acked;
+              push(cpu, hw.name, us);
+              line.push(`${hw.name} ${fmt(h.perSecond, 0)}/s (${fmt(h.perSecond / b.perSecond, 3)}), ${fmt(us, 0)} µs CPU/req${h.failed ? `, ${h.failed} refused` : ""}`);
+              push(ratios, hw.name, h.perSecond / b.perSecond);
             }
             console.log(`  · round ${round}: ${line.join(", ")}`);
           }
           for (const [name, xs] of ratios) console.log(`  · ingest ratio to bare node:http, median: ${name} ${fmt(median(xs), 3)}`);
+          for (const [name, xs] of cpu) console.log(`  · server CPU per acknowledged request (its backlog's runs included), median: ${name} ${fmt(median(xs), 0)} µs`);
         },
       },
       {

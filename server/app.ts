@@ -21,7 +21,7 @@ import { RegistryLookup } from "./runtime/npm/registry.js";
 import { ComponentService } from "./components/service.js";
 import type { Config } from "./config.js";
 import { createEventServices, type EventServices } from "./events/index.js";
-import { closeGracefully, createHttpApp } from "./http/app.js";
+import { closeGracefully, createHttpApp, setFastPath } from "./http/app.js";
 import { registerAuth } from "./http/auth.js";
 import { registerRateLimits } from "./http/rate-limit.js";
 import { componentRoutes } from "./http/routes/components.js";
@@ -186,13 +186,13 @@ export async function createServer(config: Config): Promise<Server> {
 
     // An admin's change to a user (disabled, quotas, deleted) is forgotten at once by the
     // runtime of every instance: endpoints answer 403 / 404 from then on.
-    const userChanges = new UserChanges();
+    const userChanges = new UserChanges(instanceId);
     userChanges.onChanged((userId) => runtime.userChanged(userId));
     if (store.pgPool) {
       await userChanges.listen(store.pgPool, log);
       closers.push(() => userChanges.close());
     }
-    users.useAdminDeps({ heirId: () => systemUserId, changed: (id) => userChanges.changed(id) });
+    users.useAdminDeps({ heirId: () => systemUserId, announce: (id) => userChanges.announce(id) });
 
     // Sources: the runtime's lifecycle runs their hooks; deleting one forgets its events.
     const sources = new SourceService({
@@ -224,6 +224,7 @@ export async function createServer(config: Config): Promise<Server> {
     await app.register(workflowRoutes, { prefix: "/v1", workflows: events.workflows });
     await app.register(streamRoutes, { events, db: store.db }); // SSE, at the host (no /v1)
     await app.register(runtime.httpRoutes); // `/e/:id`: HTTP triggers, no auth
+    if (runtime.httpFastPath) setFastPath(app, runtime.httpFastPath); // their ingest case, before Fastify
     closers.push(() => closeGracefully(app));
 
     // -- listen, then start the background work ------------------------------------------------

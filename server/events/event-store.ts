@@ -41,6 +41,8 @@ export interface EventStoreOptions {
   countStats?: boolean;
   /** The database's write transactions (default: one of its own, ungrouped). */
   writes?: WriteGroup;
+  /** Called after a commit that stored events (the search index fills behind it: events/search-indexer.ts). */
+  onStored?: () => void;
   now?: () => number;
 }
 
@@ -254,6 +256,7 @@ export function createEventStore(options: EventStoreOptions): ManagedEventStore 
     }
     if (result.published.length > 0) bus.publish(result.published);
     if (result.woken.size > 0) queue?.wake(result.woken);
+    if (result.published.length > 0) options.onStored?.();
   }
 
   /** One commit at a time, so that commits are published in order. */

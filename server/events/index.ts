@@ -22,6 +22,7 @@ import { createEventStore, type ManagedEventStore } from "./event-store.js";
 import { PgEventBus } from "./pg-bus.js";
 import { deleteEvents, listSummaries, type ListOptions } from "./reads.js";
 import { replayEvents, type ReplayRequest } from "./replay.js";
+import { startSearchIndexer } from "./search-indexer.js";
 import { readStats, startStatsPruning, type StatsWindow } from "./stats.js";
 
 export interface Logger {
@@ -64,7 +65,8 @@ export async function createEventServices(o: EventServicesOptions): Promise<Even
   const { db, dialect, pgPool, writes } = o.store;
   const bus: EventBus =
     dialect === "postgres" && pgPool ? await PgEventBus.start({ pool: pgPool, db, log: o.log }) : new LocalEventBus();
-  const store = createEventStore({ db, writes, bus, retention: o.config.eventRetention });
+  const searchIndex = startSearchIndexer(db, writes, (err) => o.log.warn({ err }, "search index: a batch failed (searches index what is pending themselves)"));
+  const store = createEventStore({ db, writes, bus, retention: o.config.eventRetention, onStored: searchIndex.stored });
   let draining: Promise<void> | undefined;
   let queue: InvocationQueue | undefined;
   const pruning = startStatsPruning(db, o.config.statsRetentionDays, o.log);
@@ -102,6 +104,7 @@ export async function createEventServices(o: EventServicesOptions): Promise<Even
       await pruning.stop();
       await draining;
       await store.close();
+      await searchIndex.close();
       await bus.close();
     },
   };

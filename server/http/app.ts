@@ -3,7 +3,8 @@
  * body limits and the route registry (authentication is `registerAuth`, once users exist).
  * Route plugins are registered by app.ts.
  */
-import Fastify, { LogController, type FastifyInstance } from "fastify";
+import http from "node:http";
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from "fastify";
 import type { Config } from "../config.js";
 import { clientErrorHandler, frameworkErrorHandler, registerUrlLimit } from "./client-errors.js";
 import { HttpError, registerErrorModel, sendError } from "./errors.js";
@@ -12,9 +13,41 @@ import { registerOverLimitDrain } from "./over-limit.js";
 import { registerRequestMetrics } from "./request-metrics.js";
 import { registerRouteRegistry } from "./route.js";
 
+/**
+ * A handler that may answer a request before Fastify sees it (the endpoints' ingest path,
+ * server/runtime/triggers/http-fast.ts). It returns false, having touched nothing, for any
+ * request it does not take: Fastify then handles that request as usual.
+ */
+export type FastPath = (req: http.IncomingMessage, res: http.ServerResponse) => boolean;
+
+const fastPaths = new WeakMap<FastifyInstance, (fast: FastPath) => void>();
+
+/** Sets the app's fast path (once its routes' dependencies exist). */
+export function setFastPath(app: FastifyInstance, fast: FastPath): void {
+  const set = fastPaths.get(app);
+  if (!set) throw new Error("setFastPath: not an app of createHttpApp");
+  set(fast);
+}
+
 /** The app with the error model and route registry; call `registerAuth` before adding routes. */
 export function createHttpApp(config: Config): FastifyInstance {
+  let fast: FastPath | undefined;
+  let closing = false;
+  // Request logs (debug) are Fastify's: no request goes around it then.
+  const fastPathAllowed = config.logLevel !== "debug" && config.logLevel !== "trace";
   const app = Fastify({
+    // Fastify's own server, with the fast path in front of its handler; the timeouts Fastify
+    // would set on a server it made itself.
+    serverFactory: (handler, opts: FastifyServerOptions) => {
+      const server = http.createServer((req, res) => {
+        if (fast && !closing && fast(req, res)) return;
+        handler(req, res);
+      });
+      server.keepAliveTimeout = opts.keepAliveTimeout ?? 72_000;
+      server.requestTimeout = opts.requestTimeout ?? 0;
+      server.setTimeout(opts.connectionTimeout ?? 0);
+      return server;
+    },
     logger: { level: config.logLevel },
     bodyLimit: config.bodyLimitBytes,
     // `/sources/` and `/sources` are the same endpoint (the spec writes both).
@@ -44,7 +77,8 @@ export function createHttpApp(config: Config): FastifyInstance {
     if (text.trim() === "") return done(null, undefined);
     parseJson(request, text, done);
   });
-  let closing = false;
+  if (fastPathAllowed) fastPaths.set(app, (f) => (fast = f));
+  else fastPaths.set(app, () => undefined);
   app.addHook("preClose", async () => {
     closing = true;
   });

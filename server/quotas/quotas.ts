@@ -11,6 +11,7 @@ import { Counter } from "prom-client";
 import type { Config } from "../config.js";
 import type { JobCompletion } from "../store/repos/completions.js";
 import type { QuotasRepo } from "../store/repos/quotas.js";
+import { REMEMBERED_AT_MOST_MS } from "../cluster/remembered.js";
 
 export interface QuotaUsageToday {
   invocations: number;
@@ -47,14 +48,24 @@ export function utcDay(nowMs = Date.now()): string {
   return lastDay.day;
 }
 
+/** Whether one more invocation fits after `used` under `limits`. */
+function within(used: QuotaUsageToday, limits: DailyLimits): boolean {
+  return used.invocations < limits.dailyInvocations && used.computeMs < limits.dailyComputeMs;
+}
+
 /** How long `admits` trusts a usage it read, and for how many users at most. */
-const RECENT_MS = 1000;
+const RECENT_MS = REMEMBERED_AT_MOST_MS;
 const RECENT_MAX = 10_000;
 
 export class Quotas {
   private readonly recent = new Map<string, { used: QuotaUsageToday; day: string; until: number }>();
   /** Users' limits as read at most RECENT_MS ago (an admin's change shows within a second). */
   private readonly limitsCache = new Map<string, { limits: DailyLimits; until: number }>();
+  /**
+   * Bumped by `forgetUser`: a read that began before it is used by its caller but not kept, so a
+   * read under way when an admin's change was forgotten cannot bring the old limits back.
+   */
+  private generation = 0;
 
   constructor(
     private readonly repo: QuotasRepo & Partial<QuotaOverrides>,
@@ -67,11 +78,13 @@ export class Quotas {
     const now = this.now();
     const hit = this.limitsCache.get(userId);
     if (hit && hit.until > now) return hit.limits;
+    const generation = this.generation;
     const own = await this.repo.overridesOf?.(userId);
     const limits = {
       dailyInvocations: own?.dailyInvocations ?? this.limits.dailyInvocations,
       dailyComputeMs: own?.dailyComputeMs ?? this.limits.dailyComputeMs,
     };
+    if (generation !== this.generation) return limits;
     this.limitsCache.delete(userId);
     this.limitsCache.set(userId, { limits, until: now + RECENT_MS });
     if (this.limitsCache.size > RECENT_MAX) this.limitsCache.delete(this.limitsCache.keys().next().value!);
@@ -80,6 +93,7 @@ export class Quotas {
 
   /** An admin changed or removed the user: read their limits again next time. */
   forgetUser(userId: string): void {
+    this.generation += 1;
     if (userId === "*") {
       this.limitsCache.clear();
       this.recent.clear();
@@ -109,12 +123,27 @@ export class Quotas {
     const day = utcDay(now);
     let hit = this.recent.get(userId);
     if (!hit || hit.until <= now || hit.day !== day) {
+      const generation = this.generation;
       hit = { used: await this.usedToday(userId), day, until: now + RECENT_MS };
-      this.recent.delete(userId);
-      this.recent.set(userId, hit);
-      if (this.recent.size > RECENT_MAX) this.recent.delete(this.recent.keys().next().value!);
+      if (generation === this.generation) {
+        this.recent.delete(userId);
+        this.recent.set(userId, hit);
+        if (this.recent.size > RECENT_MAX) this.recent.delete(this.recent.keys().next().value!);
+      }
     }
     return this.verdict(hit.used, await this.limitsFor(userId));
+  }
+
+  /**
+   * `admits` without waiting: true when what `admits` trusts (usage and limits read less than a
+   * second ago) says yes, else undefined (a read is due, or the answer is no: ask `admits`).
+   */
+  admitsNow(userId: string): true | undefined {
+    const now = this.now();
+    const hit = this.recent.get(userId);
+    const limits = this.limitsCache.get(userId);
+    if (!hit || hit.until <= now || hit.day !== utcDay(now) || !limits || limits.until <= now) return undefined;
+    return within(hit.used, limits.limits) ? true : undefined;
   }
 
   /** Whether the user may run one more invocation today. */

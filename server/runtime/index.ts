@@ -33,6 +33,8 @@ import { networkPolicyFor } from "./sandbox/policy.js";
 import { SandboxPool } from "./sandbox/pool.js";
 import { removeStaleTmpDirs } from "./sandbox/process.js";
 import { handleSourceJobs } from "./source-jobs.js";
+import type { FastPath } from "../http/app.js";
+import { endpointFastPath } from "./triggers/http-fast.js";
 import { endpointUrlFor, httpTriggerRoutes, Responders, type HttpTarget, type HttpTargetResolver } from "./triggers/http.js";
 import { TargetCache } from "./triggers/target-cache.js";
 import { WriteGroup } from "../store/write-group.js";
@@ -83,6 +85,11 @@ export interface Runtime {
   runWorkflowSteps: RunWorkflowSteps;
   /** `ALL /e/:id[/*]`: register at the root (no prefix, no auth). */
   httpRoutes: (app: FastifyInstance) => Promise<void>;
+  /**
+   * The same endpoints' ingest case answered in front of Fastify (triggers/http-fast.ts), for
+   * `setFastPath`; undefined with per-endpoint rate limits (the route applies them).
+   */
+  httpFastPath: FastPath | undefined;
   /** Lets another concern (workflows, `p_`) receive HTTP requests at /e/:id. */
   registerHttpTarget(prefix: string, resolver: HttpTargetResolver): void;
   endpointUrl(targetId: string): string;
@@ -207,6 +214,17 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
         return check.message;
       },
     }),
+    httpFastPath:
+      config.endpointRateLimit > 0
+        ? undefined
+        : endpointFastPath({
+            // Sources only: workflows' targets are not remembered, their requests take the route.
+            target: (id) => (id.startsWith("dc_") ? sourceTargets.peek(id) : undefined),
+            admits: (ownerId) => quotas.admitsNow(ownerId),
+            enqueue: (j) => queue.enqueueWithIds(j),
+            bodyLimit: config.bodyLimitBytes,
+            log,
+          }),
     registerHttpTarget: (prefix, resolver) => resolvers.set(prefix, resolver),
     endpointUrl,
     async start() {

@@ -48,6 +48,12 @@ export class PgSession {
     return (this.client as (pg.Client & { processID?: number }) | undefined)?.processID;
   }
 
+  /** A query on this session's connection; rejects when it is not connected now. */
+  async query(text: string, values?: unknown[]): Promise<pg.QueryResult> {
+    if (!this.client) throw new Error(`${this.o.label} session is not connected`);
+    return this.client.query(text, values);
+  }
+
   private async connect(isReconnect: boolean): Promise<void> {
     const config = { ...this.o.pool.options, application_name: this.o.applicationName };
     // Imported here: only PostgreSQL servers load pg (see store/db.ts).

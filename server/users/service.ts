@@ -9,6 +9,7 @@ import type { Config } from "../config.js";
 import { isUniqueViolation } from "../store/repos/errors.js";
 import { LastAdminError, SYSTEM_USERNAME, type UserRow, type UsersRepo } from "../store/repos/users.js";
 import type { PageRequest, PageRows } from "../store/repos/paging.js";
+import type { UserChangeAnnouncement } from "../cluster/user-changes.js";
 import { generateApiKey, hashApiKey, sameHash } from "./keys.js";
 
 /** An authenticated caller: the user and the key it presented. */
@@ -42,8 +43,11 @@ export class LastAdminConflict extends ConflictError {
 export interface UserAdminDeps {
   /** The system user that keeps a deleted user's components other users' sources run. */
   heirId: () => string;
-  /** A user was changed or deleted (committed): forget what is remembered of them. */
-  changed: (userId: string) => void;
+  /**
+   * Before changing or deleting a user: the change's id for its transaction, then `committed()`
+   * (forgets the user on every instance, resolves once they all have) or `abandoned()`.
+   */
+  announce: (userId: string) => UserChangeAnnouncement;
 }
 
 export class UserService {
@@ -142,40 +146,55 @@ export class UserService {
   async update(id: string, body: UpdateUserBody): Promise<User> {
     const target = await this.repo.findById(id);
     if (!target || target.username === SYSTEM_USERNAME) throw new NotFoundError(`user ${id}`);
+    const change = this.admin?.announce(id);
     let row: UserRow | undefined;
     try {
-      row = await this.repo.updateAdminFields(id, {
-        admin: body.admin,
-        disabled: body.disabled,
-        dailyInvocationsQuota: body.daily_invocations_quota,
-        dailyComputeMsQuota: body.daily_compute_time_quota,
-      });
+      row = await this.repo.updateAdminFields(
+        id,
+        {
+          admin: body.admin,
+          disabled: body.disabled,
+          dailyInvocationsQuota: body.daily_invocations_quota,
+          dailyComputeMsQuota: body.daily_compute_time_quota,
+        },
+        change?.id,
+      );
     } catch (err) {
+      change?.abandoned();
       if (err instanceof LastAdminError) throw new LastAdminConflict();
       throw err;
     }
-    if (!row) throw new NotFoundError(`user ${id}`);
-    this.admin?.changed(id);
+    if (!row) {
+      change?.abandoned();
+      throw new NotFoundError(`user ${id}`);
+    }
+    // Answered once no instance serves what it read before the change (the spec's "at once").
+    await change?.committed();
     return this.present(row, undefined, true);
   }
 
   /**
    * Admin: deletes the user and everything they own in one transaction; their timers stop and
-   * their endpoints answer 404 at once (`changed` tells this instance, the transaction's
-   * notification the others).
+   * their endpoints answer 404 at once (answered once every instance has forgotten them:
+   * `announce`).
    */
   async delete(id: string): Promise<void> {
     if (!this.admin) throw new Error("user deletion is not wired (useAdminDeps)");
     if (id === this.admin.heirId()) throw new NotFoundError(`user ${id}`);
+    const change = this.admin.announce(id);
     let deleted: { targets: string[] } | undefined;
     try {
-      deleted = await this.repo.deleteWithEverything(id, this.admin.heirId());
+      deleted = await this.repo.deleteWithEverything(id, this.admin.heirId(), change.id);
     } catch (err) {
+      change.abandoned();
       if (err instanceof LastAdminError) throw new LastAdminConflict();
       throw err;
     }
-    if (!deleted) throw new NotFoundError(`user ${id}`);
-    this.admin.changed(id);
+    if (!deleted) {
+      change.abandoned();
+      throw new NotFoundError(`user ${id}`);
+    }
+    await change.committed();
   }
 
   private async present(row: UserRow, apiKey: string | undefined, forAdmin = false): Promise<User> {

@@ -3,38 +3,21 @@ import type { FastifyPluginAsync } from "fastify";
 import { z } from "zod";
 import {
   DeleteEventsQuery,
-  ERROR_CODES,
   EventListQuery,
   EventSummary,
   Page,
   normalizeChannel,
 } from "../../../shared/resources/index.js";
 import type { EventServices } from "../../events/index.js";
-import { EventQueryError } from "../../events/reads.js";
-import { badRequest, notFound } from "../errors.js";
 import { route } from "../route.js";
+import { asHttp, requireOwnEmitter, type EmitterPrefix } from "./event-guards.js";
 import { Data, IdParams } from "../schemas.js";
-
-/** Maps the events module's refusals to 400s. */
-async function asHttp<T>(fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    if (err instanceof EventQueryError) {
-      throw badRequest(err.message, err.code === "bad_cursor" ? ERROR_CODES.badCursor : ERROR_CODES.badRequest);
-    }
-    throw err;
-  }
-}
 
 export const eventRoutes: FastifyPluginAsync<{ events: EventServices }> = async (app, { events }) => {
   const tags = ["events"];
 
-  const requireOwn = async (userId: string, id: string, prefix: "dc_" | "p_") => {
-    if (!id.startsWith(prefix) || !(await events.owns(userId, id))) {
-      throw notFound(prefix === "dc_" ? `source ${id}` : `workflow ${id}`);
-    }
-  };
+  const requireOwn = (userId: string, id: string, prefix: EmitterPrefix) =>
+    requireOwnEmitter(events, userId, id, prefix);
 
   const list = (prefix: "dc_" | "p_", fixedChannel?: string) =>
     async ({ params, query, user }: { params: { id: string }; query: z.infer<typeof EventListQuery>; user: { id: string } }) => {

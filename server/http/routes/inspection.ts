@@ -5,7 +5,6 @@
  */
 import type { FastifyPluginAsync } from "fastify";
 import {
-  ERROR_CODES,
   ReplayEventsBody,
   ReplayResult,
   Stats,
@@ -13,22 +12,9 @@ import {
   normalizeChannel,
 } from "../../../shared/resources/index.js";
 import type { EventServices } from "../../events/index.js";
-import { EventQueryError } from "../../events/reads.js";
-import { ReplayListenerError } from "../../events/replay.js";
-import { badRequest, notFound } from "../errors.js";
 import { route } from "../route.js";
+import { asHttp, requireOwnEmitter } from "./event-guards.js";
 import { Data, IdParams } from "../schemas.js";
-
-/** The events module's refusals as 4xx. */
-async function asHttp<T>(fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    if (err instanceof EventQueryError) throw badRequest(err.message, ERROR_CODES.badRequest);
-    if (err instanceof ReplayListenerError) throw notFound(err.message);
-    throw err;
-  }
-}
 
 export const inspectionRoutes: FastifyPluginAsync<{ events: EventServices }> = async (app, { events }) => {
   const tags = ["events"];
@@ -38,9 +24,7 @@ export const inspectionRoutes: FastifyPluginAsync<{ events: EventServices }> = a
   ] as const;
 
   for (const kind of kinds) {
-    const requireOwn = async (userId: string, id: string) => {
-      if (!id.startsWith(kind.prefix) || !(await events.owns(userId, id))) throw notFound(`${kind.what} ${id}`);
-    };
+    const requireOwn = (userId: string, id: string) => requireOwnEmitter(events, userId, id, kind.prefix);
 
     route(
       app,

@@ -12,6 +12,7 @@
  * Targets are resolved per id prefix, so workflows (`p_`) share this endpoint.
  */
 import { randomUUID } from "node:crypto";
+import type { IncomingHttpHeaders } from "node:http";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { documentRoute } from "../../http/route.js";
 import type { EnqueueJob } from "../queue.js";
@@ -118,28 +119,41 @@ export function parseBody(contentType: string | undefined, raw: string): unknown
   return raw;
 }
 
-function httpEvent(req: FastifyRequest, id: string) {
-  const url = new URL(req.url, "http://x");
-  const prefix = `/e/${id}`;
-  const rest = url.pathname.slice(prefix.length);
+/** An endpoint's URL without a sub-path or query: its event's path is "/" and its query empty. */
+const PLAIN_ENDPOINT_URL = /^\/e\/[a-z]+_[A-Za-z0-9]+\/?$/;
+
+/** The event of a request to `/e/:id[/*]` (the documented shape, server/runtime/README.md). */
+export function httpEventOf(method: string, reqUrl: string, reqHeaders: IncomingHttpHeaders, raw: string, id: string) {
+  let path = "/";
   const query: Record<string, string | string[]> = {};
-  for (const [k, v] of url.searchParams) {
-    const prev = query[k];
-    query[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
+  // Parsing a URL is a good part of an ingest request's own work: skipped where it changes nothing.
+  if (!PLAIN_ENDPOINT_URL.test(reqUrl)) {
+    const url = new URL(reqUrl, "http://x");
+    const rest = url.pathname.slice(`/e/${id}`.length);
+    path = rest === "" ? "/" : rest;
+    for (const [k, v] of url.searchParams) {
+      const prev = query[k];
+      query[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
+    }
   }
-  const raw = Buffer.isBuffer(req.body) ? req.body.toString("utf8") : "";
   const headers: Record<string, string> = {};
-  for (const [k, v] of Object.entries(req.headers)) {
+  for (const k in reqHeaders) {
+    const v = reqHeaders[k];
     if (v !== undefined) headers[k.toLowerCase()] = Array.isArray(v) ? v.join(", ") : v;
   }
   return {
-    method: req.method,
-    path: rest === "" ? "/" : rest,
+    method,
+    path,
     query,
     headers,
     bodyRaw: raw,
-    body: parseBody(req.headers["content-type"], raw),
+    body: parseBody(reqHeaders["content-type"], raw),
   };
+}
+
+function httpEvent(req: FastifyRequest, id: string) {
+  const raw = Buffer.isBuffer(req.body) ? req.body.toString("utf8") : "";
+  return httpEventOf(req.method, req.url, req.headers, raw, id);
 }
 
 const HOP_BY_HOP = new Set(["content-length", "transfer-encoding", "connection", "keep-alive"]);

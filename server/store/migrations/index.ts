@@ -9,6 +9,7 @@ import * as runtime from "./0003_runtime.js";
 import * as keysPerAccount from "./0004_component_keys_per_account.js";
 import * as userAdmin from "./0005_user_admin.js";
 import * as eventInspection from "./0006_event_inspection.js";
+import * as searchIndexBehind from "./0007_search_index_behind.js";
 
 export const migrations: Record<string, Migration> = {
   "0001_core": core,
@@ -17,4 +18,5 @@ export const migrations: Record<string, Migration> = {
   "0004_component_keys_per_account": keysPerAccount,
   "0005_user_admin": userAdmin,
   "0006_event_inspection": eventInspection,
+  "0007_search_index_behind": searchIndexBehind,
 };

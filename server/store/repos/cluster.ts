@@ -60,17 +60,33 @@ export async function notifyResponseParts(client: PgQueryable, parts: string[]):
 /**
  * An admin disabled, changed or deleted a user: every instance forgets what it remembers of
  * them (endpoint targets, quota limits). Sent inside the transaction that makes the change, so
- * it is delivered exactly when the change commits. Payload: the user id.
+ * it is delivered exactly when the change commits. Payload: the user id, a space and the
+ * change's id (cluster/user-changes.ts), which each instance acknowledges on
+ * USER_CHANGES_ACK_CHANNEL once it has forgotten the user.
  */
 export const USER_CHANGES_NOTIFY_CHANNEL = "headwater_user_changes";
+/** Payload: the change's id, a space and the acknowledging instance's id. */
+export const USER_CHANGES_ACK_CHANNEL = "headwater_user_changes_ack";
 
 export async function listenForUserChanges(client: PgQueryable): Promise<void> {
   await client.query(`LISTEN ${USER_CHANGES_NOTIFY_CHANNEL}`);
+  await client.query(`LISTEN ${USER_CHANGES_ACK_CHANNEL}`);
 }
 
 /** Within the caller's transaction (PostgreSQL only). */
-export async function notifyUserChangedIn(trx: Db, userId: string): Promise<void> {
-  await sql`select pg_notify(${USER_CHANGES_NOTIFY_CHANNEL}, ${userId})`.execute(trx);
+export async function notifyUserChangedIn(trx: Db, userId: string, changeId: string): Promise<void> {
+  await sql`select pg_notify(${USER_CHANGES_NOTIFY_CHANNEL}, ${`${userId} ${changeId}`})`.execute(trx);
+}
+
+/** Tells the instance that made a change that this one has forgotten the user. */
+export async function acknowledgeUserChange(client: PgQueryable, changeId: string, instanceId: string): Promise<void> {
+  await client.query("select pg_notify($1, $2)", [USER_CHANGES_ACK_CHANNEL, `${changeId} ${instanceId}`]);
+}
+
+/** Two space-separated words (ids have no spaces); undefined for anything else. */
+export function splitPair(payload: string): [string, string] | undefined {
+  const parts = payload.split(" ");
+  return parts.length === 2 && parts[0] && parts[1] ? [parts[0], parts[1]] : undefined;
 }
 
 // -- Presence: which instances are alive ------------------------------------------------------
@@ -92,6 +108,16 @@ export async function absentLeaseOwners(db: Db, nowMs: number): Promise<string[]
         where datname = current_database() and application_name like ${PRESENCE_PREFIX + "%"}
       )`.execute(db);
   return rows.map((r) => r.owner);
+}
+
+/** The ids of the instances connected to this database now (their presence sessions). */
+export async function presentInstances(client: PgQueryable): Promise<string[]> {
+  const res = (await client.query(
+    `select substr(application_name, $1::int) as id from pg_stat_activity
+      where datname = current_database() and application_name like $2`,
+    [PRESENCE_PREFIX.length + 1, `${PRESENCE_PREFIX}%`],
+  )) as { rows: Array<{ id: string }> };
+  return res.rows.map((r) => r.id);
 }
 
 /** Frees the leases of instances that are gone, so their targets' jobs run elsewhere now. */

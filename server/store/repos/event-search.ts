@@ -1,7 +1,8 @@
 /**
  * Search of retained events (`q` of event lists): events whose JSON or summary contains the
  * text, case-insensitive, through each database's own text index (migrations/0006):
- * - SQLite: the FTS5 trigram table `events_search` (rowid = the event row's rowid). A phrase of
+ * - SQLite: the FTS5 trigram table `events_search` (rowid = the event row's rowid), filled after
+ *   the commits (repos/search-index.ts) and brought up to date before each search. A phrase of
  *   three characters or more matches exactly the rows that contain it; shorter text has no
  *   trigram, so it is looked for with instr() over the channel's rows (cheap enough for the
  *   retained events of one channel, and a two-character search is rare).
@@ -14,6 +15,7 @@ import { sql, SqliteAdapter, type Expression, type SqlBool } from "kysely";
 import type { Db } from "../db.js";
 import { PG_SEARCH_TEXT } from "../migrations/0006_event_inspection.js";
 import type { EventRow, PageWindow } from "./events.js";
+import { searchIndexUpToDate } from "./search-index.js";
 
 /** The forms of `q` to look for: as typed, and as it reads inside a JSON string when that differs. */
 function formsOf(q: string): string[] {
@@ -92,6 +94,8 @@ async function ftsCount(db: Db, emitterId: string, channel: string, match: strin
 export async function searchEvents(db: Db, emitterId: string, channel: string, q: string, w: PageWindow): Promise<{ rows: EventRow[]; total: number }> {
   const match = isSqlite(db) ? ftsQuery(q) : undefined;
   if (match !== undefined) {
+    // The index is filled behind the commits (migrations/0007): what is pending goes in first.
+    await searchIndexUpToDate(db);
     const [rows, total] = await Promise.all([ftsPage(db, emitterId, channel, match, w), ftsCount(db, emitterId, channel, match)]);
     return { rows, total };
   }

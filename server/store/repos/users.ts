@@ -1,4 +1,5 @@
 /** Users and their API keys (stored only as hashes). */
+import { randomUUID } from "node:crypto";
 import { sql, type Selectable } from "kysely";
 import type { Db, DialectName } from "../db.js";
 import type { UsersTable } from "../tables/core.js";
@@ -126,9 +127,10 @@ export class UsersRepo {
    * Applies an admin's change in one transaction, refusing (LastAdminError) one that leaves no
    * enabled admin. On PostgreSQL the enabled admins' rows are locked first, so two admins
    * demoting each other at once cannot both succeed; SQLite runs one write transaction at a time.
-   * Undefined when there is no such user.
+   * Undefined when there is no such user. `changeId` names the change in its notification to
+   * the other instances (cluster/user-changes.ts).
    */
-  async updateAdminFields(id: string, patch: UserAdminPatch): Promise<UserRow | undefined> {
+  async updateAdminFields(id: string, patch: UserAdminPatch, changeId: string = randomUUID()): Promise<UserRow | undefined> {
     return this.db.transaction().execute(async (trx) => {
       const admins = await lockedEnabledAdmins(trx, this.dialect);
       const row = await trx.selectFrom("users").selectAll().where("id", "=", id).executeTakeFirst();
@@ -143,7 +145,7 @@ export class UsersRepo {
       const isEnabledAdmin = after.admin === 1 && Number(after.disabled) === 0;
       if (wasEnabledAdmin && !isEnabledAdmin && admins.filter((a) => a !== id).length === 0) throw new LastAdminError();
       await trx.updateTable("users").set(set).where("id", "=", id).execute();
-      if (this.dialect === "postgres") await notifyUserChangedIn(trx, id);
+      if (this.dialect === "postgres") await notifyUserChangedIn(trx, id, changeId);
       return after;
     });
   }
@@ -156,12 +158,12 @@ export class UsersRepo {
    * there is no such user. The ids of the deleted sources and workflows are returned, so the
    * caller can drop what it remembers of them.
    */
-  async deleteWithEverything(id: string, heirId: string): Promise<{ targets: string[] } | undefined> {
+  async deleteWithEverything(id: string, heirId: string, changeId: string = randomUUID()): Promise<{ targets: string[] } | undefined> {
     // A run of theirs appending events at the same moment may deadlock with us (PostgreSQL picks
     // one to abort): the deletion is tried again, it changed nothing when it was aborted.
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.deleteOnce(id, heirId);
+        return await this.deleteOnce(id, heirId, changeId);
       } catch (err) {
         if (attempt >= 5 || !isDeadlock(err)) throw err;
         await new Promise((r) => setTimeout(r, 20 * attempt));
@@ -169,7 +171,7 @@ export class UsersRepo {
     }
   }
 
-  private async deleteOnce(id: string, heirId: string): Promise<{ targets: string[] } | undefined> {
+  private async deleteOnce(id: string, heirId: string, changeId: string): Promise<{ targets: string[] } | undefined> {
     return this.db.transaction().execute(async (trx) => {
       const admins = await lockedEnabledAdmins(trx, this.dialect);
       const row = await trx.selectFrom("users").selectAll().where("id", "=", id).executeTakeFirst();
@@ -227,7 +229,7 @@ export class UsersRepo {
       await trx.deleteFrom("registry_keys").where("user_id", "=", id).execute();
       await trx.deleteFrom("api_keys").where("user_id", "=", id).execute();
       await trx.deleteFrom("users").where("id", "=", id).execute();
-      if (this.dialect === "postgres") await notifyUserChangedIn(trx, id);
+      if (this.dialect === "postgres") await notifyUserChangedIn(trx, id, changeId);
       return { targets };
     });
   }
