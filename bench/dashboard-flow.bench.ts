@@ -2,10 +2,16 @@
  * The dashboard's Flow view at 200 nodes and 400 edges (issue 21: "stays smooth"), against the
  * same view with 10 nodes and 10 edges, in one run (part of `npm run bench dashboard`):
  * 1. layout: `buildFlowGraph` (dagre) in Node, as the cases below (ratio big / small);
- * 2. first render in Chromium: page load → the canvas shows nodes and edges, fitted;
+ * 2. first render in Chromium: page load → the canvas shows nodes and edges, fitted, and the
+ *    longest main-thread task meanwhile (the layout runs in a worker: it must not be the page's);
  * 3. frame times while panning (a scripted drag on the pane) and zooming (wheel), from
  *    requestAnimationFrame deltas: p50 / p95 / max and the share of frames over 25 ms (a missed
- *    60 Hz vsync), against the same page sitting idle and against the small graph.
+ *    60 Hz vsync), against the same page sitting idle and against the small graph;
+ * 4. CPU time per pan step and per wheel step of the page's renderer process (main thread,
+ *    compositor and raster), from Chromium's own counter: unlike frame times, it moves less when
+ *    other processes load the machine.
+ * With HEADWATER_BENCH_BASELINE_DIR set to another renderer build (say the previous commit's
+ * dist/renderer), the 200/400 graph is measured on both, alternately, and printed as ratios.
  * The built renderer runs with an in-page host double serving the generated wiring (no server:
  * the view's cost, not the API's). Printed, never asserted.
  */
@@ -28,7 +34,7 @@ interface Wiring {
  * distinct subscriptions from a node to one in a later tier (a layered graph, as real wiring is).
  * Self-contained: it is also serialised into the page.
  */
-function makeWiring(nodes: number, edges: number): Wiring {
+export function makeWiring(nodes: number, edges: number): Wiring {
   let seed = 42;
   const rnd = (n: number) => {
     // Park–Miller: the product stays below 2^53, so it is exact in a double.
@@ -116,6 +122,12 @@ function installHostDouble(sizes: Record<string, [number, number]>): void {
     requestAnimationFrame(tick);
   };
   requestAnimationFrame(tick);
+  // Long tasks from the start, for the first render (the layout must not be one of them).
+  const longTasks: number[] = [];
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) longTasks.push(e.duration);
+  }).observe({ type: "longtask", buffered: true });
+  w.__longestTask = () => Math.max(0, ...longTasks);
   w.__frames = {
     start: () => ((frames.length = 0), (last = 0), (recording = true)),
     stop: () => ((recording = false), frames.slice()),
@@ -148,6 +160,17 @@ const fmtFrames = (f: Frames) =>
 
 /** Page load → the canvas has drawn nodes and edges and fitted the view; ms on the page's clock. */
 async function firstRender(page: Page, url: string): Promise<number> {
+  return (await firstRenderWithTasks(page, url)).ms;
+}
+
+/** firstRender, and the longest main-thread task until then (ms). */
+async function firstRenderWithTasks(page: Page, url: string): Promise<{ ms: number; longest: number }> {
+  const ms = await firstRenderOnly(page, url);
+  const longest = await page.evaluate(() => (window as unknown as { __longestTask: () => number }).__longestTask());
+  return { ms, longest };
+}
+
+async function firstRenderOnly(page: Page, url: string): Promise<number> {
   await page.goto(url);
   const handle = await page.waitForFunction(
     () => {
@@ -178,11 +201,39 @@ async function panePoint(page: Page): Promise<{ x: number; y: number }> {
   });
 }
 
+/**
+ * CPU seconds so far of the page's renderer process, all its threads (main, compositor, raster):
+ * Chromium's ProcessTime counter. (Its ThreadTime is not the main thread's: it stays flat.)
+ */
+async function cpu(page: Page): Promise<number> {
+  const session = await page.context().newCDPSession(page);
+  try {
+    await session.send("Performance.enable");
+    const { metrics } = await session.send("Performance.getMetrics");
+    return metrics.find((m) => m.name === "ProcessTime")?.value ?? NaN;
+  } finally {
+    await session.detach();
+  }
+}
+
+interface Motion {
+  pan: Frames;
+  zoom: Frames;
+  /** Renderer CPU ms per pan step (mouse move) and per wheel step. */
+  panCpu: number;
+  zoomCpu: number;
+}
+
+const PAN_STEPS = 4 * 2 * 40;
+const WHEEL_STEPS = 60;
+const perStep = (a: number, b: number, n: number) => ((b - a) * 1000) / n;
+
 /** Frame times while dragging the pane back and forth, then while wheel-zooming in and out. */
-async function panAndZoom(page: Page): Promise<{ pan: Frames; zoom: Frames }> {
+async function panAndZoom(page: Page): Promise<Motion> {
   const p = await panePoint(page);
-  await startFrames(page);
   await page.mouse.move(p.x, p.y);
+  const c0 = await cpu(page);
+  await startFrames(page);
   await page.mouse.down();
   for (let i = 0; i < 4; i++) {
     await page.mouse.move(p.x - 300, p.y - 150, { steps: 40 });
@@ -190,13 +241,27 @@ async function panAndZoom(page: Page): Promise<{ pan: Frames; zoom: Frames }> {
   }
   await page.mouse.up();
   const pan = summarise(await stopFrames(page));
+  const c1 = await cpu(page);
   await startFrames(page);
-  for (let i = 0; i < 60; i++) {
+  for (let i = 0; i < WHEEL_STEPS; i++) {
     await page.mouse.wheel(0, i % 30 < 15 ? -60 : 60);
     await page.waitForTimeout(16);
   }
   const zoom = summarise(await stopFrames(page));
-  return { pan, zoom };
+  const c2 = await cpu(page);
+  return { pan, zoom, panCpu: perStep(c0, c1, PAN_STEPS), zoomCpu: perStep(c1, c2, WHEEL_STEPS) };
+}
+
+const fmtCpu = (c: number) => `renderer CPU ${c.toFixed(1)} ms per step`;
+
+/** The 200/400 graph from `url`: first render, idle frames, pan and zoom. */
+async function measureBig(page: Page, url: string): Promise<{ render: { ms: number; longest: number }; idle: Frames } & Motion> {
+  const render = await firstRenderWithTasks(page, url);
+  await page.waitForTimeout(500);
+  await startFrames(page);
+  await page.waitForTimeout(3000);
+  const idle = summarise(await stopFrames(page));
+  return { render, idle, ...(await panAndZoom(page)) };
 }
 
 export default defineBench("dashboard flow view: 200 nodes / 400 edges (Chromium)", async () => {
@@ -228,26 +293,48 @@ export default defineBench("dashboard flow view: 200 nodes / 400 edges (Chromium
     const r = { small: quantile(renders.small!, 0.5), big: quantile(renders.big!, 0.5) };
     console.log(`first render (page load → nodes and edges drawn, median of 5): 200/400 ${r.big.toFixed(0)} ms, 10/10 ${r.small.toFixed(0)} ms, ratio ${(r.big / r.small).toFixed(2)}`);
 
-    const results: Record<string, { idle: Frames; pan: Frames; zoom: Frames }> = {};
-    for (const g of ["small", "big"]) {
-      await firstRender(page, `${site.url}?graph=${g}#/flow`);
-      await page.waitForTimeout(500);
-      await startFrames(page);
-      await page.waitForTimeout(3000);
-      const idle = summarise(await stopFrames(page));
-      results[g] = { idle, ...(await panAndZoom(page)) };
-    }
-    for (const g of ["small", "big"]) {
-      const x = results[g]!;
-      console.log(`${SIZES[g]!.join(" nodes / ")} edges:`);
+    const results: Record<string, Awaited<ReturnType<typeof measureBig>>> = {};
+    for (const g of ["small", "big"]) results[g] = await measureBig(page, `${site.url}?graph=${g}#/flow`);
+    const print = (title: string, x: Awaited<ReturnType<typeof measureBig>>) => {
+      console.log(`${title}:`);
+      console.log(`  first render ${x.render.ms.toFixed(0)} ms, longest main-thread task meanwhile ${x.render.longest.toFixed(0)} ms`);
       console.log(`  idle  ${fmtFrames(x.idle)}`);
-      console.log(`  pan   ${fmtFrames(x.pan)}`);
-      console.log(`  zoom  ${fmtFrames(x.zoom)}`);
-    }
+      console.log(`  pan   ${fmtFrames(x.pan)}; ${fmtCpu(x.panCpu)}`);
+      console.log(`  zoom  ${fmtFrames(x.zoom)}; ${fmtCpu(x.zoomCpu)}`);
+    };
+    for (const g of ["small", "big"]) print(`${SIZES[g]!.join(" nodes / ")} edges`, results[g]!);
     const b = results.big!;
     const s = results.small!;
     console.log(`ratio  p95 frame, pan 200/400 / pan 10/10: ${(b.pan.p95 / s.pan.p95).toFixed(2)}; / idle: ${(b.pan.p95 / b.idle.p95).toFixed(2)}`);
     console.log(`ratio  p95 frame, zoom 200/400 / zoom 10/10: ${(b.zoom.p95 / s.zoom.p95).toFixed(2)}; / idle: ${(b.zoom.p95 / b.idle.p95).toFixed(2)}`);
+    console.log(`ratio  renderer CPU per step, 200/400 / 10/10: pan ${(b.panCpu / s.panCpu).toFixed(2)}, zoom ${(b.zoomCpu / s.zoomCpu).toFixed(2)}`);
+
+    const baselineDir = process.env.HEADWATER_BENCH_BASELINE_DIR;
+    if (baselineDir) {
+      // This build against another, alternately, so that load from other processes falls on both.
+      const base = await serveDir(baselineDir);
+      try {
+        const runs: Record<"this" | "baseline", Array<Awaited<ReturnType<typeof measureBig>>>> = { this: [], baseline: [] };
+        for (let i = 0; i < 2; i++) {
+          runs.baseline.push(await measureBig(page, `${base.url}?graph=big#/flow`));
+          runs.this.push(await measureBig(page, `${site.url}?graph=big#/flow`));
+        }
+        const med = (xs: number[]) => quantile(xs, 0.5);
+        const pick = (k: "this" | "baseline", f: (x: Awaited<ReturnType<typeof measureBig>>) => number) => med(runs[k].map(f));
+        console.log(`200/400 against the baseline build (${baselineDir}), 2 runs each, alternating:`);
+        for (const k of ["baseline", "this"] as const) runs[k].forEach((x, i) => print(`  ${k} #${i + 1}`, x));
+        const row = (what: string, f: (x: Awaited<ReturnType<typeof measureBig>>) => number) =>
+          console.log(`ratio  ${what}, this / baseline: ${(pick("this", f) / pick("baseline", f)).toFixed(2)} (${pick("this", f).toFixed(1)} / ${pick("baseline", f).toFixed(1)})`);
+        row("first render ms", (x) => x.render.ms);
+        row("longest main-thread task during first render ms", (x) => x.render.longest);
+        row("pan p95 frame ms", (x) => x.pan.p95);
+        row("zoom p95 frame ms", (x) => x.zoom.p95);
+        row("pan renderer CPU ms per step", (x) => x.panCpu);
+        row("zoom renderer CPU ms per step", (x) => x.zoomCpu);
+      } finally {
+        await base.close();
+      }
+    }
     console.log(`  page errors: ${browser.errors.length ? browser.errors.slice(0, 3).join("; ") : "none"}`);
   } finally {
     await browser.close();

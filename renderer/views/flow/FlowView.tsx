@@ -3,6 +3,14 @@
  * edges labelled with the emitter's event count, laid out left to right (graph.ts), drawn by
  * React Flow (pan, zoom, fit). A node opens its source or workflow. Refreshed every few seconds,
  * so new wiring and new events show without a reload.
+ *
+ * Kept smooth at 200 nodes and 400 edges (bench/dashboard-flow.bench.ts, docs/benchmarks.md): the
+ * layout runs in a worker and only when the wiring changes; a refresh of the counts hands React
+ * Flow the same edge objects except those whose figure moved; every prop given to React Flow is
+ * stable (a new `defaultEdgeOptions` object re-renders every edge); all elements stay mounted, so
+ * a pan or zoom only changes the viewport's transform instead of mounting and unmounting edges at
+ * the border on every frame as `onlyRenderVisibleElements` did; edges are out of hit testing
+ * (flow.css).
  */
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import {
@@ -12,17 +20,22 @@ import {
   MarkerType,
   Position,
   ReactFlow,
+  type DefaultEdgeOptions,
+  type FitViewOptions,
   type Node,
+  type NodeMouseHandler,
   type NodeProps,
 } from "@xyflow/react";
 import "@xyflow/react/dist/base.css";
-import { memo, useEffect, useMemo } from "react";
+import { memo, useEffect, useMemo, useState } from "react";
 import { navigate, routeHref } from "../../app/router.js";
 import { useAllSources, useAllWorkflows, useSubscriptions, keys } from "../../state/queries.js";
 import { ErrorNote } from "../../ui/ErrorNote.js";
 import { Loading } from "../../ui/Spinner.js";
 import { emitterCounts } from "./counts.js";
-import { layoutFlowGraph, withCounts, type FlowNodeData } from "./graph.js";
+import { FarZoomClass, FlowEdge } from "./FlowEdge.js";
+import { withCounts, type EdgeCounts, type FlowGraph, type FlowNodeData, type WiringInput } from "./graph.js";
+import { useFlowLayout } from "./layout.js";
 
 const REFRESH_MS = 5_000;
 
@@ -49,6 +62,17 @@ const EmitterNode = memo(function EmitterNode({ data }: NodeProps<Node<FlowNodeD
 });
 
 const nodeTypes = { emitter: EmitterNode };
+const edgeTypes = { flow: FlowEdge };
+const defaultEdgeOptions: DefaultEdgeOptions = { markerEnd: { type: MarkerType.ArrowClosed } };
+// A small account is drawn at its natural size rather than blown up to fill the canvas.
+const fitViewOptions: FitViewOptions = { maxZoom: 1, padding: 0.15 };
+const proOptions = { hideAttribution: false };
+const NO_COUNTS: EdgeCounts = { counts: new Map(), basis: "retained" };
+const openNode: NodeMouseHandler = (_e, node) => {
+  const d = node.data as FlowNodeData;
+  if (d.kind === "source") navigate("sources", d.ref);
+  else if (d.kind === "workflow") navigate("workflows", d.ref);
+};
 
 export function FlowView() {
   const qc = useQueryClient();
@@ -76,19 +100,26 @@ export function FlowView() {
     return () => clearInterval(t);
   }, [qc]);
 
-  // Laid out again only when the wiring changes: the counts refresh every few seconds, and a new
-  // layout of 200 nodes blocks the page for about a second (bench/dashboard-flow.bench.ts).
-  const layout = useMemo(
-    () => layoutFlowGraph(sources.data ?? [], workflows.data ?? [], subs.data ?? []),
+  // Laid out (in a worker) again only when the wiring changes, not when the counts refresh.
+  const wiring = useMemo<WiringInput | null>(
+    () =>
+      sources.data && workflows.data && subs.data
+        ? { sources: names(sources.data), workflows: names(workflows.data), subscriptions: subs.data.map(wire) }
+        : null,
     [sources.data, workflows.data, subs.data],
   );
-  const graph = useMemo(
-    () => withCounts(layout, counts.data ?? { counts: new Map(), basis: "retained" }),
-    [layout, counts.data],
-  );
+  const layout = useFlowLayout(wiring);
+  // Labelled from the previous labelled graph, so edges whose figure did not move stay the same
+  // objects (React's pattern for information from previous renders: set while rendering).
+  const [labelled, setLabelled] = useState<{ layout: FlowGraph; counts: unknown; graph: FlowGraph } | null>(null);
+  let graph = labelled?.graph ?? null;
+  if (layout.graph && (labelled?.layout !== layout.graph || labelled.counts !== counts.data)) {
+    graph = withCounts(layout.graph, counts.data ?? NO_COUNTS, labelled?.graph);
+    setLabelled({ layout: layout.graph, counts: counts.data, graph });
+  }
 
-  const error = sources.error ?? workflows.error ?? subs.error;
-  const loading = sources.isPending || workflows.isPending || subs.isPending;
+  const error = sources.error ?? workflows.error ?? subs.error ?? layout.error;
+  const loading = sources.isPending || workflows.isPending || subs.isPending || (!graph && !layout.error);
   const summary = `Event flow: ${sources.data?.length ?? 0} sources, ${workflows.data?.length ?? 0} workflows, ${subs.data?.length ?? 0} subscriptions`;
 
   return (
@@ -105,30 +136,26 @@ export function FlowView() {
       <ErrorNote error={error} title="Could not load the wiring" onRetry={() => void subs.refetch()} />
       {loading && !error ? (
         <Loading label="Loading the wiring" />
-      ) : (
+      ) : !graph ? null : (
         <div className="flow-canvas">
           <ReactFlow
             aria-label={summary}
             nodes={graph.nodes}
             edges={graph.edges}
             nodeTypes={nodeTypes}
-            defaultEdgeOptions={{ markerEnd: { type: MarkerType.ArrowClosed } }}
+            edgeTypes={edgeTypes}
+            defaultEdgeOptions={defaultEdgeOptions}
             fitView
-            // A small account is drawn at its natural size rather than blown up to fill the canvas.
-            fitViewOptions={{ maxZoom: 1, padding: 0.15 }}
+            fitViewOptions={fitViewOptions}
             minZoom={0.1}
             maxZoom={2}
             nodesDraggable={false}
             nodesConnectable={false}
             edgesFocusable={false}
-            onNodeClick={(_e, node) => {
-              const d = node.data as FlowNodeData;
-              if (d.kind === "source") navigate("sources", d.ref);
-              else if (d.kind === "workflow") navigate("workflows", d.ref);
-            }}
-            onlyRenderVisibleElements
-            proOptions={{ hideAttribution: false }}
+            onNodeClick={openNode}
+            proOptions={proOptions}
           >
+            <FarZoomClass />
             <Background gap={24} />
             <Controls showInteractive={false} />
           </ReactFlow>
@@ -137,3 +164,11 @@ export function FlowView() {
     </div>
   );
 }
+
+// Only what the layout uses crosses to the worker (a source's props can be large).
+const names = (xs: readonly { id: string; name: string }[]) => xs.map(({ id, name }) => ({ id, name }));
+const wire = ({ emitter_id, listener_id, event_name }: WiringInput["subscriptions"][number]) => ({
+  emitter_id,
+  listener_id,
+  event_name,
+});

@@ -58,4 +58,24 @@ describe("buildFlowGraph", () => {
     expect(counted.nodes).toBe(layout.nodes);
     expect(counted.edges.map((e) => [e.label, e.ariaLabel])).toEqual([["3 events", "Orders to Notify: 3 events"]]);
   });
+
+  it("hands back the same edge object when its label did not move, a new one when it did", () => {
+    const layout = layoutFlowGraph(
+      [makeSource(1, { name: "Orders" }), makeSource(2, { name: "Refunds" })],
+      [makeWorkflow(1, { name: "Notify" })],
+      [sub("dc_src1", "p_wf1"), sub("dc_src2", "p_wf1")],
+    );
+    const first = withCounts(layout, { counts: new Map([["dc_src1", 3], ["dc_src2", 5]]), basis: "hour" });
+    const next = withCounts(layout, { counts: new Map([["dc_src1", 3], ["dc_src2", 6]]), basis: "hour" }, first);
+    expect(next.edges[0]).toBe(first.edges[0]);
+    expect(next.edges[1]).not.toBe(first.edges[1]);
+    expect(next.edges[1]!.label).toBe("6 events in the last hour");
+    // Without a previous graph every edge is new.
+    expect(withCounts(layout, { counts: new Map([["dc_src1", 3]]), basis: "hour" }).edges[0]).not.toBe(first.edges[0]);
+  });
+
+  it("draws every edge with the flow view's own edge type", () => {
+    const layout = layoutFlowGraph([makeSource(1)], [makeWorkflow(1)], [sub("dc_src1", "p_wf1")]);
+    expect(layout.edges.map((e) => e.type)).toEqual(["flow"]);
+  });
 });

@@ -1,0 +1,152 @@
+/**
+ * Server CPU per acknowledged endpoint request, round by round, next to bare node:http: the ingest
+ * case of events-relay.bench.ts without its SSE case and relay, for measuring one change.
+ *   npx tsx bench/ingest-cpu.ts [rounds=3] [seconds=5]
+ * HEADWATER_BENCH_BASELINE=<checkout>: that checkout's build in the same rounds. RATE=<n>: the
+ * bench's own client at n requests a second instead of wrk (both builds then batch alike).
+ * PROF=<dir>: CPU profiles of the servers, and <dir>/windows.json, the load windows (µs of the
+ * monotonic clock the profiles' timestamps use), to cut the profiles to them.
+ * Per system: srv-during (server CPU over the window / acknowledged), srv-total (until its backlog
+ * is stored), all (with its sandbox workers).
+ */
+import fs from "node:fs";
+import { createClient } from "../shared/client/index.js";
+import { relaySource } from "../test/delivery/helpers.js";
+import { uniqueKey } from "../test/support/fixtures.js";
+import { randomKey, spawnServer, tempDataDir } from "../test/support/server.js";
+import { ingestRate as wrkRate, paced, postJson, spawnBare } from "./event-probes.js";
+const RATE = Number(process.env.RATE ?? 0);
+async function ingestRate(url: string, secs: number): Promise<{ perSecond: number; failed: number }> {
+  if (!RATE) return wrkRate(url, secs);
+  const pending: Array<Promise<number>> = [];
+  const t0 = performance.now();
+  await paced(RATE, secs, (i) => {
+    const p = postJson(url, JSON.stringify({ i, pad: "x".repeat(64) }));
+    pending.push(p);
+    return p;
+  });
+  const codes = await Promise.all(pending);
+  const ok = codes.filter((c) => c === 200).length;
+  void t0;
+  return { perSecond: ok / secs, failed: codes.length - ok };
+}
+
+const TICK = 100; // USER_HZ
+function cpuOf(pid: number): number {
+  const s = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+  const f = s.slice(s.lastIndexOf(")") + 2).split(" ");
+  return (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) / TICK;
+}
+function descendants(pid: number): number[] {
+  const kids = new Map<number, number[]>();
+  for (const d of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const s = fs.readFileSync(`/proc/${d}/stat`, "utf8");
+      const ppid = Number(s.slice(s.lastIndexOf(")") + 2).split(" ")[1]);
+      (kids.get(ppid) ?? kids.set(ppid, []).get(ppid)!).push(Number(d));
+    } catch {
+      /* gone */
+    }
+  }
+  const out: number[] = [];
+  const walk = (p: number) => {
+    for (const k of kids.get(p) ?? []) {
+      out.push(k);
+      walk(k);
+    }
+  };
+  walk(pid);
+  return out;
+}
+function selfCpu(pid: number): number {
+  const s = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+  const f = s.slice(s.lastIndexOf(")") + 2).split(" ");
+  return (Number(f[11]) + Number(f[12])) / TICK;
+}
+function groupCpu(pid: number): number {
+  let t = cpuOf(pid);
+  for (const d of descendants(pid)) {
+    try {
+      t += cpuOf(d);
+    } catch {
+      /* gone */
+    }
+  }
+  return t;
+}
+
+const rounds = Number(process.argv[2] ?? 3);
+const seconds = Number(process.argv[3] ?? 5);
+
+async function start(name: string, root?: string) {
+  const dataDir = tempDataDir();
+  const apiKey = randomKey();
+  const server = await spawnServer({
+    dataDir,
+    apiKey,
+    ...(root ? { root } : {}),
+    ...(process.env.PROF ? { nodeFlags: [`--cpu-prof`, `--cpu-prof-dir=${process.env.PROF}/${name}`] } : {}),
+    env: {
+      HEADWATER_LOG_LEVEL: "error",
+      HEADWATER_EVENT_RETENTION: "1000000",
+      HEADWATER_DAILY_INVOCATIONS_QUOTA: "1000000000",
+    },
+  });
+  const client = createClient({ baseUrl: server.baseUrl, apiKey });
+  const ingest = (
+    await client.createSource({ component_code: relaySource(uniqueKey("ingest")), name: "ingest" })
+  ).id;
+  return { name, server, client, ingest, acked: 0 };
+}
+type Hw = Awaited<ReturnType<typeof start>>;
+async function untilStored(hw: Hw, count: number) {
+  for (;;) {
+    const total = (await hw.client.listSourceEvents(hw.ingest, { limit: 1 })).page_info.total_count;
+    if (total >= count) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const bare = await spawnBare();
+const systems = [await start("new")];
+if (process.env.HEADWATER_BENCH_BASELINE)
+  systems.push(await start("base", process.env.HEADWATER_BENCH_BASELINE));
+// Warm-up
+for (const hw of systems) {
+  const r = await ingestRate(`${hw.server.origin}/e/${hw.ingest}`, 3);
+  hw.acked += Math.round(r.perSecond * 3);
+  await untilStored(hw, hw.acked * 0.99);
+}
+const rows: Record<string, string[]> = {};
+const windows: Record<string, Array<[number, number]>> = {};
+for (let round = 1; round <= rounds; round++) {
+  const c0 = selfCpu(bare.child.pid!);
+  const b = await ingestRate(`${bare.origin}/`, seconds);
+  const bareCpu = (selfCpu(bare.child.pid!) - c0) / (b.perSecond * seconds);
+  const line = [`bare ${b.perSecond.toFixed(0)}/s ${(bareCpu * 1e6).toFixed(1)}µs`];
+  for (const hw of systems) {
+    const pid = hw.server.child.pid!;
+    const s0 = selfCpu(pid);
+    const g0 = groupCpu(pid);
+    const w0 = Number(process.hrtime.bigint() / 1000n);
+    const h = await ingestRate(`${hw.server.origin}/e/${hw.ingest}`, seconds);
+    (windows[hw.name] ??= []).push([w0, Number(process.hrtime.bigint() / 1000n)]);
+    const n = h.perSecond * seconds;
+    const s1 = selfCpu(pid);
+    hw.acked += Math.round(n);
+    await untilStored(hw, hw.acked * 0.995);
+    const s2 = selfCpu(pid);
+    const g2 = groupCpu(pid);
+    const r = `${hw.name} ${h.perSecond.toFixed(0)}/s (${(h.perSecond / b.perSecond).toFixed(3)}) srv-during ${(((s1 - s0) / n) * 1e6).toFixed(1)}µs srv-total ${(((s2 - s0) / n) * 1e6).toFixed(1)}µs all ${(((g2 - g0) / n) * 1e6).toFixed(1)}µs`;
+    line.push(r);
+    (rows[hw.name] ??= []).push(r);
+  }
+  console.log(
+    `round ${round} load ${fs.readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}: ${line.join(" | ")}`,
+  );
+}
+bare.child.kill();
+if (process.env.PROF) fs.writeFileSync(`${process.env.PROF}/windows.json`, JSON.stringify(windows));
+for (const hw of systems) await hw.server.stop();
+process.exit(0);
