@@ -100,10 +100,13 @@ export class UserChanges {
       retryMs: 1000,
       setup: listenForUserChanges,
       onNotification: (msg) => {
-        const pair = msg.payload ? splitPair(msg.payload) : undefined;
-        if (!pair) return;
-        if (msg.channel === USER_CHANGES_NOTIFY_CHANNEL) this.received(pair[0], pair[1], log);
-        else if (msg.channel === USER_CHANGES_ACK_CHANNEL) this.acknowledged(pair[0], pair[1]);
+        if (!msg.payload) return;
+        const pair = splitPair(msg.payload);
+        if (msg.channel === USER_CHANGES_NOTIFY_CHANNEL) {
+          // A bare user id: an instance of an earlier version (mid-upgrade), which waits for no one.
+          if (pair) this.received(pair[0], pair[1], log);
+          else this.changed(msg.payload);
+        } else if (msg.channel === USER_CHANGES_ACK_CHANNEL && pair) this.acknowledged(pair[0], pair[1]);
       },
       // Changes sent while the connection was down are lost: forget every user to be safe.
       onReconnected: () => this.changed("*"),
