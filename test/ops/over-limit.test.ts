@@ -4,6 +4,8 @@
  * `payload_too_large` (never EPIPE or a reset), and the server keeps serving. The server runs in
  * its own process, as users run it (in the test's process, client and server share one event
  * loop, which hides the race: without the drain, about 1 in 6 requests ended in EPIPE there).
+ * On the embedded database only: a body over the limit is refused by the HTTP layer before any
+ * storage is touched, and the 3.4 GB these tests send is the costliest file of the suite.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient, type Client } from "../../shared/client/index.js";
@@ -18,7 +20,7 @@ const HTTP_SOURCE = `export default {
 
 const MB = 1024 * 1024;
 
-describe.each(testDatabases())("over-limit bodies on $name", (db) => {
+describe.each(testDatabases().slice(0, 1))("over-limit bodies on $name", (db) => {
   let hw: SpawnedServer;
   let fresh: FreshDatabase;
   let admin: Client;
