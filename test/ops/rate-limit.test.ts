@@ -62,7 +62,9 @@ describe.each(testDatabases())("rate limits on $name", (db) => {
     const after = await Promise.all(Array.from({ length: 8 }, () => me(bob.key)));
     const passed = after.filter((r) => r.status === 200).length;
     expect(passed).toBeGreaterThanOrEqual(2);
-    expect(passed).toBeLessThanOrEqual(4);
+    // Not a whole burst back either; the exact refill (2 after 0.5 s) is checked on a fake clock
+    // in server/http/rate-limit.test.ts: here a busy machine may take longer than 0.5 s.
+    expect(passed).toBeLessThan(8);
   });
 
   it("a source endpoint is limited on its own (HEADWATER_ENDPOINT_RATE_LIMIT)", async () => {
