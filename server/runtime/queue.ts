@@ -445,7 +445,10 @@ export class DurableQueue implements InvocationQueue {
     });
     // Held inserts the batch did not take over are made now, before the queue deletes, retries
     // or leaves these jobs: each must be a row by then (or its request refused).
-    const settle = () => Promise.all(jobs.map((j) => (j.hold ? this.held.get(j.id)?.settle() : undefined)));
+    const holds = jobs.flatMap((j) => (j.hold ? [this.held.get(j.id)] : []));
+    const settle = async () => {
+      if (holds.length > 0) await Promise.all(holds.map((h) => h?.settle()));
+    };
     try {
       const outcome = await registered.handle(jobs);
       await settle();
