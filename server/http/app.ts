@@ -4,6 +4,7 @@
  * Route plugins are registered by app.ts.
  */
 import http from "node:http";
+import type { Socket } from "node:net";
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from "fastify";
 import type { Config } from "../config.js";
 import { clientErrorHandler, frameworkErrorHandler, registerUrlLimit } from "./client-errors.js";
@@ -22,6 +23,14 @@ export type FastPath = (req: http.IncomingMessage, res: http.ServerResponse) => 
 
 const fastPaths = new WeakMap<FastifyInstance, (fast: FastPath) => void>();
 
+/**
+ * Each server's connections that have not sent a request yet. Node 20 and 22's
+ * closeIdleConnections() leave those open (Node 24 closes them), so a stop waited until the
+ * client gave up on them: `headwater dev` stopping its local server took 4 to 10 s, the time
+ * undici keeps a connection it opened and never used.
+ */
+const unusedConnections = new WeakMap<http.Server, Set<Socket>>();
+
 /** Sets the app's fast path (once its routes' dependencies exist). */
 export function setFastPath(app: FastifyInstance, fast: FastPath): void {
   const set = fastPaths.get(app);
@@ -39,10 +48,17 @@ export function createHttpApp(config: Config): FastifyInstance {
     // Fastify's own server, with the fast path in front of its handler; the timeouts Fastify
     // would set on a server it made itself.
     serverFactory: (handler, opts: FastifyServerOptions) => {
+      const unused = new Set<Socket>();
       const server = http.createServer((req, res) => {
+        unused.delete(req.socket);
         if (fast && !closing && fast(req, res)) return;
         handler(req, res);
       });
+      server.on("connection", (socket: Socket) => {
+        unused.add(socket);
+        socket.once("close", () => unused.delete(socket));
+      });
+      unusedConnections.set(server, unused);
       server.keepAliveTimeout = opts.keepAliveTimeout ?? 72_000;
       server.requestTimeout = opts.requestTimeout ?? 0;
       server.setTimeout(opts.connectionTimeout ?? 0);
@@ -94,11 +110,18 @@ export function createHttpApp(config: Config): FastifyInstance {
 /**
  * Stops the HTTP server: no new requests (503 while closing), in-flight ones finish. Keep-alive
  * connections are closed as soon as they go idle (Node closes only those idle at the start),
- * and whatever is still open after `graceMs` (a stuck stream) is cut.
+ * connections that never sent a request at once, and whatever is still open after `graceMs`
+ * (a stuck stream) is cut.
  */
 export async function closeGracefully(app: FastifyInstance, graceMs = 10_000): Promise<void> {
   const server = app.server;
-  const sweep = setInterval(() => server.closeIdleConnections(), 50);
+  const unused = unusedConnections.get(server);
+  const sweepIdle = () => {
+    server.closeIdleConnections();
+    for (const socket of unused ?? []) socket.destroy();
+  };
+  sweepIdle();
+  const sweep = setInterval(sweepIdle, 50);
   const deadline = setTimeout(() => server.closeAllConnections(), graceMs);
   try {
     await app.close();
