@@ -128,4 +128,72 @@ describe.each(testDatabases())("held inserts of handed-over requests on $name", 
       [4, 1, false],
     ]);
   });
+
+  it("hands requests that come while the runner is busy to it in order, for its next batch; a job stored the usual way is never overtaken", async () => {
+    const events = createEventStore({ db: store.db, bus: new LocalEventBus(), retention: 100 });
+    const insertedAlone: number[] = [];
+    class CountingRepo extends JobsRepo {
+      override enqueue(jobs: Parameters<JobsRepo["enqueue"]>[0]): Promise<string[]> {
+        for (const j of jobs) insertedAlone.push((JSON.parse(j.payload) as { event: { n: number } }).event.n);
+        return super.enqueue(jobs);
+      }
+    }
+    let releaseBusy!: () => void;
+    const busy = new Promise<void>((r) => (releaseBusy = r));
+    const batches: Array<Array<[number, boolean]>> = [];
+    const q = new DurableQueue(new CountingRepo(store.db), { concurrency: 2, leaseMs: 30_000, pollMs: 20 });
+    const n = (j: { event: unknown }) => (j.event as { n: number }).n;
+    q.registerBatchHandler(
+      "dc_busy",
+      async (jobs) => {
+        batches.push(jobs.map((j) => [n(j), j.hold !== undefined]));
+        if (jobs.some((j) => n(j) === 2)) await busy;
+        const taken = jobs.filter((j) => j.hold?.takeOver() === true);
+        const rest = jobs.filter((j) => !taken.includes(j));
+        await Promise.all(rest.map((j) => j.stored));
+        await events.commit(
+          jobs.map((j) => ({ emitterId: j.targetId, ownerId: "u_1", channel: "", event: j.event })),
+          { jobIds: rest.map((j) => j.id) },
+        );
+        for (const j of taken) j.hold!.committed();
+        return { ran: jobs.length, committed: true };
+      },
+      100,
+      { early: true },
+    );
+    onTestFinished(async () => {
+      releaseBusy();
+      await q.stop();
+      await events.close();
+    });
+    const stored = async () =>
+      (await store.db.selectFrom("events").select("event_json").where("emitter_id", "=", "dc_busy").orderBy("sort_key").execute()).map(
+        (r) => (JSON.parse(r.event_json) as { n: number }).n,
+      );
+    const lingering = () => (q as unknown as { lingering: Map<string, unknown> }).lingering.has("dc_busy");
+    const job = (k: number) => ({ targetId: "dc_busy", ownerId: "u_1", trigger: "http" as const, event: { n: k } });
+
+    await q.start();
+    await q.enqueueWithIds([job(1)]);
+    await until(async () => (await stored()).length === 1);
+    await until(lingering);
+    // 2 is handed to the waiting runner, which stays busy with it; 3 and 4 come meanwhile.
+    const acks = [q.enqueueWithIds([job(2)])];
+    await until(() => batches.length === 2);
+    acks.push(q.enqueueWithIds([job(3)]), q.enqueueWithIds([job(4)]));
+    // Two requests stored the usual way (one insert): the hand-overs end, 7 comes after them.
+    await q.enqueueWithIds([job(5), job(6)]);
+    const seventh = q.enqueueWithIds([job(7)]);
+    releaseBusy();
+    await Promise.all([...acks, seventh]);
+    await until(async () => (await stored()).length === 7);
+    await q.stop();
+
+    expect(await stored()).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    // 3 and 4 ran as the next batch without being read back; none was stored on its own.
+    expect(batches.slice(0, 3)).toEqual([[[1, false]], [[2, true]], [[3, true], [4, true]]]);
+    expect(batches.slice(3).flat()).toEqual([[5, false], [6, false], [7, false]]);
+    expect(insertedAlone).toEqual([1, 5, 6, 7]);
+    expect(await store.db.selectFrom("jobs").select("id").where("target_id", "=", "dc_busy").execute()).toEqual([]);
+  });
 });
