@@ -110,14 +110,8 @@ export class DurableQueue implements InvocationQueue {
   private pumped: Promise<void> = Promise.resolve();
   /** Targets whose runner waits a moment for more jobs (see linger), and how to wake it. */
   private readonly lingering = new Map<string, () => void>();
-  /** Jobs handed to a target's runner here before their insert (handOver), in arrival order. */
+  /** Jobs handed to a lingering runner before their insert (handOver), by target. */
   private readonly handedOver = new Map<string, JobRow[]>();
-  /**
-   * Targets whose runner takes handed-over jobs after its batch: set by a hand-over to a
-   * lingering runner, dropped when a job of the target is stored another way here (it would
-   * otherwise be overtaken) and when the runner ends.
-   */
-  private readonly accepting = new Set<string>();
   /** Their inserts, by job id, until the job is durable. */
   private readonly held = new Map<string, HeldInsert>();
   /** Whether ready targets were left waiting for a free slot at the last look: turns get short. */
@@ -167,8 +161,6 @@ export class DurableQueue implements InvocationQueue {
     const now = Date.now();
     const rows = rowsOf(jobs, now);
     const held = this.handOver(rows, jobs, now);
-    // Stored the usual way: later requests must not overtake it by a hand-over.
-    if (!held) for (const j of jobs) this.accepting.delete(j.targetId);
     let ids: string[];
     try {
       ids = await (held ? held.durable : this.repo.enqueue(rows));
@@ -188,40 +180,32 @@ export class DurableQueue implements InvocationQueue {
    * transaction takes the job's insert over (held-insert.ts: one commit, the request
    * acknowledged after it), or commits after the insert, deleting the job as always. Saves a
    * commit, the wake-up and the read of the job from the path of every request of a steady
-   * stream. Requests that come while that runner is busy are handed to it too, in order, for
-   * its next batch (`accepting`): without that, one arriving just behind another waited for
-   * its own insert's commit and a read after the other's batch, which made the tail at 200 ev/s
-   * (docs/benchmarks.md). A job awaited by a custom response is inserted at once (its request
-   * is answered by the run, and its instance's reservation needs the row), and so is one that
-   * other requests' inserts would commit with.
+   * stream. A job awaited by a custom response is inserted at once (its request is answered by
+   * the run, and its instance's reservation needs the row), and so is one that other requests'
+   * inserts would commit with.
    */
   private handOver(rows: NewJob[], jobs: EnqueueJob[], now: number): HeldInsert | undefined {
     if (rows.length !== 1 || this.stopped) return undefined;
     const target = rows[0]!.targetId;
     const wake = this.lingering.get(target);
-    const handler = this.handlerOf(target);
-    if ((!wake && !this.accepting.has(target)) || !handler?.early) return undefined;
-    const list = this.handedOver.get(target) ?? [];
-    // A full next batch: this one is stored the usual way (and ends the hand-overs, see above).
-    if (list.length >= handler.maxBatch) return undefined;
-    this.accepting.add(target);
+    if (!wake || !this.handlerOf(target)?.early) return undefined;
     const id = newJobId(now);
     rows[0]!.id = id;
     if (jobs[0]!.respondTo) this.local.set(id, target);
-    list.push({ id, target_id: target, owner_id: rows[0]!.ownerId, trigger: rows[0]!.trigger, payload: rows[0]!.payload, attempts: 0, run_after: rows[0]!.runAfter ?? now, created_ms: now });
-    this.handedOver.set(target, list);
+    this.handedOver.set(target, [
+      { id, target_id: target, owner_id: rows[0]!.ownerId, trigger: rows[0]!.trigger, payload: rows[0]!.payload, attempts: 0, run_after: rows[0]!.runAfter ?? now, created_ms: now },
+    ]);
     const held = new HeldInsert(id, () => this.repo.enqueue(rows));
     // Inserted at once under an endpoint's load, where other requests' inserts commit anyway
     // (holding it there only held its acknowledgement: fewer requests per second, measured).
     if (jobs[0]!.respondTo || this.repo.enqueueing) void held.settle();
     this.held.set(id, held);
-    wake?.();
+    wake();
     return held;
   }
 
   /** Inserts the jobs in the caller's transaction (deliveries, with their events); `wake` after its commit. */
   async enqueueIn(trx: Db, jobs: InvocationJob[]): Promise<void> {
-    for (const j of jobs) this.accepting.delete(j.targetId);
     if (jobs.length > 0) await insertJobs(trx, rowsOf(jobs, Date.now()));
   }
 
@@ -419,15 +403,17 @@ export class DurableQueue implements InvocationQueue {
             this.options.log?.(`invocation queue: could not finish jobs of ${target}`, err),
           );
         }
-        // Jobs handed over while the batch ran come first: nothing stored here since is older.
-        let next = this.takeHanded(target) ?? (await this.repo.heads(target, maxBatch, after));
+        let next = await this.repo.heads(target, maxBatch, after);
         if (next.length === 0) {
           // Nothing queued now. A steady stream brings the next job within moments: wait for it
           // a little under the lease rather than give the lease back and look for work again
           // (a ready-targets query, a claim and a read per event).
           await this.linger(target);
-          // Stopping: a job handed over meanwhile is stored to run after the restart (finally).
-          next = this.stopped ? [] : (this.takeHanded(target) ?? (await this.repo.heads(target, maxBatch, after)));
+          const handed = this.handedOver.get(target);
+          this.handedOver.delete(target);
+          // Stopping: a job handed over meanwhile is stored to run after the restart.
+          if (this.stopped && handed) await Promise.all(handed.map((r) => this.held.get(r.id)?.settle()));
+          next = this.stopped ? [] : (handed ?? (await this.repo.heads(target, maxBatch, after)));
           if (next.length === 0) {
             await settle();
             break;
@@ -439,17 +425,7 @@ export class DurableQueue implements InvocationQueue {
     } finally {
       clearInterval(renew);
       await finishing;
-      // Jobs handed over that this runner will not take are stored, to be run as any other.
-      this.accepting.delete(target);
-      const left = this.takeHanded(target) ?? [];
-      await Promise.all(left.map((r) => this.held.get(r.id)?.settle()));
     }
-  }
-
-  private takeHanded(target: string): JobRow[] | undefined {
-    const handed = this.handedOver.get(target);
-    this.handedOver.delete(target);
-    return handed;
   }
 
   private async runBatch(registered: Registered, rows: JobRow[]): Promise<BatchOutcome> {
