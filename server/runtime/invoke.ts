@@ -30,6 +30,7 @@ import { delayedJob, heldUntil } from "./delayed-emits.js";
 import { applyDedupe, type DedupeState } from "./dedupe.js";
 import type { QuotaUsageToday } from "../quotas/quotas.js";
 import { PackageError } from "./npm/cache.js";
+import type { Hold } from "./held-insert.js";
 import { PlatformFailure } from "./platform-failure.js";
 import type { SandboxPool } from "./sandbox/pool.js";
 import type { WorkerError } from "./sandbox/process.js";
@@ -45,8 +46,10 @@ export interface RunItem extends RunRequestItem {
   hops?: number;
   /** The queued job this run is: deleted with the run's results. */
   jobId?: string;
-  /** The job's insert, when the job was handed over while it commits (queue.ts handOver). */
+  /** The job's insert, when the job was handed over before it was stored (queue.ts handOver). */
   stored?: Promise<unknown>;
+  /** That insert, held for the results' transaction to take over (held-insert.ts). */
+  hold?: Hold;
 }
 
 export interface InvocationRequest extends RunItem {
@@ -217,12 +220,17 @@ export class Invoker {
     // and the deletion of their jobs (grouped with other sources' commits of this turn). A run cut by a
     // platform failure counts too, though its job stays to run again.
     const usage = counted.invocations ? this.deps.quotas.countFor(source.userId, counted.computeMs, counted.invocations, source.id) : undefined;
-    const jobIds = items.slice(0, results.length).flatMap((i) => (i.jobId ? [i.jobId] : []));
+    const ranItems = items.slice(0, results.length);
+    // Jobs handed over with their insert held: this transaction takes it over if it may (the job
+    // is then neither inserted nor deleted, and its request is acknowledged after the commit).
+    const taken = ranItems.filter((i) => i.hold?.takeOver() === true);
+    const stored = taken.length === 0 ? ranItems : ranItems.filter((i) => !taken.includes(i));
+    const jobIds = stored.flatMap((i) => (i.jobId ? [i.jobId] : []));
     const hasState = Object.keys(dbChanges).length > 0 || dedupe !== undefined;
     try {
-      // Jobs handed over while their insert committed: the results come after it, or never (the
-      // request was refused then, and its run must leave nothing).
-      await Promise.all(items.slice(0, results.length).map((i) => i.stored));
+      // Other jobs handed over before they were stored: the results come after their insert, or
+      // never (the request was refused then, and its run must leave nothing).
+      await Promise.all(stored.map((i) => i.stored));
       await this.deps.events.commit(inputs, {
         jobIds,
         ...(hasState ? { state: { sourceId: source.id, changes: dbChanges, ...(dedupe ? { dedupe: JSON.stringify(dedupe) } : {}) } } : {}),
@@ -230,9 +238,12 @@ export class Invoker {
         ...(delayed.length > 0 ? { delayed } : {}),
       });
     } catch (e) {
-      // Nothing of the batch is stored and its jobs remain: they run again (the queue retries).
+      // Nothing of the batch is stored and its jobs remain (taken-over ones are inserted now):
+      // they run again (the queue retries).
+      for (const i of taken) await i.hold!.failed();
       return { ran: 0, failure: new PlatformFailure(`storing the results failed: ${(e as Error).message}`), results: [] };
     }
+    for (const i of taken) i.hold!.committed();
     if (usage) this.deps.quotas.counted(usage);
     for (const r of results) invocationsTotal.inc({ kind: "source", outcome: r.ok ? "ok" : r.error?.code === "QUOTA_EXCEEDED" ? "quota_exceeded" : "error" });
     return { ran: results.length, ...(failure ? { failure } : {}), results };

@@ -24,6 +24,7 @@ import { randomUUID } from "node:crypto";
 import type { InvocationJob, InvocationQueue } from "../services.js";
 import type { Db } from "../store/db.js";
 import { insertJobs, newJobId, type JobRow, type JobsRepo, type NewJob } from "../store/repos/jobs.js";
+import { HeldInsert, type Hold } from "./held-insert.js";
 import { PlatformFailure } from "./platform-failure.js";
 
 /** A job as enqueued by the HTTP trigger: a custom response is awaited under `respondTo`. */
@@ -35,10 +36,13 @@ export interface QueuedJob extends EnqueueJob {
   id: string;
   attempts: number;
   /**
-   * Set when the job was handed to its runner while its insert commits (see `early` below):
-   * resolves once the job is stored. Its results must not commit before (nor ever, if it rejects).
+   * Set when the job was handed to its runner before its insert (see `early` below): resolves
+   * once the job is stored. Its results must not commit before (nor ever, if it rejects), unless
+   * they take the insert over (`hold`).
    */
   stored?: Promise<unknown>;
+  /** The job's insert, held for its results' transaction to take over (held-insert.ts). */
+  hold?: Hold;
 }
 
 /** A handler's word on its job: `committed` when it deleted the job with its results. */
@@ -61,7 +65,10 @@ export type BatchHandler = (jobs: QueuedJob[]) => Promise<BatchOutcome>;
 interface Registered {
   handle: BatchHandler;
   maxBatch: number;
-  /** The handler waits for `QueuedJob.stored` before it commits: its jobs may be handed over early. */
+  /**
+   * The handler waits for `QueuedJob.stored` before it commits, or takes the insert over
+   * (`QueuedJob.hold`): its jobs may be handed over before they are stored.
+   */
   early: boolean;
 }
 
@@ -103,10 +110,10 @@ export class DurableQueue implements InvocationQueue {
   private pumped: Promise<void> = Promise.resolve();
   /** Targets whose runner waits a moment for more jobs (see linger), and how to wake it. */
   private readonly lingering = new Map<string, () => void>();
-  /** Jobs handed to a lingering runner while their insert commits (handOver), by target. */
+  /** Jobs handed to a lingering runner before their insert (handOver), by target. */
   private readonly handedOver = new Map<string, JobRow[]>();
-  /** Their inserts, by job id, until committed. */
-  private readonly stored = new Map<string, Promise<unknown>>();
+  /** Their inserts, by job id, until the job is durable. */
+  private readonly held = new Map<string, HeldInsert>();
   /** Whether ready targets were left waiting for a free slot at the last look: turns get short. */
   private backlogged = false;
   private again = false;
@@ -134,8 +141,8 @@ export class DurableQueue implements InvocationQueue {
 
   /**
    * Registers a handler that takes up to `maxBatch` consecutive jobs of a target at once. With
-   * `early`, it promises to commit a job's results only after its `stored` resolves, and its
-   * jobs may be handed to it while their insert commits.
+   * `early`, it promises to commit a job's results only after its `stored` resolves (or in the
+   * transaction that takes its `hold` over), and its jobs may be handed to it before they are stored.
    */
   registerBatchHandler(prefix: string, handle: BatchHandler, maxBatch = DEFAULT_BATCH, opts: { early?: boolean } = {}): void {
     this.handlers.set(prefix, { handle, maxBatch, early: opts.early === true });
@@ -153,14 +160,12 @@ export class DurableQueue implements InvocationQueue {
   async enqueueWithIds(jobs: EnqueueJob[]): Promise<string[]> {
     const now = Date.now();
     const rows = rowsOf(jobs, now);
-    const early = this.handOver(rows, jobs, now);
-    const stored = this.repo.enqueue(rows);
-    if (early) this.stored.set(early, stored);
+    const held = this.handOver(rows, jobs, now);
     let ids: string[];
     try {
-      ids = await stored;
+      ids = await (held ? held.durable : this.repo.enqueue(rows));
     } finally {
-      if (early) this.stored.delete(early);
+      if (held) this.held.delete(held.id);
     }
     ids.forEach((id, i) => {
       if (jobs[i]!.respondTo) this.local.set(id, jobs[i]!.targetId);
@@ -171,12 +176,15 @@ export class DurableQueue implements InvocationQueue {
 
   /**
    * A request's job for a target whose runner here waits for its next job (see linger) goes to
-   * that runner at once, while its insert commits: the component runs meanwhile, and its
-   * results commit after the insert (the handler waits for `stored`), in their own transaction
-   * with the job's deletion as always. Saves the commit, the wake-up and the read of the job
-   * from the path of every request of a steady stream. Returns the handed job's id.
+   * that runner at once, before it is stored: the component runs at once, and its results'
+   * transaction takes the job's insert over (held-insert.ts: one commit, the request
+   * acknowledged after it), or commits after the insert, deleting the job as always. Saves a
+   * commit, the wake-up and the read of the job from the path of every request of a steady
+   * stream. A job awaited by a custom response is inserted at once (its request is answered by
+   * the run, and its instance's reservation needs the row), and so is one that other requests'
+   * inserts would commit with.
    */
-  private handOver(rows: NewJob[], jobs: EnqueueJob[], now: number): string | undefined {
+  private handOver(rows: NewJob[], jobs: EnqueueJob[], now: number): HeldInsert | undefined {
     if (rows.length !== 1 || this.stopped) return undefined;
     const target = rows[0]!.targetId;
     const wake = this.lingering.get(target);
@@ -187,8 +195,13 @@ export class DurableQueue implements InvocationQueue {
     this.handedOver.set(target, [
       { id, target_id: target, owner_id: rows[0]!.ownerId, trigger: rows[0]!.trigger, payload: rows[0]!.payload, attempts: 0, run_after: rows[0]!.runAfter ?? now, created_ms: now },
     ]);
+    const held = new HeldInsert(id, () => this.repo.enqueue(rows));
+    // Inserted at once under an endpoint's load, where other requests' inserts commit anyway
+    // (holding it there only held its acknowledgement: fewer requests per second, measured).
+    if (jobs[0]!.respondTo || this.repo.enqueueing) void held.settle();
+    this.held.set(id, held);
     wake();
-    return id;
+    return held;
   }
 
   /** Inserts the jobs in the caller's transaction (deliveries, with their events); `wake` after its commit. */
@@ -398,6 +411,8 @@ export class DurableQueue implements InvocationQueue {
           await this.linger(target);
           const handed = this.handedOver.get(target);
           this.handedOver.delete(target);
+          // Stopping: a job handed over meanwhile is stored to run after the restart.
+          if (this.stopped && handed) await Promise.all(handed.map((r) => this.held.get(r.id)?.settle()));
           next = this.stopped ? [] : (handed ?? (await this.repo.heads(target, maxBatch, after)));
           if (next.length === 0) {
             await settle();
@@ -425,14 +440,22 @@ export class DurableQueue implements InvocationQueue {
         origin: payload.origin,
         respondTo: payload.respondTo,
         attempts: row.attempts,
-        ...(this.stored.has(row.id) ? { stored: this.stored.get(row.id)! } : {}),
+        ...(this.held.has(row.id) ? { stored: this.held.get(row.id)!.durable, hold: this.held.get(row.id)! } : {}),
       };
     });
+    // Held inserts the batch did not take over are made now, before the queue deletes, retries
+    // or leaves these jobs: each must be a row by then (or its request refused).
+    const holds = jobs.flatMap((j) => (j.hold ? [this.held.get(j.id)] : []));
+    const settle = async () => {
+      if (holds.length > 0) await Promise.all(holds.map((h) => h?.settle()));
+    };
     try {
       const outcome = await registered.handle(jobs);
+      await settle();
       const ran = Math.max(0, Math.min(outcome.ran, jobs.length - (outcome.failure === undefined ? 0 : 1)));
       return { ran, failure: outcome.failure, committed: outcome.committed === true };
     } catch (failure) {
+      await settle();
       // An error of the handler itself: the first job ends with it.
       return { ran: 0, failure };
     }

@@ -41,6 +41,7 @@ export async function handleSourceJobs(
         hops: job.origin?.hops ?? 0,
         jobId: job.id,
         ...(job.stored ? { stored: job.stored } : {}),
+        ...(job.hold ? { hold: job.hold } : {}),
       })),
     );
     // The runs that ended, and the one that failed (its request gets no response); the jobs

@@ -195,6 +195,11 @@ export class JobsRepo {
     private readonly writes: WriteGroup = new WriteGroup(db, false),
   ) {}
 
+  /** Whether other enqueues are committing or waiting: one more joins their commits at little cost. */
+  get enqueueing(): boolean {
+    return this.committing || this.waiting.length > 0;
+  }
+
   /**
    * Durable once this resolves. Enqueues made in the same turn of the event loop, or while a
    * commit is running, are grouped into the next transaction (group commit, as the event store's
