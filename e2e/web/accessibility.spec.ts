@@ -9,28 +9,14 @@ import type { BrowserContext, Page } from "@playwright/test";
 import { startServer, type TestServer, type TestUser } from "../../test/support/server.js";
 import { auditPage } from "../support/axe.js";
 import { trackErrors } from "../support/browser.js";
+import { echoListener, orderEmitter } from "../support/components.js";
 import { expect, requireChromium, screenshot, test } from "../support/fixtures.js";
 import { startWebHost, type WebHost } from "../support/web-host.js";
 
 requireChromium();
 
-/** An HTTP source that emits each request's body; a body with `fail` throws (an $errors event). */
-const EMITTER = `
-export default {
-  key: "a11y-orders", name: "Orders", version: "0.0.1",
-  props: { http: "$.interface.http" },
-  async run(event) {
-    if (event.body?.fail) throw new Error("asked to fail " + event.body.n);
-    this.$emit(event.body, { summary: "order " + event.body?.n });
-  },
-};`;
-
-const LISTENER = `
-export default {
-  key: "a11y-listener", name: "Listener", version: "0.0.1",
-  props: { http: "$.interface.http" },
-  async run(event) { this.$emit({ got: event }); },
-};`;
+const EMITTER = orderEmitter("a11y-orders", "Orders");
+const LISTENER = echoListener("a11y-listener");
 
 const SCHEMES = ["light", "dark"] as const;
 

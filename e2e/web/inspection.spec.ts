@@ -8,29 +8,14 @@ import type { BrowserContext, Page } from "@playwright/test";
 import type { EventSummary } from "../../shared/resources/index.js";
 import { startServer, type TestServer, type TestUser } from "../../test/support/server.js";
 import { trackErrors } from "../support/browser.js";
+import { echoListener, orderEmitter } from "../support/components.js";
 import { expect, requireChromium, screenshot, test } from "../support/fixtures.js";
 import { startWebHost, type WebHost } from "../support/web-host.js";
 
 requireChromium();
 
-/** Emits each request's body; a body with `fail` throws (an $errors event). */
-const EMITTER = `
-export default {
-  key: "e2e-inspected", name: "Inspected", version: "0.0.1",
-  props: { http: "$.interface.http" },
-  async run(event) {
-    if (event.body?.fail) throw new Error("asked to fail " + event.body.n);
-    this.$emit(event.body, { summary: "order " + event.body?.n });
-  },
-};`;
-
-/** Emits what it is sent, so a test can see what reached it. */
-const LISTENER = `
-export default {
-  key: "e2e-listener", name: "Listener", version: "0.0.1",
-  props: { http: "$.interface.http" },
-  async run(event) { this.$emit({ got: event }); },
-};`;
+const EMITTER = orderEmitter("e2e-inspected", "Inspected");
+const LISTENER = echoListener("e2e-listener");
 
 async function post(url: string, body: unknown): Promise<void> {
   const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
