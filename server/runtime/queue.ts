@@ -16,7 +16,8 @@
  *   exponential backoff, up to MAX_ATTEMPTS; anything else ends the job.
  * - Exactly once: a handler deletes the jobs that ran in the transaction that stores their
  *   results (EventStore.commit, `committed` in its outcome), so a job whose results are stored
- *   is gone with them. The queue itself deletes only jobs that ended without results (a deleted
+ *   is gone with them (a handed-over job whose insert that transaction took over, held-insert.ts,
+ *   is never a row at all). The queue itself deletes only jobs that ended without results (a deleted
  *   target, a handler's own error, a job given up). Deliveries are inserted with the events they
  *   deliver (`enqueueIn`).
  */
