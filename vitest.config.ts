@@ -12,7 +12,7 @@ const workers = Number(process.env.HEADWATER_TEST_WORKERS) || Math.min(8, Math.m
 export default defineConfig({
   test: {
     // e2e/ is Playwright's (playwright.config.ts, `npm run test:e2e`), not vitest's.
-    include: ["{shared,server,electron,renderer,test}/**/*.test.{ts,tsx}"],
+    include: ["{shared,server,electron,renderer,cli,test}/**/*.test.{ts,tsx}"],
     globalSetup: ["test/support/global-setup.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,

@@ -1,8 +1,8 @@
 /**
  * What the event benchmarks share: an HTTP client for the endpoints, the two baselines (a bare
  * node:http handler, and a relay that forwards each POST to its SSE clients and stores nothing,
- * as smee.io does), wrk for ingest when it is installed, SSE readers in a worker thread, and a
- * paced sender.
+ * as smee.io does), Headwater's own server set up for them, wrk for ingest when it is installed,
+ * SSE readers in a worker thread, and a paced sender.
  */
 import { execFile, spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
@@ -10,6 +10,10 @@ import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { Worker } from "node:worker_threads";
+import { createClient, type Client } from "../shared/client/index.js";
+import { relaySource } from "../test/delivery/helpers.js";
+import { uniqueKey } from "../test/support/fixtures.js";
+import { randomKey, spawnServer, tempDataDir, type SpawnedServer } from "../test/support/server.js";
 
 export const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 
@@ -247,5 +251,55 @@ export function processCpuSeconds(pid: number | undefined): number {
     return (Number(fields[11]) + Number(fields[12])) / 100;
   } catch {
     return NaN;
+  }
+}
+
+/** A built Headwater server as the event benches run it, with an admin client. */
+export interface BenchServer {
+  server: SpawnedServer;
+  dataDir: string;
+  apiKey: string;
+  client: Client;
+}
+
+/**
+ * Spawns the built server of this checkout (or of `root`, another checkout) with the daily quota
+ * and the retention out of the way of what is measured; with `profDir`, its CPU profile goes to
+ * `<profDir>/<name>`.
+ */
+export async function spawnBenchServer(name: string, opts: { root?: string; profDir?: string } = {}): Promise<BenchServer> {
+  const dataDir = tempDataDir();
+  const apiKey = randomKey();
+  const server = await spawnServer({
+    dataDir,
+    apiKey,
+    ...(opts.root ? { root: opts.root } : {}),
+    ...(opts.profDir ? { nodeFlags: ["--cpu-prof", `--cpu-prof-dir=${opts.profDir}/${name}`] } : {}),
+    env: {
+      HEADWATER_LOG_LEVEL: "error",
+      HEADWATER_EVENT_RETENTION: "1000000",
+      HEADWATER_DAILY_INVOCATIONS_QUOTA: "1000000000",
+    },
+  });
+  return { server, dataDir, apiKey, client: createClient({ baseUrl: server.baseUrl, apiKey }) };
+}
+
+/** A source that emits each request's body (the events path's common case), by name. */
+export async function relaySourceOn(client: Client, name: string): Promise<string> {
+  return (await client.createSource({ component_code: relaySource(uniqueKey(name)), name })).id;
+}
+
+/**
+ * Polls a source's stored-event count until it reaches `count` and returns it; fails after
+ * `withinMs` saying how far it got (a stuck or lost event must stop a bench with a reason, not
+ * hang it).
+ */
+export async function untilStored(client: Client, sourceId: string, count: number, withinMs = 120_000): Promise<number> {
+  const deadline = performance.now() + withinMs;
+  for (;;) {
+    const total = (await client.listSourceEvents(sourceId, { limit: 1 })).page_info.total_count;
+    if (total >= count) return total;
+    if (performance.now() > deadline) throw new Error(`${sourceId} has ${total} of ${count} events after ${withinMs / 1000} s`);
+    await new Promise((r) => setTimeout(r, 20));
   }
 }

@@ -14,11 +14,12 @@
  */
 import type { ChildProcess } from "node:child_process";
 import fs from "node:fs";
-import { createClient, type Client } from "../shared/client/index.js";
-import { relaySource } from "../test/delivery/helpers.js";
-import { uniqueKey } from "../test/support/fixtures.js";
-import { randomKey, spawnServer, tempDataDir, type SpawnedServer } from "../test/support/server.js";
-import { agent, hasWrk, ingestRate, latencies, load, median, paced, pct, postJson, processCpuSeconds, spawnBare, spawnRelay, workerTaps, type WorkerTaps } from "./event-probes.js";
+import type { Client } from "../shared/client/index.js";
+import type { SpawnedServer } from "../test/support/server.js";
+import {
+  agent, hasWrk, ingestRate, latencies, load, median, paced, pct, postJson, processCpuSeconds, relaySourceOn, spawnBare, spawnBenchServer,
+  spawnRelay, untilStored, workerTaps, type WorkerTaps,
+} from "./event-probes.js";
 import { defineBench } from "./harness.js";
 
 const ROUNDS = 3;
@@ -39,37 +40,13 @@ interface Headwater {
   isolation: string;
 }
 
-async function untilStored(client: Client, sourceId: string, count: number, withinMs = 120_000): Promise<void> {
-  const deadline = performance.now() + withinMs;
-  for (;;) {
-    const total = (await client.listSourceEvents(sourceId, { limit: 1 })).page_info.total_count;
-    if (total >= count) return;
-    if (performance.now() > deadline) throw new Error(`${sourceId} has ${total} of ${count} events after ${withinMs / 1000} s`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 async function startHeadwater(name: string, root?: string): Promise<Headwater> {
-  const dataDir = tempDataDir();
-  const apiKey = randomKey();
-  const server = await spawnServer({
-    dataDir,
-    apiKey,
-    ...(root ? { root } : {}),
-    ...(process.env.HEADWATER_BENCH_CPU_PROF ? { nodeFlags: [`--cpu-prof`, `--cpu-prof-dir=${process.env.HEADWATER_BENCH_CPU_PROF}/${name}`] } : {}),
-    env: {
-      HEADWATER_LOG_LEVEL: "error",
-      HEADWATER_EVENT_RETENTION: "1000000",
-      // The daily quota is not what is measured.
-      HEADWATER_DAILY_INVOCATIONS_QUOTA: "1000000000",
-    },
-  });
+  const { server, dataDir, apiKey, client } = await spawnBenchServer(name, { ...(root ? { root } : {}), profDir: process.env.HEADWATER_BENCH_CPU_PROF });
   const health = (await (await fetch(`${server.origin}/healthz`)).json()) as { sandbox?: { isolation?: string } };
-  const client = createClient({ baseUrl: server.baseUrl, apiKey });
-  const ingest = (await client.createSource({ component_code: relaySource(uniqueKey("ingest")), name: "ingest" })).id;
-  const latency = (await client.createSource({ component_code: relaySource(uniqueKey("latency")), name: "latency" })).id;
+  const ingest = await relaySourceOn(client, "ingest");
+  const latency = await relaySourceOn(client, "latency");
   // Warm-up: the server's JIT keeps improving over its first ~8,000 requests.
-  const warm = (await client.createSource({ component_code: relaySource(uniqueKey("warm")), name: "warm-up" })).id;
+  const warm = await relaySourceOn(client, "warm-up");
   for (let round = 1; round <= 4; round++) {
     await load(`${server.origin}/e/${warm}`, 2000, 32);
     await untilStored(client, warm, 2000 * round);

@@ -14,7 +14,7 @@ import { relaySource, step } from "../test/delivery/helpers.js";
 import { uniqueKey } from "../test/support/fixtures.js";
 import { randomKey, spawnServer, startServer, tempDataDir, type SpawnedServer } from "../test/support/server.js";
 import { defineBench } from "./harness.js";
-import { agent, load, paced, pct, postJson, spawnBare, workerTaps, type WorkerTaps } from "./event-probes.js";
+import { agent, load, paced, pct, postJson, spawnBare, untilStored, workerTaps, type WorkerTaps } from "./event-probes.js";
 import { openDb } from "../server/store/db.js";
 import { LocalEventBus } from "../server/events/bus.js";
 import { createEventStore } from "../server/events/event-store.js";
@@ -79,20 +79,6 @@ function busy(from: { at: number; server?: number; bench: number }, serverPid: n
 function startBusy(serverPid: number | undefined) {
   const u = process.cpuUsage();
   return { at: performance.now(), server: cpuMs(serverPid), bench: (u.user + u.system) / 1000 };
-}
-
-/**
- * Polls a source's stored-event count until it reaches `count`; fails after `withinMs` saying how
- * far it got (a stuck or lost event must stop the bench with a reason, not hang it).
- */
-async function untilStored(client: ReturnType<typeof createClient>, sourceId: string, count: number, withinMs = 60_000): Promise<number> {
-  const deadline = performance.now() + withinMs;
-  for (;;) {
-    const total = (await client.listSourceEvents(sourceId, { limit: 1 })).page_info.total_count;
-    if (total >= count) return total;
-    if (performance.now() > deadline) throw new Error(`${sourceId} has ${total} of ${count} events after ${withinMs / 1000} s`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 export default defineBench("events", async () => {

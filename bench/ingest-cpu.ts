@@ -10,11 +10,7 @@
  * is stored), all (with its sandbox workers).
  */
 import fs from "node:fs";
-import { createClient } from "../shared/client/index.js";
-import { relaySource } from "../test/delivery/helpers.js";
-import { uniqueKey } from "../test/support/fixtures.js";
-import { randomKey, spawnServer, tempDataDir } from "../test/support/server.js";
-import { ingestRate as wrkRate, paced, postJson, spawnBare } from "./event-probes.js";
+import { ingestRate as wrkRate, paced, postJson, processCpuSeconds, relaySourceOn, spawnBare, spawnBenchServer, untilStored } from "./event-probes.js";
 const RATE = Number(process.env.RATE ?? 0);
 async function ingestRate(url: string, secs: number): Promise<{ perSecond: number; failed: number }> {
   if (!RATE) return wrkRate(url, secs);
@@ -59,11 +55,6 @@ function descendants(pid: number): number[] {
   walk(pid);
   return out;
 }
-function selfCpu(pid: number): number {
-  const s = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-  const f = s.slice(s.lastIndexOf(")") + 2).split(" ");
-  return (Number(f[11]) + Number(f[12])) / TICK;
-}
 function groupCpu(pid: number): number {
   let t = cpuOf(pid);
   for (const d of descendants(pid)) {
@@ -80,33 +71,11 @@ const rounds = Number(process.argv[2] ?? 3);
 const seconds = Number(process.argv[3] ?? 5);
 
 async function start(name: string, root?: string) {
-  const dataDir = tempDataDir();
-  const apiKey = randomKey();
-  const server = await spawnServer({
-    dataDir,
-    apiKey,
-    ...(root ? { root } : {}),
-    ...(process.env.PROF ? { nodeFlags: [`--cpu-prof`, `--cpu-prof-dir=${process.env.PROF}/${name}`] } : {}),
-    env: {
-      HEADWATER_LOG_LEVEL: "error",
-      HEADWATER_EVENT_RETENTION: "1000000",
-      HEADWATER_DAILY_INVOCATIONS_QUOTA: "1000000000",
-    },
-  });
-  const client = createClient({ baseUrl: server.baseUrl, apiKey });
-  const ingest = (
-    await client.createSource({ component_code: relaySource(uniqueKey("ingest")), name: "ingest" })
-  ).id;
-  return { name, server, client, ingest, acked: 0 };
+  const { server, client } = await spawnBenchServer(name, { ...(root ? { root } : {}), profDir: process.env.PROF });
+  return { name, server, client, ingest: await relaySourceOn(client, "ingest"), acked: 0 };
 }
 type Hw = Awaited<ReturnType<typeof start>>;
-async function untilStored(hw: Hw, count: number) {
-  for (;;) {
-    const total = (await hw.client.listSourceEvents(hw.ingest, { limit: 1 })).page_info.total_count;
-    if (total >= count) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const stored = (hw: Hw, count: number) => untilStored(hw.client, hw.ingest, count);
 
 const bare = await spawnBare();
 const systems = [await start("new")];
@@ -116,27 +85,27 @@ if (process.env.HEADWATER_BENCH_BASELINE)
 for (const hw of systems) {
   const r = await ingestRate(`${hw.server.origin}/e/${hw.ingest}`, 3);
   hw.acked += Math.round(r.perSecond * 3);
-  await untilStored(hw, hw.acked * 0.99);
+  await stored(hw, hw.acked * 0.99);
 }
 const rows: Record<string, string[]> = {};
 const windows: Record<string, Array<[number, number]>> = {};
 for (let round = 1; round <= rounds; round++) {
-  const c0 = selfCpu(bare.child.pid!);
+  const c0 = processCpuSeconds(bare.child.pid!);
   const b = await ingestRate(`${bare.origin}/`, seconds);
-  const bareCpu = (selfCpu(bare.child.pid!) - c0) / (b.perSecond * seconds);
+  const bareCpu = (processCpuSeconds(bare.child.pid!) - c0) / (b.perSecond * seconds);
   const line = [`bare ${b.perSecond.toFixed(0)}/s ${(bareCpu * 1e6).toFixed(1)}µs`];
   for (const hw of systems) {
     const pid = hw.server.child.pid!;
-    const s0 = selfCpu(pid);
+    const s0 = processCpuSeconds(pid);
     const g0 = groupCpu(pid);
     const w0 = Number(process.hrtime.bigint() / 1000n);
     const h = await ingestRate(`${hw.server.origin}/e/${hw.ingest}`, seconds);
     (windows[hw.name] ??= []).push([w0, Number(process.hrtime.bigint() / 1000n)]);
     const n = h.perSecond * seconds;
-    const s1 = selfCpu(pid);
+    const s1 = processCpuSeconds(pid);
     hw.acked += Math.round(n);
-    await untilStored(hw, hw.acked * 0.995);
-    const s2 = selfCpu(pid);
+    await stored(hw, hw.acked * 0.995);
+    const s2 = processCpuSeconds(pid);
     const g2 = groupCpu(pid);
     const r = `${hw.name} ${h.perSecond.toFixed(0)}/s (${(h.perSecond / b.perSecond).toFixed(3)}) srv-during ${(((s1 - s0) / n) * 1e6).toFixed(1)}µs srv-total ${(((s2 - s0) / n) * 1e6).toFixed(1)}µs all ${(((g2 - g0) / n) * 1e6).toFixed(1)}µs`;
     line.push(r);

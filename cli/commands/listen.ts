@@ -8,7 +8,7 @@ import type { Command } from "commander";
 import { normalizeChannel } from "../../shared/resources/index.js";
 import type { Context } from "../context.js";
 import { UsageError } from "../errors.js";
-import { followEvents } from "../follow/follow.js";
+import { followBounded } from "../follow/bounded.js";
 import { parseTarget } from "../follow/forward-request.js";
 import { Forwarder } from "../follow/forwarder.js";
 import { newestId, recentEvents } from "../follow/recent.js";
@@ -31,7 +31,9 @@ export function registerListen(program: Command, act: Act) {
 An HTTP request event (what an HTTP source emits) is sent as the same request: its method, the
 URL plus its path and query, its headers (not hop-by-hop ones, host or content-length), its raw
 body. Any other event is POSTed as JSON with x-headwater-event-id and x-headwater-source-id.
-Events go out one at a time, in order; a failing one is retried before the next is sent.`,
+Events go out one at a time, in order; a failing one is retried before the next is sent. At most
+1,000 wait in memory: then the stream pauses until the target has caught up, and resumes after the
+last event taken (the server keeps the events meanwhile, within the source's retention).`,
     )
     .action(act((ctx, [ref], opts) => listen(ctx, ref!, opts)));
 }
@@ -64,15 +66,24 @@ async function listen(ctx: Context, ref: string, opts: Record<string, unknown>):
   );
   for (const e of replayed) forwarder.push(e);
 
-  await followEvents({
+  await followBounded({
     client: conn.client,
     apiKey: conn.apiKey,
     sourceId: source.id,
     channels: [channel],
     after,
     signal: ctx.signal,
-    onEvent: (e) => forwarder.push(e),
+    take: (e) => forwarder.push(e),
+    waiting: () => forwarder.waiting,
+    drained: (below) => forwarder.drained(below),
     onStatus: (line) => out.info(out.errStyle.yellow(line)),
+    onPause: (n) =>
+      out.info(
+        out.errStyle.yellow(
+          `${n} events wait for ${target.host}: the stream pauses until they are forwarded (the server keeps new events meanwhile, within the source's retention)`,
+        ),
+      ),
+    onResume: () => out.info(out.errStyle.yellow("caught up; the stream resumes after the last event taken")),
   });
   await forwarder.idle();
   const summary = `stopped: ${forwarder.delivered} forwarded`;

@@ -36,11 +36,15 @@ export interface ForwarderOptions {
 export class Forwarder {
   private readonly queue: EventSummary[] = [];
   private running: Promise<void> | undefined;
+  /** Callers of `drained`, each with its mark. */
+  private readonly drainWaiters = new Set<{ below: number; resolve: () => void }>();
   /** Events that were not delivered (given up on). */
   failed = 0;
   delivered = 0;
 
-  constructor(private readonly opts: ForwarderOptions) {}
+  constructor(private readonly opts: ForwarderOptions) {
+    opts.signal.addEventListener("abort", () => this.wakeDrainWaiters(true), { once: true });
+  }
 
   push(e: EventSummary): void {
     this.queue.push(e);
@@ -50,6 +54,21 @@ export class Forwarder {
   /** Events waiting, not yet sent (after a stop: the ones that were never forwarded). */
   get waiting(): number {
     return this.queue.length;
+  }
+
+  /** Resolves once fewer than `below` events wait, or the signal stopped the forwarder. */
+  drained(below: number): Promise<void> {
+    if (this.queue.length < below || this.opts.signal.aborted) return Promise.resolve();
+    return new Promise((resolve) => this.drainWaiters.add({ below, resolve }));
+  }
+
+  private wakeDrainWaiters(all = false): void {
+    for (const w of this.drainWaiters) {
+      if (all || this.queue.length < w.below) {
+        this.drainWaiters.delete(w);
+        w.resolve();
+      }
+    }
   }
 
   /** Resolves once the queue is empty or the signal stopped it. */
@@ -62,6 +81,7 @@ export class Forwarder {
       await this.forward(this.queue[0]!);
       if (this.opts.signal.aborted) return;
       this.queue.shift();
+      if (this.drainWaiters.size > 0) this.wakeDrainWaiters();
     }
   }
 
