@@ -17,8 +17,8 @@ import fs from "node:fs";
 import type { Client } from "../shared/client/index.js";
 import type { SpawnedServer } from "../test/support/server.js";
 import {
-  agent, hasWrk, ingestRate, latencies, load, median, paced, pct, postJson, processCpuSeconds, relaySourceOn, spawnBare, spawnBenchServer,
-  spawnRelay, untilStored, workerTaps, type WorkerTaps,
+  agent, hasWrk, ingestRate, latencies, median, paced, pct, postJson, processCpuSeconds, relaySourceOn, spawnBare, spawnBenchServer,
+  spawnRelay, untilStored, warmUp, workerTaps, type WorkerTaps,
 } from "./event-probes.js";
 import { defineBench } from "./harness.js";
 
@@ -45,12 +45,7 @@ async function startHeadwater(name: string, root?: string): Promise<Headwater> {
   const health = (await (await fetch(`${server.origin}/healthz`)).json()) as { sandbox?: { isolation?: string } };
   const ingest = await relaySourceOn(client, "ingest");
   const latency = await relaySourceOn(client, "latency");
-  // Warm-up: the server's JIT keeps improving over its first ~8,000 requests.
-  const warm = await relaySourceOn(client, "warm-up");
-  for (let round = 1; round <= 4; round++) {
-    await load(`${server.origin}/e/${warm}`, 2000, 32);
-    await untilStored(client, warm, 2000 * round);
-  }
+  await warmUp(client, server.origin, await relaySourceOn(client, "warm-up"));
   return { name, server, dataDir, client, apiKey, ingest, acknowledged: 0, latency, isolation: health.sandbox?.isolation ?? "?" };
 }
 

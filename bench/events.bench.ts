@@ -14,7 +14,7 @@ import { relaySource, step } from "../test/delivery/helpers.js";
 import { uniqueKey } from "../test/support/fixtures.js";
 import { randomKey, spawnServer, startServer, tempDataDir, type SpawnedServer } from "../test/support/server.js";
 import { defineBench } from "./harness.js";
-import { agent, load, paced, pct, postJson, spawnBare, untilStored, workerTaps, type WorkerTaps } from "./event-probes.js";
+import { agent, load, paced, pct, postJson, spawnBare, untilStored, warmUp, workerTaps, type WorkerTaps } from "./event-probes.js";
 import { openDb } from "../server/store/db.js";
 import { LocalEventBus } from "../server/events/bus.js";
 import { createEventStore } from "../server/events/event-store.js";
@@ -95,10 +95,7 @@ export default defineBench("events", async () => {
   const warmSource = await client.createSource({ component_code: relaySource(uniqueKey("warm")), name: "warm-up" });
   // Four bursts: the server's JIT keeps improving over its first ~8,000 requests (measured with
   // a CPU profile: the fourth burst is acknowledged about twice as fast as the second).
-  for (let round = 1; round <= 4; round++) {
-    await load(`${hw.origin}/e/${warmSource.id}`, 2000, 32);
-    await untilStored(client, warmSource.id, 2000 * round);
-  }
+  await warmUp(client, hw.origin, warmSource.id);
 
   // -- in-process server for the read and fan-out cases ---------------------------------------
   const local = await startServer({ env: { HEADWATER_EVENT_RETENTION: "100000" } });
