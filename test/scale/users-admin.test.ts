@@ -40,13 +40,19 @@ describe.skipIf(!postgresForScale())("user administration across instances", () 
   }, 120_000);
   afterAll(() => cluster?.stop());
 
-  it("disable and delete through A: B's endpoints answer 403 then 404 at once", { timeout: 60_000 }, async () => {
+  /** A user made through A who owns an HTTP source made through B, and a POST to it through B. */
+  async function userWithEndpointOnB(username: string) {
     const [a, b] = cluster.instances as [(typeof cluster.instances)[0], (typeof cluster.instances)[0]];
-    const made = await a.client.createUser({ username: "roamer" });
-    const roamer = createClient({ baseUrl: b.server.baseUrl, apiKey: made.api_key! });
-    const src = await roamer.createSource({ component_code: HTTP_SOURCE });
+    const made = await a.client.createUser({ username });
+    const owner = createClient({ baseUrl: b.server.baseUrl, apiKey: made.api_key! });
+    const src = await owner.createSource({ component_code: HTTP_SOURCE });
     const path = new URL((src.configured_props.http as { endpoint_url: string }).endpoint_url).pathname;
     const viaB = () => fetch(`${b.server.origin}${path}`, { method: "POST", body: "{}" });
+    return { a, b, made, viaB };
+  }
+
+  it("disable and delete through A: B's endpoints answer 403 then 404 at once", { timeout: 60_000 }, async () => {
+    const { a, b, made, viaB } = await userWithEndpointOnB("roamer");
     expect((await viaB()).status).toBe(200);
 
     await a.client.updateUser(made.id, { disabled: true });
@@ -63,12 +69,7 @@ describe.skipIf(!postgresForScale())("user administration across instances", () 
   });
 
   it("a user disabled through A is refused through B at once, even when B hears of it late", { timeout: 60_000 }, async (ctx) => {
-    const [a, b] = cluster.instances as [(typeof cluster.instances)[0], (typeof cluster.instances)[0]];
-    const made = await a.client.createUser({ username: "latecomer" });
-    const owner = createClient({ baseUrl: b.server.baseUrl, apiKey: made.api_key! });
-    const src = await owner.createSource({ component_code: HTTP_SOURCE });
-    const path = new URL((src.configured_props.http as { endpoint_url: string }).endpoint_url).pathname;
-    const viaB = () => fetch(`${b.server.origin}${path}`, { method: "POST", body: "{}" });
+    const { a, made, viaB } = await userWithEndpointOnB("latecomer");
 
     const backends = await userChangesBackends(cluster.databaseUrl);
     expect(backends).toHaveLength(2);
