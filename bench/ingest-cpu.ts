@@ -15,7 +15,6 @@ const RATE = Number(process.env.RATE ?? 0);
 async function ingestRate(url: string, secs: number): Promise<{ perSecond: number; failed: number }> {
   if (!RATE) return wrkRate(url, secs);
   const pending: Array<Promise<number>> = [];
-  const t0 = performance.now();
   await paced(RATE, secs, (i) => {
     const p = postJson(url, JSON.stringify({ i, pad: "x".repeat(64) }));
     pending.push(p);
@@ -23,7 +22,6 @@ async function ingestRate(url: string, secs: number): Promise<{ perSecond: numbe
   });
   const codes = await Promise.all(pending);
   const ok = codes.filter((c) => c === 200).length;
-  void t0;
   return { perSecond: ok / secs, failed: codes.length - ok };
 }
 
