@@ -11,7 +11,7 @@ import type { ResponseRelay } from "../cluster/response-relay.js";
 import type { Config } from "../config.js";
 import { errorEvent } from "../delivery/error-event.js";
 import { Quotas, utcDay } from "../quotas/quotas.js";
-import type { ComponentDescriber, EventStore, InvocationQueue, PropOptionsRunner, SourceLifecycle } from "../services.js";
+import type { ComponentDescriber, EventStore, InvocationQueue, PropOptionsRunner, RunnableSource, SourceLifecycle } from "../services.js";
 import type { Db } from "../store/db.js";
 import { JobsRepo } from "../store/repos/jobs.js";
 import { QuotasRepo } from "../store/repos/quotas.js";
@@ -143,13 +143,25 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
   const timers = new TimerScheduler(new TimersRepo(db), { onFired: () => queue.kick(), log, pollMs: deps.timerPollMs });
   const responders = new Responders(deps.responseRelay);
   deps.responseRelay?.onReceive((key, response) => responders.deliver(key, response));
+  // The source a batch runs, remembered for a moment where that is exact: on SQLite every change
+  // goes through this process, which forgets the source first (as it does its endpoint target
+  // below). With several instances (PostgreSQL) a source deactivated on another one must not run
+  // here a moment later: each batch reads it. Saves a read before every batch of a steady stream.
+  const runSources = deps.dialect === "sqlite" ? new TargetCache<RunnableSource | undefined>() : undefined;
+  const runCatalog: RuntimeCatalog = runSources
+    ? { source: (id) => runSources.get(id, (i) => catalog.source(i)), component: (id) => catalog.component(id) }
+    : catalog;
   // Early: the invoker commits a job's results after its insert (QueuedJob.stored).
-  queue.registerBatchHandler("dc_", (jobs) => handleSourceJobs(jobs, { catalog, invoker, responders }), undefined, { early: true });
+  queue.registerBatchHandler("dc_", (jobs) => handleSourceJobs(jobs, { catalog: runCatalog, invoker, responders }), undefined, { early: true });
   // Emits held until their delivery_ts (made by the invoker with its runs' completions).
   queue.registerBatchHandler(DELAYED_PREFIX, (jobs) => handleDelayedJobs(jobs, { catalog, events: deps.events }));
 
   const resolvers = new Map<string, HttpTargetResolver>();
   const sourceTargets = new TargetCache<HttpTarget | undefined>();
+  const forgetSource = (id: string) => {
+    sourceTargets.forget(id);
+    runSources?.forget(id);
+  };
   resolvers.set("dc_", (id) =>
     sourceTargets.get(id, async () => {
       const source = await catalog.source(id);
@@ -171,11 +183,12 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     describer: createDescriber(config, { oneShot }),
     packages,
     propOptions: createPropOptionsRunner(config, oneShot, quotas),
-    lifecycle: new RuntimeLifecycle({ catalog, invoker, timers, state, jobs, onChanged: (id) => sourceTargets.forget(id) }),
-    forgetSource: (id: string) => sourceTargets.forget(id),
+    lifecycle: new RuntimeLifecycle({ catalog, invoker, timers, state, jobs, onChanged: forgetSource }),
+    forgetSource,
     sandboxProcesses: () => pool.size,
     userChanged: (userId: string) => {
       sourceTargets.clear();
+      runSources?.clear();
       quotas.forgetUser(userId);
     },
     queue,

@@ -155,6 +155,19 @@ describe.each(testDatabases())("HTTP sources on $name", (db) => {
     expect(gone.json.code).toBe("not_found");
   });
 
+  it("runs the next request with a source's changed props at once", async () => {
+    const src = await alice.client.createSource({ component_code: fixture("batcher.js"), configured_props: { size: 1 } });
+    const url = endpointOf(src);
+    expect((await hit(url, { body: { i: 0 } })).status).toBe(200);
+    await waitForEvents(alice.client, src.id, "", 1);
+    // Right after a run (the source as that run read it is fresh in memory): batches of two now.
+    await alice.client.updateSource(src.id, { component_id: src.component_id, configured_props: { size: 2 } });
+    expect((await hit(url, { body: { i: 1 } })).status).toBe(200);
+    expect((await hit(url, { body: { i: 2 } })).status).toBe(200);
+    const events = await waitForEvents(alice.client, src.id, "", 2);
+    expect(events.map((e) => e.event)).toEqual([[{ i: 0 }], [{ i: 1 }, { i: 2 }]]);
+  });
+
   it("runs a listener source on events delivered by a subscription (trigger-agnostic run)", async () => {
     const emitter = await alice.client.createSource({ component_code: fixture("batcher.js"), configured_props: { size: 1 } });
     const listener = await alice.client.createSource({ component_code: fixture("relay.mjs") });
