@@ -108,6 +108,28 @@ export class Quotas {
     return this.repo.usage(userId, utcDay(this.now()));
   }
 
+  /**
+   * Today's usage as a batch of `runs` runs starts from: what `admits` trusts (read at most a
+   * second ago, plus what this instance counted since) while that is far from the limits, else
+   * the stored usage. Far means under half of each limit with the batch counted: what `admits`
+   * trusts can be off by the runs that committed during its read, or on other instances within
+   * its second, never by half a day's quota, so a batch that could reach a limit is still checked
+   * against the stored usage. Saves a read before every batch of a steady stream.
+   */
+  async usedBeforeRuns(userId: string, runs: number, limits: DailyLimits): Promise<QuotaUsageToday> {
+    const now = this.now();
+    const hit = this.recent.get(userId);
+    if (
+      hit &&
+      hit.until > now &&
+      hit.day === utcDay(now) &&
+      (hit.used.invocations + runs) * 2 < limits.dailyInvocations &&
+      hit.used.computeMs * 2 < limits.dailyComputeMs
+    )
+      return { ...hit.used };
+    return this.usedToday(userId);
+  }
+
   /** The server's defaults (a user without limits of their own has these). */
   get dailyLimits(): Config["quotas"] {
     return this.limits;

@@ -22,15 +22,25 @@ export function bundleKey(code: string, files: ComponentFiles | undefined): stri
 
 export class BundleCache {
   private readonly compiled = new Map<string, CompiledBundle>();
+  /** Keys by the object whose code they hash (a cached component): hashed once, not per batch. */
+  private readonly keys = new WeakMap<object, string>();
 
   constructor(
     private readonly packages: PackageCache,
     private readonly max = 200,
   ) {}
 
-  /** Compiles (CompileError) and prepares packages (PackageError). */
-  async ready(code: string, files: ComponentFiles | undefined): Promise<ReadyBundle> {
-    const key = bundleKey(code, files);
+  /**
+   * Compiles (CompileError) and prepares packages (PackageError). `owner`: an immutable object
+   * holding `code` and `files` (a component, which never changes under its id), to remember the
+   * key by instead of hashing the code again.
+   */
+  async ready(code: string, files: ComponentFiles | undefined, owner?: object): Promise<ReadyBundle> {
+    let key = owner && this.keys.get(owner);
+    if (!key) {
+      key = bundleKey(code, files);
+      if (owner) this.keys.set(owner, key);
+    }
     let compiled = this.compiled.get(key);
     if (compiled) {
       this.compiled.delete(key);

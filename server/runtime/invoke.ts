@@ -107,7 +107,7 @@ export class Invoker {
     }
     let ready;
     try {
-      ready = await this.deps.bundles.ready(req.component.code, req.component.files);
+      ready = await this.deps.bundles.ready(req.component.code, req.component.files, req.component);
     } catch (e) {
       if (e instanceof CompileError || e instanceof PackageError) {
         return { ok: false, error: { code: "LOAD_ERROR", message: e.message }, emitted: 0, computeMs: 0 };
@@ -140,8 +140,8 @@ export class Invoker {
     const inputs: EmitInput[] = [];
     /** Emits held until their delivery_ts: jobs committed with the batch's completion. */
     const delayed: NewJob[] = [];
-    const used: QuotaUsageToday = await this.deps.quotas.usedToday(source.userId);
     const limits = await this.deps.quotas.limitsFor(source.userId);
+    const used: QuotaUsageToday = await this.deps.quotas.usedBeforeRuns(source.userId, items.length, limits);
     const counted = { invocations: 0, computeMs: 0 };
     const refuse = (item: RunItem, code: ErrorCode, message: string) => {
       inputs.push(this.errorEvent({ source, action: "run", ...item }, code, message));
@@ -151,7 +151,7 @@ export class Invoker {
     let ready: Ready | undefined;
     let loadError: string | undefined;
     try {
-      ready = await this.deps.bundles.ready(component.code, component.files);
+      ready = await this.deps.bundles.ready(component.code, component.files, component);
     } catch (e) {
       if (!(e instanceof CompileError || e instanceof PackageError)) throw e;
       loadError = e.message;
