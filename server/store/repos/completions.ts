@@ -9,6 +9,7 @@
  * each other in a cycle.
  */
 import type { Db } from "../db.js";
+import { bulkDelete } from "../bulk.js";
 import { prepared } from "../prepared.js";
 import { insertJobs, type NewJob } from "./jobs.js";
 import { addUsageIn } from "./quotas.js";
@@ -46,6 +47,7 @@ export class JobAlreadyCompletedError extends Error {
 const CHUNK = 300;
 /** A job alone in its completion (an endpoint's run under steady load): built once. */
 const deleteOne = prepared((db, $: { id: string }) => db.deleteFrom("jobs").where("id", "=", $.id));
+const deleteMany = bulkDelete("jobs", "id");
 
 /** Applies completions inside the caller's transaction; throws JobAlreadyCompletedError (roll back) when a job is gone. */
 export async function applyCompletions(trx: Db, completions: JobCompletion[]): Promise<void> {
@@ -56,7 +58,7 @@ export async function applyCompletions(trx: Db, completions: JobCompletion[]): P
     const deleted =
       part.length === 1
         ? await deleteOne.affected(trx, { id: part[0]! })
-        : Number((await trx.deleteFrom("jobs").where("id", "in", part).executeTakeFirst()).numDeletedRows);
+        : await deleteMany(trx, part);
     // The delete is the fence: a job deleted by another commit means its results are stored already.
     if (deleted !== part.length) throw new JobAlreadyCompletedError(part.length - deleted);
   }

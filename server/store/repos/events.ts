@@ -4,6 +4,7 @@
  * transaction (ids + rows + retention + outbox commit together).
  */
 import { sql, type Kysely } from "kysely";
+import { bulkInsert } from "../bulk.js";
 import { prepared } from "../prepared.js";
 import type { Database } from "../schema.js";
 import type { EventsTable } from "../tables/events.js";
@@ -35,6 +36,20 @@ const reserveIds = prepared((db, $: { emitter: string; nowMs: number; count: num
     )
     .returning(["last_ms", "last_seq"]),
 );
+/** A batch's events: one insert, its SQL built once per row count (store/bulk.ts). */
+const insertMany = bulkInsert("events", [
+  "emitter_id",
+  "channel",
+  "sort_key",
+  "id",
+  "owner_id",
+  "indexed_at_ms",
+  "emit_id",
+  "event_json",
+  "size",
+  "meta_json",
+  "hops",
+]);
 /** The usual append under load is a single event: its insert is built once too. */
 const insertOne = prepared((db, $: EventRow) =>
   db.insertInto("events").values({
@@ -102,9 +117,7 @@ export async function reserveEventIds(
 
 export async function insertEvents(db: Exec, rows: EventRow[]): Promise<void> {
   if (rows.length === 1) return void (await insertOne.execute(db, rows[0]!));
-  for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
-    await db.insertInto("events").values(rows.slice(i, i + INSERT_CHUNK)).execute();
-  }
+  for (let i = 0; i < rows.length; i += INSERT_CHUNK) await insertMany(db, rows.slice(i, i + INSERT_CHUNK));
 }
 
 /**

@@ -3,7 +3,8 @@
  * in order" is held by a lease on the target's `job_targets` row, taken with a compare-and-set
  * UPDATE (works the same on SQLite and PostgreSQL, and across server instances).
  */
-import { CompiledQuery, sql, type Kysely, type Selectable, type Transaction } from "kysely";
+import { sql, type Kysely, type Selectable, type Transaction } from "kysely";
+import { bulkInsert } from "../bulk.js";
 import type { Db } from "../db.js";
 import { prepared, type PreparedQuery } from "../prepared.js";
 import { WriteGroup } from "../write-group.js";
@@ -139,36 +140,10 @@ const insertOne = prepared((db, $: JobRow) =>
   }),
 );
 /**
- * A multi-row insert of `n` jobs, its SQL built once per dialect and row count: the requests of
- * one turn are enqueued together, and building the insert with Kysely each time cost more than
- * running it (profiled). Its parameters are the rows' values, row after row, column by column.
+ * A multi-row insert of the turn's jobs (the requests of one turn are enqueued together), its SQL
+ * built once per row count (store/bulk.ts).
  */
-const JOB_COLUMNS = ["id", "target_id", "owner_id", "trigger", "payload", "attempts", "run_after", "created_ms"] as const;
-const insertManySql = new WeakMap<object, Map<number, string>>();
-function insertManyOf(db: Kysely<Database>, n: number): string {
-  const adapter = db.getExecutor().adapter;
-  let byCount = insertManySql.get(adapter);
-  if (!byCount) insertManySql.set(adapter, (byCount = new Map()));
-  let text = byCount.get(n);
-  if (text === undefined) {
-    const marks = Array.from({ length: n }, (_, i) => Object.fromEntries(JOB_COLUMNS.map((c) => [c, `${i}:${c}`])) as unknown as JobRow);
-    const compiled = db.insertInto("jobs").values(marks).compile();
-    // The parameters must come in the order the rows are flattened below.
-    const expected = marks.flatMap((m) => JOB_COLUMNS.map((c) => m[c]));
-    if (compiled.parameters.length !== expected.length || compiled.parameters.some((p, i) => p !== expected[i])) {
-      throw new Error("jobs: unexpected parameter order in a multi-row insert");
-    }
-    byCount.set(n, (text = compiled.sql));
-  }
-  return text;
-}
-async function insertMany(trx: Kysely<Database> | Transaction<Database>, rows: JobRow[]): Promise<void> {
-  const parameters: unknown[] = [];
-  for (const row of rows) {
-    parameters.push(row.id, row.target_id, row.owner_id, row.trigger, row.payload, row.attempts, row.run_after, row.created_ms);
-  }
-  await trx.executeQuery(CompiledQuery.raw(insertManyOf(trx, rows.length), parameters));
-}
+const insertMany = bulkInsert("jobs", ["id", "target_id", "owner_id", "trigger", "payload", "attempts", "run_after", "created_ms"]);
 const addTarget = prepared((db, $: { target: string }) =>
   db
     .insertInto("job_targets")
