@@ -25,6 +25,7 @@ import { randomUUID } from "node:crypto";
 import type { InvocationJob, InvocationQueue } from "../services.js";
 import type { Db } from "../store/db.js";
 import { insertJobs, newJobId, type JobRow, type JobsRepo, type NewJob } from "../store/repos/jobs.js";
+import { AcksFirst } from "./acks-first.js";
 import { HeldInsert, type Hold } from "./held-insert.js";
 import { PlatformFailure } from "./platform-failure.js";
 
@@ -115,6 +116,12 @@ export class DurableQueue implements InvocationQueue {
   private readonly handedOver = new Map<string, JobRow[]>();
   /** Their inserts, by job id, until the job is durable. */
   private readonly held = new Map<string, HeldInsert>();
+  /** Runners give way to requests waiting for their acknowledgement (acks-first.ts). */
+  private readonly acks = new AcksFirst();
+  /** Runners giving way (acks-first.ts), woken early by stop(). */
+  private readonly pauses = new Set<() => void>();
+  /** When each target's last batch started here (acks-first.ts spaces them under a burst). */
+  private readonly batchStarts = new Map<string, number>();
   /** Whether ready targets were left waiting for a free slot at the last look: turns get short. */
   private backlogged = false;
   private again = false;
@@ -164,7 +171,7 @@ export class DurableQueue implements InvocationQueue {
     const held = this.handOver(rows, jobs, now);
     let ids: string[];
     try {
-      ids = await (held ? held.durable : this.repo.enqueue(rows));
+      ids = await this.acks.storing(held ? held.durable : this.repo.enqueue(rows));
     } finally {
       if (held) this.held.delete(held.id);
     }
@@ -235,7 +242,7 @@ export class DurableQueue implements InvocationQueue {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
-    for (const wake of [...this.lingering.values()]) wake();
+    for (const wake of [...this.lingering.values(), ...this.pauses]) wake();
     // A pump under way may still start a run (its claim was in flight): wait for it first.
     await this.pumped;
     await Promise.allSettled([...this.running.values()]);
@@ -328,6 +335,29 @@ export class DurableQueue implements InvocationQueue {
     while (this.lastServed.size > 10_000) this.lastServed.delete(this.lastServed.keys().next().value!);
   }
 
+  /**
+   * Waits before a target's next batch while requests wait for their acknowledgement
+   * (acks-first.ts), and notes when that batch starts.
+   */
+  private async giveWay(target: string, batch: JobRow[]): Promise<void> {
+    const delay = this.acks.delayBeforeBatch(this.batchStarts.get(target) ?? -Infinity, batch.length, batch[0]!.created_ms);
+    if (delay > 0 && !this.stopped) {
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          this.pauses.delete(done);
+          resolve();
+        };
+        const timer = setTimeout(done, delay);
+        this.pauses.add(done);
+      });
+    }
+    this.batchStarts.delete(target);
+    this.batchStarts.set(target, Date.now());
+    // Insertion order is start order: the oldest entries are of targets long idle.
+    while (this.batchStarts.size > 10_000) this.batchStarts.delete(this.batchStarts.keys().next().value!);
+  }
+
   /** Resolves after LINGER_MS, or as soon as a job for the target is enqueued here (or on stop). */
   private linger(target: string): Promise<void> {
     return new Promise((resolve) => {
@@ -362,6 +392,7 @@ export class DurableQueue implements InvocationQueue {
     };
     try {
       while (batch.length > 0) {
+        await this.giveWay(target, batch);
         const outcome = registered ? await this.runBatch(registered, batch) : this.dropped(batch);
         served += batch.length;
         const last = batch[outcome.ran - 1]?.id;

@@ -145,6 +145,41 @@ describe.each(testDatabases())("invocation queue on $name", (database) => {
     expect(batches.every((b) => b.length <= 4)).toBe(true);
   });
 
+  it("runs a burst's backlog once and in order while it gives way to the requests still arriving, and stops mid-way", async () => {
+    const ran: number[] = [];
+    let batches = 0;
+    const q = makeQueue(store, 2);
+    q.registerBatchHandler("dc_", async (jobs) => {
+      batches += 1;
+      for (const j of jobs) ran.push((j.event as { n: number }).n);
+      return { ran: jobs.length };
+    });
+    await q.start();
+    // Requests of a burst: 50 at once, again and again, each acknowledged once its job is stored.
+    const job = (n: number) => ({ targetId: "dc_burst", ownerId: "u_1", trigger: "http" as const, event: { n } });
+    for (let wave = 0; wave < 8; wave++) {
+      await Promise.all(Array.from({ length: 50 }, (_, i) => q.enqueue([job(wave * 50 + i)])));
+    }
+    await until(() => ran.length >= 400);
+    expect(ran).toEqual(Array.from({ length: 400 }, (_, n) => n));
+    expect(batches).toBeLessThan(400);
+
+    // A stop while the runner gives way to a burst ends the pause: it neither hangs nor runs on.
+    for (let wave = 0; wave < 4; wave++) {
+      await Promise.all(Array.from({ length: 50 }, (_, i) => q.enqueue([job(400 + wave * 50 + i)])));
+    }
+    await q.stop();
+    const stoppedAt = ran.length;
+    await new Promise((r) => setTimeout(r, 100));
+    expect(ran.length).toBe(stoppedAt);
+    // What did not run is still queued, in order, for the next start.
+    const left = await store.db.selectFrom("jobs").select("payload").where("target_id", "=", "dc_burst").orderBy("id").execute();
+    expect(left.map((r) => (JSON.parse(r.payload) as { event: { n: number } }).event.n)).toEqual(
+      Array.from({ length: 600 - stoppedAt }, (_, k) => stoppedAt + k),
+    );
+    await store.db.deleteFrom("jobs").where("target_id", "=", "dc_burst").execute();
+  });
+
   it("a job enqueued on another instance while this one holds the target runs once, in order", async () => {
     const ran: Array<{ on: string; n: number }> = [];
     const a = makeQueue(store, 2);
