@@ -6,7 +6,7 @@
  * that belong to one connection, and the raw body byte for byte. Any other event is POSTed as
  * its JSON, with headers naming the event and the source.
  */
-import { validateHeaderName, validateHeaderValue } from "node:http";
+import { nodeHttp } from "../../shared/node-http.js";
 import type { EventSummary } from "../../shared/resources/index.js";
 
 export interface OutgoingRequest {
@@ -113,8 +113,8 @@ function recreate(ev: HttpRequestEvent, target: URL): OutgoingRequest {
     // A header Node would refuse to send (bad name, a newline in the value) is left out rather
     // than failing the whole request.
     try {
-      validateHeaderName(name);
-      validateHeaderValue(name, value);
+      nodeHttp.validateHeaderName(name);
+      nodeHttp.validateHeaderValue(name, value);
     } catch {
       continue;
     }

@@ -3,8 +3,7 @@
  * names and adds its own (`accept`, `sec-fetch-*`), and a re-created webhook request must carry
  * the sender's headers as they were.
  */
-import http from "node:http";
-import https from "node:https";
+import { nodeHttp, nodeHttps } from "../../shared/node-http.js";
 import type { OutgoingRequest } from "./forward-request.js";
 
 export type SendResult = { status: number; ms: number } | { error: string; ms: number };
@@ -17,7 +16,7 @@ export function send(req: OutgoingRequest, opts: { timeoutMs: number; signal: Ab
     if (req.body.length > 0 || !["GET", "HEAD", "DELETE", "OPTIONS"].includes(req.method)) {
       headers["content-length"] = String(req.body.length);
     }
-    const lib = req.url.protocol === "https:" ? https : http;
+    const lib = req.url.protocol === "https:" ? nodeHttps : nodeHttp;
     let settled = false;
     const done = (r: SendResult) => {
       if (settled) return;

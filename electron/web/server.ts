@@ -11,7 +11,8 @@
  */
 import crypto from "node:crypto";
 import fs from "node:fs";
-import http from "node:http";
+import type http from "node:http";
+import { nodeHttp } from "../../shared/node-http.js";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { PUSH_CHANNELS } from "../../shared/bridge.js";
@@ -123,7 +124,7 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
     return given.length === tokenBuf.length && crypto.timingSafeEqual(given, tokenBuf);
   };
 
-  const server = http.createServer((req, res) => {
+  const server = nodeHttp.createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
       log(`web host: ${req.method} ${req.url} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
       if (!res.headersSent) sendJson(res, 500, { error: "internal error", code: "internal_error" });

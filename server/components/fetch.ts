@@ -5,8 +5,8 @@
  * is a `ComponentFetchError` whose message says which URL and why.
  */
 import dns from "node:dns";
-import http from "node:http";
-import https from "node:https";
+import type http from "node:http";
+import { nodeHttp, nodeHttps } from "../../shared/node-http.js";
 import type { LookupFunction } from "node:net";
 import type { ComponentFiles } from "../services.js";
 import { checkAddress, parseAddress } from "../net/address-policy.cjs";
@@ -200,7 +200,7 @@ function httpGet(u: URL, limits: FetchLimits, policy: NetworkPolicy, redirects =
     });
   };
   return new Promise((resolve, reject) => {
-    const get = u.protocol === "https:" ? https.get : http.get;
+    const get = u.protocol === "https:" ? nodeHttps.get : nodeHttp.get;
     const req = get(u, { lookup, headers: { "user-agent": "headwater", accept: "*/*" } }, (res) => {
       const status = res.statusCode ?? 0;
       const location = res.headers.location;

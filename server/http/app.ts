@@ -3,7 +3,8 @@
  * body limits and the route registry (authentication is `registerAuth`, once users exist).
  * Route plugins are registered by app.ts.
  */
-import http from "node:http";
+import type http from "node:http";
+import { nodeHttp } from "../../shared/node-http.js";
 import type { Socket } from "node:net";
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from "fastify";
 import type { Config } from "../config.js";
@@ -49,7 +50,7 @@ export function createHttpApp(config: Config): FastifyInstance {
     // would set on a server it made itself.
     serverFactory: (handler, opts: FastifyServerOptions) => {
       const unused = new Set<Socket>();
-      const server = http.createServer((req, res) => {
+      const server = nodeHttp.createServer((req, res) => {
         unused.delete(req.socket);
         if (fast && !closing && fast(req, res)) return;
         handler(req, res);

@@ -15,7 +15,7 @@
  *
  * The connection is closed after such an answer: the parser's state is unknown past the error.
  */
-import http from "node:http";
+import { nodeHttp } from "../../shared/node-http.js";
 import type { Socket } from "node:net";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { answerError, HttpError, sendError } from "./errors.js";
@@ -50,7 +50,7 @@ export function clientErrorAnswer(err: ParserError): HttpError {
     return new HttpError(
       431,
       CLIENT_ERROR_CODES.headersTooLarge,
-      `the request line and headers are larger than ${Math.round(http.maxHeaderSize / 1024)} KiB`,
+      `the request line and headers are larger than ${Math.round(nodeHttp.maxHeaderSize / 1024)} KiB`,
     );
   }
   return new HttpError(400, CLIENT_ERROR_CODES.malformed, "malformed HTTP request");
@@ -71,7 +71,7 @@ export function clientErrorHandler(err: ParserError, socket: Socket): void {
   if (socket.writable) {
     const body = JSON.stringify({ error: answer.message, code: answer.code });
     socket.write(
-      `HTTP/1.1 ${answer.status} ${http.STATUS_CODES[answer.status]}\r\n` +
+      `HTTP/1.1 ${answer.status} ${nodeHttp.STATUS_CODES[answer.status]}\r\n` +
         `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
         `Connection: close\r\n\r\n${body}`,
     );

@@ -6,8 +6,7 @@
  * `npm_config_registry`), asked of npm once.
  */
 import { execFile } from "node:child_process";
-import http from "node:http";
-import https from "node:https";
+import { nodeHttp, nodeHttps } from "../../../shared/node-http.js";
 
 /** The registry did not answer, or answered something else than the package or a 404. */
 export class RegistryUnavailableError extends Error {
@@ -72,7 +71,7 @@ function npmConfiguredRegistry(): Promise<string> {
  * browser rules to it).
  */
 function statusOf(url: string, timeoutMs: number): Promise<number> {
-  const get = url.startsWith("https:") ? https.get : http.get;
+  const get = url.startsWith("https:") ? nodeHttps.get : nodeHttp.get;
   return new Promise((resolve, reject) => {
     const req = get(
       url,
