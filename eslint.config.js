@@ -4,6 +4,12 @@ import tseslint from "typescript-eslint";
 import reactHooks from "eslint-plugin-react-hooks";
 import globals from "globals";
 
+const sqliteImports = ["better-sqlite3", "better-sqlite3-napi"].map((name) => ({
+  name,
+  allowTypeImports: true,
+  message: "load SQLite through shared/sqlite-native.ts (the build for this Node)",
+}));
+
 export default tseslint.config(
   { ignores: ["node_modules", "dist", "**/fixtures/**", "coverage", ".headwater"] },
   js.configs.recommended,
@@ -32,15 +38,25 @@ export default tseslint.config(
     // runs on this Node (12 aborts on Node 24, 13 crashes on Node 20). Types may come from anywhere.
     files: ["**/*.{ts,tsx,mts}"],
     ignores: ["shared/sqlite-native.ts"],
+    rules: { "@typescript-eslint/no-restricted-imports": ["error", { paths: sqliteImports }] },
+  },
+  {
+    // The product's Node code takes node:http(s) from shared/node-http.ts: an ESM import of them
+    // loads undici on Node 24 (70 ms of every start; see that file). Tests and benches may import them.
+    files: ["server/**/*.ts", "cli/**/*.ts", "shared/**/*.ts", "electron/**/*.ts"],
+    ignores: ["shared/sqlite-native.ts", "shared/node-http.ts", "**/*.test.ts", "**/testing/**"],
     rules: {
       "@typescript-eslint/no-restricted-imports": [
         "error",
         {
-          paths: ["better-sqlite3", "better-sqlite3-napi"].map((name) => ({
-            name,
-            allowTypeImports: true,
-            message: "load SQLite through shared/sqlite-native.ts (the build for this Node)",
-          })),
+          paths: [
+            ...sqliteImports,
+            ...["node:http", "node:https"].map((name) => ({
+              name,
+              allowTypeImports: true,
+              message: "take node:http and node:https from shared/node-http.ts (required, not imported)",
+            })),
+          ],
         },
       ],
     },
