@@ -6,6 +6,7 @@
  * HEADWATER_BENCH_BASELINE=<checkout>: that checkout's build too, the two alternating window by
  * window (which of them goes first alternates too).
  */
+import { SQLite } from "../shared/sqlite-native.js";
 import { paced, pct, postJson, relaySourceOn, spawnBenchServer, untilStored, warmUp, workerTaps } from "./event-probes.js";
 
 const rounds = Number(process.argv[2] ?? 3);
@@ -29,8 +30,7 @@ async function start(name: string, root?: string) {
   });
   if (refused.length > 0) console.log(`  · ${name}: ${refused.length} of 2,000 requests refused (${refused.join(", ")})`);
   for (const id of sources) await untilStored(hw.client, id, 200 - refused.length, 60_000).catch(async (e: unknown) => {
-    const { default: Database } = await import("better-sqlite3");
-    const db = new Database(`${hw.dataDir}/headwater.db`, { readonly: true });
+    const db = new SQLite(`${hw.dataDir}/headwater.db`, { readonly: true });
     console.log(String(e), JSON.stringify(db.prepare("select id, attempts, run_after, created_ms, length(payload) n from jobs where target_id = ?").all(id)), JSON.stringify(db.prepare("select * from job_targets where target_id = ?").all(id)));
     throw e;
   });
