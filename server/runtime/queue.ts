@@ -337,11 +337,12 @@ export class DurableQueue implements InvocationQueue {
 
   /**
    * Waits before a target's next batch while requests wait for their acknowledgement
-   * (acks-first.ts), and notes when that batch starts.
+   * (acks-first.ts), and notes when that batch starts. True when it waited.
    */
-  private async giveWay(target: string, batch: JobRow[]): Promise<void> {
+  private async giveWay(target: string, batch: JobRow[]): Promise<boolean> {
     const delay = this.acks.delayBeforeBatch(this.batchStarts.get(target) ?? -Infinity, batch.length, batch[0]!.created_ms);
-    if (delay > 0 && !this.stopped) {
+    const waits = delay > 0 && !this.stopped;
+    if (waits) {
       await new Promise<void>((resolve) => {
         const done = () => {
           clearTimeout(timer);
@@ -356,6 +357,7 @@ export class DurableQueue implements InvocationQueue {
     this.batchStarts.set(target, Date.now());
     // Insertion order is start order: the oldest entries are of targets long idle.
     while (this.batchStarts.size > 10_000) this.batchStarts.delete(this.batchStarts.keys().next().value!);
+    return waits;
   }
 
   /** Resolves after LINGER_MS, or as soon as a job for the target is enqueued here (or on stop). */
@@ -392,7 +394,11 @@ export class DurableQueue implements InvocationQueue {
     };
     try {
       while (batch.length > 0) {
-        await this.giveWay(target, batch);
+        // A stop that ended a pause leaves the batch queued for the next start (its jobs are rows).
+        if ((await this.giveWay(target, batch)) && this.stopped) {
+          await settle();
+          break;
+        }
         const outcome = registered ? await this.runBatch(registered, batch) : this.dropped(batch);
         served += batch.length;
         const last = batch[outcome.ran - 1]?.id;
