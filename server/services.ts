@@ -12,6 +12,7 @@
  *                                                       │                   ├─► streams/ (SSE)
  *                                                       └─► delivery/ ──► InvocationQueue (runtime/)
  */
+import type { Requester } from "./users/requester.js";
 import type { PropDescriptor } from "../shared/resources/index.js";
 import type { Db } from "./store/db.js";
 import type { JobCompletion } from "./store/repos/completions.js";
@@ -41,9 +42,10 @@ export interface ComponentDescriber {
   /**
    * Evaluates the code in the sandbox, with time and memory limits.
    * Rejects with a `ComponentLoadError` (a 4xx for the API) when the code does not parse, is
-   * not a component, loops, or allocates without end.
+   * not a component, loops, or allocates without end. npm packages it installs are charged to
+   * `requester` (none: the server's own work).
    */
-  describe(code: string, files?: ComponentFiles): Promise<ComponentDescription>;
+  describe(code: string, files?: ComponentFiles, requester?: Requester): Promise<ComponentDescription>;
 }
 
 export class ComponentLoadError extends Error {
@@ -58,8 +60,8 @@ export class ComponentLoadError extends Error {
 
 /** What `POST /components/{id}/props/{prop}/options` asks of a component's `options()`. */
 export interface PropOptionsRequest {
-  /** Who asks: the run counts against their daily quotas. */
-  userId: string;
+  /** Who asks: the run counts against their daily quotas, npm installs against their budget. */
+  requester: Requester;
   prop: string;
   /** The props configured so far (app props as `{$auth: {...}}`). */
   configuredProps: Record<string, unknown>;

@@ -20,6 +20,7 @@ import { RegistryUnavailableError, type RegistryLookup } from "../runtime/npm/re
 import type { ComponentDescriber, ComponentDescription, ComponentFiles } from "../services.js";
 import { ComponentFetchError, DEFAULT_FETCH_LIMITS, type FetchLimits } from "./fetch.js";
 import { EXTENSIONS, gatherModules, type FoundModule } from "./gather.js";
+import type { Requester } from "../users/requester.js";
 
 export interface NpmComponent {
   code: string;
@@ -78,15 +79,15 @@ export class NpmComponents {
    * source in it with that key. A package that cannot be installed for another reason, or files
    * over the limits, are a ComponentFetchError; code that does not load a ComponentLoadError.
    */
-  async find(key: string): Promise<NpmComponent | undefined> {
+  async find(key: string, requester?: Requester): Promise<NpmComponent | undefined> {
     const name = NpmComponents.packageFor(key);
     if (!name) return undefined;
-    const pkgDir = await this.install(name);
+    const pkgDir = await this.install(name, requester);
     if (!pkgDir) return undefined;
     const version = readVersion(pkgDir);
     for (const file of candidates(pkgDir, key)) {
       const { code, files } = await this.load(pkgDir, file);
-      const description = await this.options.describer.describe(code, files);
+      const description = await this.options.describer.describe(code, files, requester);
       if (description.key !== key) continue;
       const rel = path.relative(pkgDir, file).split(path.sep).join("/");
       return { code, files, url: `npm:${name}@${version}/${rel}`, description };
@@ -100,7 +101,7 @@ export class NpmComponents {
    * metadata), never read from npm's messages; a miss is remembered, so asking again spawns
    * nothing and asks nothing. A registry that does not answer is a 503 (not remembered).
    */
-  private async install(name: string): Promise<string | undefined> {
+  private async install(name: string, requester?: Requester): Promise<string | undefined> {
     const version = this.options.versions?.[name];
     const spec = version ? `${name}@${version}` : name;
     const packages = this.options.packages;
@@ -130,7 +131,7 @@ export class NpmComponents {
     npmLookups.inc({ outcome: "found" });
     let dir: string;
     try {
-      dir = await packages.ensure(spec);
+      dir = await packages.ensure(spec, requester);
     } catch (err) {
       if (!(err instanceof PackageError)) throw err;
       throw new ComponentFetchError(err.message);

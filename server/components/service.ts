@@ -31,6 +31,7 @@ import type { PageRequest, PageRows } from "../store/repos/paging.js";
 import type { Db } from "../store/db.js";
 import { ComponentFetchError } from "./fetch.js";
 import { NpmComponents } from "./npm-registry.js";
+import type { Requester } from "../users/requester.js";
 
 export interface ComponentInput {
   component_code?: string | undefined;
@@ -70,7 +71,7 @@ export class ComponentService {
   ) {}
 
   /** Reads the code (component_code wins; the URL is then only metadata) and describes it. */
-  async load(input: ComponentInput): Promise<LoadedComponent> {
+  async load(input: ComponentInput, requester?: Requester): Promise<LoadedComponent> {
     let code = input.component_code;
     let files: ComponentFiles | undefined;
     if (code === undefined) {
@@ -85,7 +86,7 @@ export class ComponentService {
       }
       if (files && Object.keys(files).length === 0) files = undefined;
     }
-    const description = await this.describer.describe(code, files);
+    const description = await this.describer.describe(code, files, requester);
     return { code, files, url: input.component_url, description };
   }
 
@@ -123,9 +124,9 @@ export class ComponentService {
   }
 
   /** `POST /components`. */
-  async create(userId: string, input: ComponentInput): Promise<Component> {
-    const loaded = await this.load(input);
-    const row = this.newRow(userId, loaded);
+  async create(requester: Requester, input: ComponentInput): Promise<Component> {
+    const loaded = await this.load(input, requester);
+    const row = this.newRow(requester.userId, loaded);
     await this.save(row);
     return present(row as ComponentRow);
   }
@@ -149,7 +150,8 @@ export class ComponentService {
    * may read (their own, by id or key, or a published one by id). 404 for an unknown prop, 400
    * for a prop without options or an options() that throws.
    */
-  async propOptions(userId: string, keyOrId: string, prop: string, body: PropOptionsBody): Promise<PropOptions> {
+  async propOptions(requester: Requester, keyOrId: string, prop: string, body: PropOptionsBody): Promise<PropOptions> {
+    const userId = requester.userId;
     const row = keyOrId.startsWith("sc_")
       ? await this.repo.findById(keyOrId).then((r) => (r && (r.user_id === userId || r.published === 1) ? r : undefined))
       : await this.repo.findOwnByKey(userId, keyOrId);
@@ -157,7 +159,7 @@ export class ComponentService {
     if (!this.optionsRunner) throw new InvalidRequestError("prop options need the runtime, which this server runs without");
     try {
       return await this.optionsRunner.options(row.code, componentFiles(row), {
-        userId,
+        requester,
         prop,
         configuredProps: body.configured_props ?? {},
         prevContext: body.prev_context ?? {},
@@ -194,8 +196,8 @@ export class ComponentService {
   }
 
   /** `GET /components/registry/{key}`. */
-  async getPublished(key: string): Promise<Component> {
-    const row = await this.findPublished(key);
+  async getPublished(key: string, requester?: Requester): Promise<Component> {
+    const row = await this.findPublished(key, requester);
     if (!row) throw new NotFoundError(`registry component ${key}`);
     return present(row);
   }
@@ -209,21 +211,21 @@ export class ComponentService {
   }
 
   /** The registry's component for a key: a published or built-in one, else the vendor's npm package's. */
-  async findPublished(key: string): Promise<ComponentRow | undefined> {
+  async findPublished(key: string, requester?: Requester): Promise<ComponentRow | undefined> {
     const row = await this.repo.findPublishedByKey(key);
     if (row || !this.npm) return row;
     let lookup = this.npmLookups.get(key);
     if (!lookup) {
-      lookup = this.fromNpm(this.npm, key).finally(() => this.npmLookups.delete(key));
+      lookup = this.fromNpm(this.npm, key, requester).finally(() => this.npmLookups.delete(key));
       this.npmLookups.set(key, lookup);
     }
     return lookup;
   }
 
-  private async fromNpm(npm: { components: NpmComponents; ownerId: string }, key: string): Promise<ComponentRow | undefined> {
+  private async fromNpm(npm: { components: NpmComponents; ownerId: string }, key: string, requester?: Requester): Promise<ComponentRow | undefined> {
     let found;
     try {
-      found = await npm.components.find(key);
+      found = await npm.components.find(key, requester);
     } catch (err) {
       if (err instanceof ComponentFetchError)
         throw new InvalidRequestError(err.message, ERROR_CODES.componentFetchFailed);
@@ -247,11 +249,11 @@ export class ComponentService {
    * long as npm does not answer (a server without network sets HEADWATER_NPM_COMPONENTS=0). A
    * package without the key, or no such package, leaves the key free.
    */
-  private async resolveVendorKey(key: string): Promise<void> {
+  private async resolveVendorKey(key: string, requester: Requester): Promise<void> {
     if (!this.npm || !NpmComponents.packageFor(key)) return;
     if (await this.repo.registryHolder(key)) return;
     try {
-      await this.findPublished(key);
+      await this.findPublished(key, requester);
     } catch (err) {
       if (err instanceof ComponentLoadError)
         throw new ConflictError(`component key "${key}" belongs to the vendor's package ${NpmComponents.packageFor(key)}`);
@@ -265,12 +267,12 @@ export class ComponentService {
   }
 
   /** `POST /components/{id}/publish`: visible to every user at the registry, by key. */
-  async publish(userId: string, id: string): Promise<Component> {
-    const row = await this.repo.findOwnById(userId, id);
+  async publish(requester: Requester, id: string): Promise<Component> {
+    const row = await this.repo.findOwnById(requester.userId, id);
     if (!row) throw new NotFoundError(`component ${id}`);
     if (!row.key)
       throw new InvalidRequestError("only a component with a key can be published (the registry is by key)");
-    await this.resolveVendorKey(row.key);
+    await this.resolveVendorKey(row.key, requester);
     const now = nowSeconds();
     try {
       await this.repo.publish({ id: row.id, user_id: row.user_id, key: row.key }, now);

@@ -11,7 +11,7 @@ import { z } from "zod";
 import type { ApiRouteDoc } from "../../shared/openapi.js";
 import { ERROR_CODES } from "../../shared/resources/index.js";
 import type { AuthUser } from "../users/service.js";
-import { asRequester } from "../users/requester.js";
+import type { Requester } from "../users/requester.js";
 import { requireAdmin } from "./auth.js";
 import { HttpError, parseOr400 } from "./errors.js";
 import { applyFieldSelection, takeFieldSelection } from "./fields.js";
@@ -51,6 +51,8 @@ export interface RouteContext<P, Q, B> {
   body: B;
   /** The caller; for `auth: "none"` routes it is a placeholder that must not be used. */
   user: AuthUser;
+  /** The caller, for work charged to a user that the handler starts (an npm install). */
+  requester: Requester;
   request: FastifyRequest;
   reply: FastifyReply;
 }
@@ -126,9 +128,9 @@ export function route<
       const query = def.query ? parseOr400(def.query, fromQuery.rest, "query") : undefined;
       if (def.body) refuseUnknownFields(def.body, fromBody.rest);
       const body = def.body ? parseOr400(def.body, fromBody.rest ?? {}, "body") : undefined;
-      // Work the handler starts (an npm install deep in the compiler) knows whom it is for.
-      const ctx = { params: params as Infer<P>, query: query as Infer<Q>, body: body as Infer<B>, user, request, reply };
-      const result = auth === "none" ? await handler(ctx) : await asRequester({ userId: user.id, admin: user.admin }, () => handler(ctx));
+      const requester: Requester = { userId: user.id, admin: user.admin };
+      const ctx = { params: params as Infer<P>, query: query as Infer<Q>, body: body as Infer<B>, user, requester, request, reply };
+      const result = await handler(ctx);
       if (reply.sent) return reply;
       if (status === 204) return reply.code(204).send();
       return reply.code(status).send(applyFieldSelection(result, selection));

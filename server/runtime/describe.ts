@@ -14,6 +14,7 @@ import {
 } from "../services.js";
 import { bundleKey } from "./bundles.js";
 import { OneShotRunner } from "./one-shot.js";
+import type { Requester } from "../users/requester.js";
 
 export interface DescriberOptions {
   /** The runtime's one-shot runner (its slots are shared with prop options); one is made when omitted. */
@@ -30,19 +31,19 @@ export function createDescriber(config: Config, options: DescriberOptions = {}):
   // Same code, same description: saving one component twice need not start a sandbox again.
   // Failures are not remembered (a package may install later). Callers get their own copy.
   const memo = new Map<string, Promise<ComponentDescription>>();
-  const describe = async (code: string, files?: ComponentFiles): Promise<ComponentDescription> => {
+  const describe = async (code: string, files?: ComponentFiles, requester?: Requester): Promise<ComponentDescription> => {
     const key = bundleKey(code, files);
     const known = memo.get(key);
     if (known) return structuredClone(await known);
-    const job = describeOnce(code, files);
+    const job = describeOnce(code, files, requester);
     memo.set(key, job);
     job.catch(() => memo.delete(key));
     while (memo.size > 200) memo.delete(memo.keys().next().value!);
     return job;
   };
 
-  async function describeOnce(code: string, files?: ComponentFiles): Promise<ComponentDescription> {
-    const { bundle, packageDirs } = await oneShot.load(code, files);
+  async function describeOnce(code: string, files?: ComponentFiles, requester?: Requester): Promise<ComponentDescription> {
+    const { bundle, packageDirs } = await oneShot.load(code, files, requester);
     const outcome = await oneShot.runOnce(
       { t: "describe", id: randomUUID(), bundle, packageDirs },
       { timeoutMs, memoryMb, what: "loading the component" },

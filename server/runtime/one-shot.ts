@@ -10,6 +10,7 @@ import { ComponentLoadError, type ComponentFiles } from "../services.js";
 import { CompileError, compileBundle, type CompiledBundle } from "./compile.js";
 import { PackageCache, PackageError } from "./npm/cache.js";
 import { InstallGate } from "./npm/install-gate.js";
+import type { Requester } from "../users/requester.js";
 import { resolveIsolation } from "./sandbox/isolation.js";
 import { networkPolicyFor } from "./sandbox/policy.js";
 import { SandboxProcess, type WorkerDone } from "./sandbox/process.js";
@@ -55,11 +56,14 @@ export class OneShotRunner {
     this.tmpRoot = path.join(config.dataDir, "sandbox");
   }
 
-  /** Compiles the code and prepares its packages; either failing is an invalid_component. */
-  async load(code: string, files?: ComponentFiles): Promise<LoadedBundle> {
+  /**
+   * Compiles the code and prepares its packages (installs charged to `requester`); either
+   * failing is an invalid_component.
+   */
+  async load(code: string, files?: ComponentFiles, requester?: Requester): Promise<LoadedBundle> {
     try {
       const compiled = compileBundle(code, files);
-      const packageDirs = await this.packages.prepare(compiled.packages);
+      const packageDirs = await this.packages.prepare(compiled.packages, requester);
       return { bundle: { main: compiled.main, files: compiled.files }, packageDirs };
     } catch (e) {
       if (e instanceof CompileError || e instanceof PackageError) throw new ComponentLoadError("invalid_component", e.message);

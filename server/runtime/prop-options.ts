@@ -25,8 +25,8 @@ export function createPropOptionsRunner(config: Config, oneShot: OneShotRunner, 
   const memoryMb = config.sandbox.memoryMb;
 
   async function options(code: string, files: ComponentFiles | undefined, req: PropOptionsRequest): Promise<PropOptionsAnswer> {
-    const { bundle, packageDirs } = await oneShot.load(code, files);
-    const allowed = await quotas.check(req.userId);
+    const { bundle, packageDirs } = await oneShot.load(code, files, req.requester);
+    const allowed = await quotas.check(req.requester.userId);
     if (!allowed.ok) throw new QuotaExceededError(allowed.message);
     const what = `options() of prop "${req.prop}"`;
     const outcome = await oneShot.runOnce(
@@ -41,7 +41,7 @@ export function createPropOptionsRunner(config: Config, oneShot: OneShotRunner, 
         query: req.query,
         page: req.page,
       },
-      { timeoutMs, memoryMb, what, afterRun: (ranMs) => quotas.record(req.userId, ranMs) },
+      { timeoutMs, memoryMb, what, afterRun: (ranMs) => quotas.record(req.requester.userId, ranMs) },
     );
     if (outcome.kind === "crash") throw new PropOptionsError("options_failed", `${what} stopped the sandbox: ${outcome.detail}`);
     const err = outcome.message.error;

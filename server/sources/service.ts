@@ -15,6 +15,7 @@ import { isUniqueViolation } from "../store/repos/errors.js";
 import type { PageRequest, PageRows } from "../store/repos/paging.js";
 import type { SourceRow, SourcesRepo } from "../store/repos/sources.js";
 import { validateConfiguredProps } from "./props.js";
+import type { Requester } from "../users/requester.js";
 
 export interface SourceInput {
   component_id?: string | undefined;
@@ -55,8 +56,9 @@ export class SourceService {
     this.createdListeners.push(listener);
   }
 
-  async create(userId: string, input: SourceInput): Promise<Source> {
-    const { component, newComponent } = await this.resolveComponent(userId, input);
+  async create(requester: Requester, input: SourceInput): Promise<Source> {
+    const userId = requester.userId;
+    const { component, newComponent } = await this.resolveComponent(requester, input);
     const id = newId("source");
     const configured = validateConfiguredProps(componentProps(component), input.configured_props ?? {}, {
       publicUrl: this.deps.publicUrl(),
@@ -95,9 +97,10 @@ export class SourceService {
     return present(row);
   }
 
-  async update(userId: string, id: string, input: SourceInput): Promise<Source> {
+  async update(requester: Requester, id: string, input: SourceInput): Promise<Source> {
+    const userId = requester.userId;
     const before = await this.findOwnRow(userId, id);
-    const { component, newComponent } = await this.resolveComponent(userId, input, before.component_id);
+    const { component, newComponent } = await this.resolveComponent(requester, input, before.component_id);
     const props = componentProps(component);
     // Props not sent keep their values, as far as the (possibly new) component still has them.
     const previous = JSON.parse(before.configured_props) as Record<string, unknown>;
@@ -189,11 +192,12 @@ export class SourceService {
 
   /** The component a request names, by precedence; a new one (from code or URL) is not saved yet. */
   private async resolveComponent(
-    userId: string,
+    requester: Requester,
     input: SourceInput,
     currentComponentId?: string,
   ): Promise<{ component: ComponentRow; newComponent: NewComponentRow | undefined }> {
     const c = this.deps.components;
+    const userId = requester.userId;
     if (input.component_id) {
       // An update naming the component the source already runs (a registry one, owned by the
       // system user) keeps it: PUT needs a component reference, and this is the source's own.
@@ -204,15 +208,18 @@ export class SourceService {
       return { component: await c.findOwn(userId, input.component_id), newComponent: undefined };
     }
     if (input.component_code !== undefined || input.component_url !== undefined) {
-      const loaded = await c.load({
-        component_code: input.component_code,
-        component_url: input.component_url,
-      });
+      const loaded = await c.load(
+        {
+          component_code: input.component_code,
+          component_url: input.component_url,
+        },
+        requester,
+      );
       const row = c.newRow(userId, loaded);
       return { component: row as ComponentRow, newComponent: row };
     }
     if (input.key) {
-      const found = (await c.findOwnByKey(userId, input.key)) ?? (await c.findPublished(input.key));
+      const found = (await c.findOwnByKey(userId, input.key)) ?? (await c.findPublished(input.key, requester));
       if (!found) throw new NotFoundError(`component ${input.key}`);
       return { component: found, newComponent: undefined };
     }

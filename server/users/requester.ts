@@ -1,23 +1,13 @@
 /**
- * Who a request acts for, wherever its work goes (the component compiler installing an npm
- * package, deep in the runtime): set by `route()` around every API handler. Work that no request
- * started (a queued run, a timer) has no requester.
+ * Who an API request acts for, handed down explicitly to the work it starts that is charged to a
+ * user (an npm install deep in the compiler: runtime/npm/install-gate.ts). Work that no request
+ * started (a queued run, a timer, the built-ins at start) has none.
+ *
+ * Explicit on purpose: an AsyncLocalStorage did this before, and on Node 20 and 22 it turns on
+ * async hooks for the whole process once used, a cost on every promise of every request (8 to
+ * 10 % of the server's CPU under an endpoint's load, profiled).
  */
-import { AsyncLocalStorage } from "node:async_hooks";
-
 export interface Requester {
   userId: string;
   admin: boolean;
-}
-
-const store = new AsyncLocalStorage<Requester>();
-
-/** Runs `fn` on behalf of `requester`. */
-export function asRequester<T>(requester: Requester, fn: () => T): T {
-  return store.run(requester, fn);
-}
-
-/** The user the current work is done for, or undefined for the server's own work. */
-export function currentRequester(): Requester | undefined {
-  return store.getStore();
 }

@@ -33,7 +33,7 @@ export const componentRoutes: FastifyPluginAsync<{ components: ComponentService 
       body: CreateComponentBody,
       response: Data(Component),
     },
-    async ({ user, body }) => ({ data: await components.create(user.id, body) }),
+    async ({ requester, body }) => ({ data: await components.create(requester, body) }),
   );
 
   // Declared before `/components/:id` so that "registry" is never read as a key.
@@ -48,7 +48,7 @@ export const componentRoutes: FastifyPluginAsync<{ components: ComponentService 
       params: KeyParams,
       response: Data(Component),
     },
-    async ({ params }) => ({ data: await components.getPublished(params.key) }),
+    async ({ requester, params }) => ({ data: await components.getPublished(params.key, requester) }),
   );
 
   route(
@@ -75,7 +75,7 @@ export const componentRoutes: FastifyPluginAsync<{ components: ComponentService 
       params: IdParams,
       response: Data(Component),
     },
-    async ({ user, params }) => ({ data: await components.publish(user.id, params.id) }),
+    async ({ requester, params }) => ({ data: await components.publish(requester, params.id) }),
   );
 
   route(
@@ -91,7 +91,7 @@ export const componentRoutes: FastifyPluginAsync<{ components: ComponentService 
       body: PropOptionsBody,
       response: PropOptions,
     },
-    async ({ user, params, body }) => components.propOptions(user.id, params.id, params.prop, body),
+    async ({ requester, params, body }) => components.propOptions(requester, params.id, params.prop, body),
   );
 
   route(

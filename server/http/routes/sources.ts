@@ -27,7 +27,7 @@ export const sourceRoutes: FastifyPluginAsync<{ sources: SourceService }> = asyn
       body: CreateSourceBody,
       response: Data(Source),
     },
-    async ({ user, body }) => ({ data: await sources.create(user.id, body) }),
+    async ({ requester, body }) => ({ data: await sources.create(requester, body) }),
   );
 
   route(
@@ -55,7 +55,7 @@ export const sourceRoutes: FastifyPluginAsync<{ sources: SourceService }> = asyn
       body: UpdateSourceBody,
       response: Data(Source),
     },
-    async ({ user, params, body }) => ({ data: await sources.update(user.id, params.id, body) }),
+    async ({ requester, params, body }) => ({ data: await sources.update(requester, params.id, body) }),
   );
 
   route(

@@ -11,6 +11,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { parseSpecifier } from "../compile.js";
 import type { InstallGate } from "./install-gate.js";
+import type { Requester } from "../../users/requester.js";
 
 export class PackageError extends Error {
   constructor(
@@ -51,8 +52,8 @@ export class PackageCache {
    * Makes every spec available and returns, for each, the directory whose node_modules holds
    * it. Rejects with a PackageError naming the first package that cannot be had.
    */
-  async prepare(specs: readonly string[]): Promise<Record<string, string>> {
-    const entries = await Promise.all(specs.map(async (spec) => [spec, await this.ensure(spec)] as const));
+  async prepare(specs: readonly string[], requester?: Requester): Promise<Record<string, string>> {
+    const entries = await Promise.all(specs.map(async (spec) => [spec, await this.ensure(spec, requester)] as const));
     return Object.fromEntries(entries);
   }
 
@@ -73,8 +74,11 @@ export class PackageCache {
     return { name, tag, dir: path.join(this.options.dir, dirName) };
   }
 
-  /** The install directory of one spec, installing it first when needed. */
-  async ensure(spec: string): Promise<string> {
+  /**
+   * The install directory of one spec, installing it first when needed (charged to `requester`'s
+   * budget, install-gate.ts; none: the server's own work).
+   */
+  async ensure(spec: string, requester?: Requester): Promise<string> {
     const { name, tag, dir } = this.locate(spec);
     // Real paths: the sandbox's permission model compares resolved paths.
     if (fs.existsSync(path.join(dir, ".installed"))) return fs.realpathSync(dir);
@@ -82,7 +86,7 @@ export class PackageCache {
     if (running) return running;
     const gate = this.options.gate;
     const install = () => this.install(spec, name, tag, dir);
-    const job = (gate ? gate.run(install) : install()).finally(() => this.installing.delete(dir));
+    const job = (gate ? gate.run(install, requester) : install()).finally(() => this.installing.delete(dir));
     this.installing.set(dir, job);
     return job;
   }

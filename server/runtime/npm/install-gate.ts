@@ -6,7 +6,7 @@
  * (InstallBudgetError: 429 with Retry-After); what is cached costs nothing. Both are counted per
  * instance (several instances on PostgreSQL each have their own).
  */
-import { currentRequester } from "../../users/requester.js";
+import type { Requester } from "../../users/requester.js";
 
 /** Too many installs at once: try again in `retryAfterSeconds`. */
 export class InstallsBusyError extends Error {
@@ -62,8 +62,8 @@ export class InstallGate {
    * Runs `install` once the user's hourly budget and a server-wide slot allow it. The budget is
    * charged when the install starts (a failed install counts: it cost the server as much).
    */
-  async run<T>(install: () => Promise<T>): Promise<T> {
-    this.charge();
+  async run<T>(install: () => Promise<T>, requester?: Requester): Promise<T> {
+    this.charge(requester);
     await this.slot();
     try {
       return await install();
@@ -73,8 +73,7 @@ export class InstallGate {
     }
   }
 
-  private charge(): void {
-    const who = currentRequester();
+  private charge(who: Requester | undefined): void {
     if (!who || who.admin || this.o.perUserHour === 0) return;
     const now = this.now();
     const recent = (this.byUser.get(who.userId) ?? []).filter((t) => t > now - HOUR_MS);
