@@ -3,7 +3,7 @@
  * validates with and the client parses with. The server collects one `ApiRouteDoc` per endpoint
  * as routes are declared, and serves the result at `GET /v1/openapi.json`.
  */
-import { z } from "zod";
+import * as z from "./zod.js";
 import { ErrorBody } from "./resources/error.js";
 
 export interface ApiRouteDoc {
