@@ -38,7 +38,8 @@ const EXTRA_INPUTS = ["scripts/build.mjs", "package.json", "package-lock.json", 
 
 /**
  * zod's 50 locale message tables are ~45 % of its code, and every process that loads zod would
- * compile them; only English is used (zod's default). `z.locales` then holds `en` alone.
+ * compile them; only English is used (classic zod's default, and what shared/zod.ts installs for
+ * zod/mini). `z.locales` then holds `en` alone.
  */
 const zodEnglishOnly = {
   name: "zod-english-only",

@@ -19,7 +19,7 @@
  *
  * Runs in Node and in the browser: no Node-only imports.
  */
-import { z } from "zod";
+import * as z from "./zod.js";
 import {
   AutoSubscriptionParams,
   CreateComponentBody,
@@ -180,23 +180,23 @@ export type Unsubscribe = () => void;
 // ---------------------------------------------------------------------------------------------
 // Argument schemas: one tuple per method. The host parses every call with these.
 
-const Str = (max = 200) => z.string().min(1).max(max);
-const SourceId = z.string().regex(/^dc_[A-Za-z0-9]{1,64}$/, "not a source id (dc_...)");
-const WorkflowId = z.string().regex(/^p_[A-Za-z0-9]{1,64}$/, "not a workflow id (p_...)");
-const UserId = z.string().regex(/^u_[A-Za-z0-9]{1,64}$/, "not a user id (u_...)");
-const ComponentId = z.string().regex(/^sc_[A-Za-z0-9]{1,64}$/, "not a component id (sc_...)");
+const Str = (max = 200) => z.string().check(z.minLength(1), z.maxLength(max));
+const SourceId = z.string().check(z.regex(/^dc_[A-Za-z0-9]{1,64}$/, "not a source id (dc_...)"));
+const WorkflowId = z.string().check(z.regex(/^p_[A-Za-z0-9]{1,64}$/, "not a workflow id (p_...)"));
+const UserId = z.string().check(z.regex(/^u_[A-Za-z0-9]{1,64}$/, "not a user id (u_...)"));
+const ComponentId = z.string().check(z.regex(/^sc_[A-Za-z0-9]{1,64}$/, "not a component id (sc_...)"));
 const EmitterId = z.union([SourceId, WorkflowId]);
-const EventId = z.string().regex(/^\d{1,15}-\d{1,9}$/, "not an event id");
+const EventId = z.string().check(z.regex(/^\d{1,15}-\d{1,9}$/, "not an event id"));
 const ProfileId = Str(64);
 const WatchId = Str(64);
 const Channel = z.enum(STREAM_CHANNELS);
 
 export const RemoteProfileInput = z.object({
-  name: z.string().trim().min(1, "a name is required").max(100),
+  name: z.string().check(z.trim(), z.minLength(1, "a name is required"), z.maxLength(100)),
   baseUrl: z
     .url({ protocol: /^https?$/, message: "the base URL must be an http(s) URL" })
-    .refine((u) => !/[?#]/.test(u), "the base URL has no query or fragment"),
-  apiKey: z.string().trim().min(1, "an API key is required").max(500),
+    .check(z.refine((u) => !/[?#]/.test(u), "the base URL has no query or fragment")),
+  apiKey: z.string().check(z.trim(), z.minLength(1, "an API key is required"), z.maxLength(500)),
 });
 export type RemoteProfileInput = z.input<typeof RemoteProfileInput>;
 
@@ -210,14 +210,8 @@ export const TEST_REQUESTS_KEPT = 5;
 export const TEST_REQUEST_BODY_MAX = 256 * 1024;
 
 export const TestRequestHeader = z.object({
-  name: z
-    .string()
-    .trim()
-    .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/, "not a valid header name"),
-  value: z
-    .string()
-    .max(4000)
-    .regex(/^[^\r\n]*$/, "a header value is one line"),
+  name: z.string().check(z.trim(), z.regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/, "not a valid header name")),
+  value: z.string().check(z.maxLength(4000), z.regex(/^[^\r\n]*$/, "a header value is one line")),
 });
 export type TestRequestHeader = z.infer<typeof TestRequestHeader>;
 
@@ -226,14 +220,12 @@ export const TestRequestInput = z.object({
   /** Appended to the endpoint URL: `/`, `/orders/1?x=y`. */
   path: z
     .string()
-    .max(2000)
-    .regex(/^(\/[^\s#]*)?$/, "a path starts with / and has no spaces"),
-  headers: z.array(TestRequestHeader).max(50),
+    .check(z.maxLength(2000), z.regex(/^(\/[^\s#]*)?$/, "a path starts with / and has no spaces")),
+  headers: z.array(TestRequestHeader).check(z.maxLength(50)),
   /** JSON text, or empty for no body. */
-  body: z
-    .string()
-    .max(TEST_REQUEST_BODY_MAX)
-    .refine((b) => {
+  body: z.string().check(
+    z.maxLength(TEST_REQUEST_BODY_MAX),
+    z.refine((b: string) => {
       if (b.trim() === "") return true;
       try {
         JSON.parse(b);
@@ -242,6 +234,7 @@ export const TestRequestInput = z.object({
         return false;
       }
     }, "the body is not valid JSON"),
+  ),
 });
 export type TestRequestInput = z.infer<typeof TestRequestInput>;
 
@@ -271,46 +264,46 @@ export const bridgeArgs = {
   addRemoteProfile: z.tuple([RemoteProfileInput]),
   selectProfile: z.tuple([ProfileId]),
   removeProfile: z.tuple([ProfileId]),
-  setProfileKey: z.tuple([ProfileId, z.string().trim().min(1).max(500)]),
-  keyStatus: z.tuple([ProfileId.optional()]),
+  setProfileKey: z.tuple([ProfileId, z.string().check(z.trim(), z.minLength(1), z.maxLength(500))]),
+  keyStatus: z.tuple([z.optional(ProfileId)]),
   // users
   getMe: z.tuple([]),
   rotateApiKey: z.tuple([]),
   // users, admins only (the server answers 403 to others)
-  listUsers: z.tuple([PageQuery.optional()]),
+  listUsers: z.tuple([z.optional(PageQuery)]),
   createUser: z.tuple([CreateUserBody]),
   updateUser: z.tuple([UserId, UpdateUserBody]),
   deleteUser: z.tuple([UserId]),
   // components
-  listMyComponents: z.tuple([PageQuery.optional()]),
+  listMyComponents: z.tuple([z.optional(PageQuery)]),
   createComponent: z.tuple([CreateComponentBody]),
   getComponent: z.tuple([Str(200)]),
   getRegistryComponent: z.tuple([Str(200)]),
   publishComponent: z.tuple([ComponentId]),
-  propOptions: z.tuple([Str(200), Str(200), PropOptionsBody.optional()]),
+  propOptions: z.tuple([Str(200), Str(200), z.optional(PropOptionsBody)]),
   // sources
-  listMySources: z.tuple([PageQuery.optional()]),
+  listMySources: z.tuple([z.optional(PageQuery)]),
   createSource: z.tuple([CreateSourceBody]),
   getSource: z.tuple([SourceId]),
   updateSource: z.tuple([SourceId, UpdateSourceBody]),
   deleteSource: z.tuple([SourceId]),
   // events
-  listSourceEvents: z.tuple([SourceId, EventListQuery.optional()]),
-  getSourceEvent: z.tuple([SourceId, EventId, Channel.optional()]),
-  deleteSourceEvents: z.tuple([SourceId, DeleteEventsQuery.optional()]),
-  listWorkflowEvents: z.tuple([WorkflowId, EventListQuery.optional()]),
-  listWorkflowErrors: z.tuple([WorkflowId, EventListQuery.optional()]),
-  replaySourceEvents: z.tuple([SourceId, ReplayEventsBody.optional()]),
-  replayWorkflowEvents: z.tuple([WorkflowId, ReplayEventsBody.optional()]),
-  getSourceStats: z.tuple([SourceId, StatsQuery.optional()]),
-  getWorkflowStats: z.tuple([WorkflowId, StatsQuery.optional()]),
+  listSourceEvents: z.tuple([SourceId, z.optional(EventListQuery)]),
+  getSourceEvent: z.tuple([SourceId, EventId, z.optional(Channel)]),
+  deleteSourceEvents: z.tuple([SourceId, z.optional(DeleteEventsQuery)]),
+  listWorkflowEvents: z.tuple([WorkflowId, z.optional(EventListQuery)]),
+  listWorkflowErrors: z.tuple([WorkflowId, z.optional(EventListQuery)]),
+  replaySourceEvents: z.tuple([SourceId, z.optional(ReplayEventsBody)]),
+  replayWorkflowEvents: z.tuple([WorkflowId, z.optional(ReplayEventsBody)]),
+  getSourceStats: z.tuple([SourceId, z.optional(StatsQuery)]),
+  getWorkflowStats: z.tuple([WorkflowId, z.optional(StatsQuery)]),
   // subscriptions
   listMySubscriptions: z.tuple([]),
   createSubscription: z.tuple([SubscriptionParams]),
   deleteSubscription: z.tuple([SubscriptionParams]),
   createAutoSubscription: z.tuple([AutoSubscriptionParams]),
   // workflows
-  listMyWorkflows: z.tuple([PageQuery.optional()]),
+  listMyWorkflows: z.tuple([z.optional(PageQuery)]),
   createWorkflow: z.tuple([CreateWorkflowBody]),
   getWorkflow: z.tuple([WorkflowId]),
   updateWorkflow: z.tuple([WorkflowId, UpdateWorkflowBody]),

@@ -3,7 +3,7 @@
  * validates with and the client parses with. The server collects one `ApiRouteDoc` per endpoint
  * as routes are declared, and serves the result at `GET /v1/openapi.json`.
  */
-import { z } from "zod";
+import * as z from "./zod.js";
 import { ErrorBody } from "./resources/error.js";
 
 export interface ApiRouteDoc {
@@ -18,10 +18,10 @@ export interface ApiRouteDoc {
   admin?: boolean;
   /** Further error statuses the endpoint may answer (409, 429...). */
   errors?: number[] | undefined;
-  params?: z.ZodType | undefined;
-  query?: z.ZodType | undefined;
-  body?: z.ZodType | undefined;
-  response?: z.ZodType | undefined;
+  params?: z.core.$ZodType | undefined;
+  query?: z.core.$ZodType | undefined;
+  body?: z.core.$ZodType | undefined;
+  response?: z.core.$ZodType | undefined;
   status: number;
   /** Media type of the success body when it is not JSON (`text/event-stream`). */
   contentType?: string | undefined;
@@ -94,14 +94,14 @@ export function operationIdFor(method: string, path: string): string {
   return method.toLowerCase() + words.join("");
 }
 
-function schemaOf(schema: z.ZodType, io: "input" | "output"): JsonSchema {
+function schemaOf(schema: z.core.$ZodType, io: "input" | "output"): JsonSchema {
   const js = z.toJSONSchema(schema, { target: "draft-2020-12", io, unrepresentable: "any" }) as JsonSchema;
   delete js.$schema;
   return js;
 }
 
 /** Query or path parameters from an object schema: one entry per property. */
-function parameters(schema: z.ZodType | undefined, where: "query" | "path"): JsonSchema[] {
+function parameters(schema: z.core.$ZodType | undefined, where: "query" | "path"): JsonSchema[] {
   if (!schema) return [];
   const js = schemaOf(schema, "input");
   const props = (js.properties ?? {}) as Record<string, JsonSchema>;

@@ -6,20 +6,20 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { z } from "zod";
+import * as z from "../../shared/zod.js";
 import { userDataDir } from "../../electron/core/paths.js";
 import { CliError } from "../errors.js";
 
 export const DEFAULT_PROFILE = "default";
 
 const SavedProfile = z.object({
-  apiUrl: z.string().min(1),
-  apiKey: z.string().min(1),
-  username: z.string().optional(),
+  apiUrl: z.string().check(z.minLength(1)),
+  apiKey: z.string().check(z.minLength(1)),
+  username: z.optional(z.string()),
 });
 export type SavedProfile = z.infer<typeof SavedProfile>;
 
-const ProfilesFile = z.object({ profiles: z.record(z.string(), SavedProfile).default({}) });
+const ProfilesFile = z.object({ profiles: z._default(z.record(z.string(), SavedProfile), {}) });
 type ProfilesFile = z.infer<typeof ProfilesFile>;
 
 export function profilesPath(env: NodeJS.ProcessEnv = process.env): string {

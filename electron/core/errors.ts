@@ -37,7 +37,7 @@ export function toBridgeError(err: unknown, context?: { origin?: string }): Brid
   return { status: 500, code: "host_error", message: `Something went wrong in the app: ${text}` };
 }
 
-export function argumentError(method: string, error: z.ZodError): BridgeError {
+export function argumentError(method: string, error: z.core.$ZodError): BridgeError {
   const details = error.issues.map((i) => ({ path: formatPath(i.path), message: i.message }));
   const first = details[0];
   return {

@@ -5,12 +5,12 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { z } from "zod";
 import { TestRequestInput } from "../../shared/bridge.js";
+import * as z from "../../shared/zod.js";
 
 export const StoredProfile = z.object({
-  id: z.string().min(1),
-  name: z.string().min(1),
+  id: z.string().check(z.minLength(1)),
+  name: z.string().check(z.minLength(1)),
   kind: z.enum(["local", "remote"]),
   /** For remote profiles, the API base ending in `/v1`. Local profiles learn it at launch. */
   baseUrl: z.string(),
@@ -18,17 +18,20 @@ export const StoredProfile = z.object({
 export type StoredProfile = z.infer<typeof StoredProfile>;
 
 export const Settings = z.object({
-  profiles: z.array(StoredProfile).default([]),
-  currentProfileId: z.string().nullable().default(null),
+  profiles: z._default(z.array(StoredProfile), []),
+  currentProfileId: z._default(z.nullable(z.string()), null),
   /** The port the local server used last time, reused when free so endpoint URLs stay the same. */
-  localServerPort: z.number().int().min(1).max(65535).nullable().default(null),
+  localServerPort: z._default(z.nullable(z.number().check(z.int(), z.gte(1), z.lte(65535))), null),
   /** Set once the local server's example sources were created (never created twice). */
-  localExamplesCreated: z.boolean().default(false),
+  localExamplesCreated: z._default(z.boolean(), false),
   /**
    * "Send test event": the last few requests per `<profile id>:<emitter id>`, newest first, with
    * no secret-looking header (electron/core/test-requests.ts).
    */
-  testRequests: z.record(z.string(), z.array(TestRequestInput.extend({ sentAt: z.number() }))).default({}),
+  testRequests: z._default(
+    z.record(z.string(), z.array(z.extend(TestRequestInput, { sentAt: z.number() }))),
+    {},
+  ),
 });
 export type Settings = z.infer<typeof Settings>;
 

@@ -29,8 +29,8 @@ export const notFound = (what: string) => new HttpError(404, ERROR_CODES.notFoun
 export const badRequest = (message: string, code: string = ERROR_CODES.badRequest) =>
   new HttpError(400, code, message);
 
-/** A zod failure as a 400 with one detail per issue. */
-export function validationError(error: z.ZodError, where: string): HttpError {
+/** A zod failure (classic or mini: a core `$ZodError`) as a 400 with one detail per issue. */
+export function validationError(error: z.core.$ZodError, where: string): HttpError {
   const details = error.issues.map((i) => ({
     path: [where, ...i.path.map(String)].join("."),
     message: i.message,
@@ -45,8 +45,8 @@ export function validationError(error: z.ZodError, where: string): HttpError {
 }
 
 /** Parses `value` with `schema`, or throws the 400 that says what is wrong. */
-export function parseOr400<T extends z.ZodType>(schema: T, value: unknown, where: string): z.infer<T> {
-  const r = schema.safeParse(value);
+export function parseOr400<T extends z.core.$ZodType>(schema: T, value: unknown, where: string): z.infer<T> {
+  const r = z.safeParse(schema, value);
   if (!r.success) throw validationError(r.error, where);
   return r.data;
 }
@@ -70,7 +70,8 @@ const FASTIFY_CODES: Record<string, { status: number; code: string; message?: st
 
 function toHttpError(err: unknown): HttpError | undefined {
   if (err instanceof HttpError) return err;
-  if (err instanceof z.ZodError) return validationError(err, "request");
+  // $ZodError, not $ZodRealError: the latter's instanceof is true of any Error.
+  if (err instanceof z.core.$ZodError) return validationError(err, "request");
   if (err instanceof NotFoundError) return new HttpError(404, ERROR_CODES.notFound, err.message);
   if (err instanceof InvalidRequestError) return new HttpError(400, err.code, err.message, err.details);
   if (err instanceof ConflictError) return new HttpError(409, err.code, err.message);

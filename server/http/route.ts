@@ -24,7 +24,7 @@ declare module "fastify" {
 }
 
 type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
-type Infer<T> = T extends z.ZodType ? z.infer<T> : undefined;
+type Infer<T> = T extends z.core.$ZodType ? z.infer<T> : undefined;
 
 export interface RouteDef<P, Q, B> {
   method: Method;
@@ -38,7 +38,7 @@ export interface RouteDef<P, Q, B> {
   query?: Q;
   body?: B;
   /** Schema of the success body, for the OpenAPI document. */
-  response?: z.ZodType;
+  response?: z.core.$ZodType;
   /** Success status (default 200). 204 sends no body. */
   status?: number;
   /** Error statuses beyond those implied by the inputs (400, 401, 403, 404, 413), for the document. */
@@ -62,12 +62,13 @@ const NO_USER: AuthUser = Object.freeze({ id: "", username: "", admin: false, ap
 /**
  * A body field the endpoint does not know is refused (400), so that a typo such as
  * `configured_prop` is an error rather than silently ignored. Schemas that choose their own
- * policy for extra keys (`z.looseObject`, `z.strictObject`) keep it.
+ * policy for extra keys (`z.looseObject`, `z.strictObject`) keep it. Classic and mini zod objects
+ * alike: both are core `$ZodObject`s.
  */
-function refuseUnknownFields(schema: z.ZodType, body: unknown): void {
-  if (!(schema instanceof z.ZodObject) || schema._zod.def.catchall !== undefined) return;
+function refuseUnknownFields(schema: z.core.$ZodType, body: unknown): void {
+  if (!(schema instanceof z.core.$ZodObject) || schema._zod.def.catchall !== undefined) return;
   if (typeof body !== "object" || body === null || Array.isArray(body)) return;
-  const known = new Set(Object.keys(schema.shape));
+  const known = new Set(Object.keys(schema._zod.def.shape));
   const unknown = Object.keys(body).filter((k) => !known.has(k));
   if (unknown.length === 0) return;
   const details = unknown.map((k) => ({ path: `body.${k}`, message: "not a field of this endpoint" }));
@@ -84,9 +85,9 @@ export function registerRouteRegistry(app: FastifyInstance): void {
 }
 
 export function route<
-  P extends z.ZodType | undefined = undefined,
-  Q extends z.ZodType | undefined = undefined,
-  B extends z.ZodType | undefined = undefined,
+  P extends z.core.$ZodType | undefined = undefined,
+  Q extends z.core.$ZodType | undefined = undefined,
+  B extends z.core.$ZodType | undefined = undefined,
 >(
   app: FastifyInstance,
   def: RouteDef<P, Q, B>,
@@ -150,7 +151,7 @@ export function documentRoute(
     summary: string;
     tags?: readonly string[];
     auth?: boolean;
-    params?: z.ZodType;
+    params?: z.core.$ZodType;
     status?: number;
     contentType?: string;
   },

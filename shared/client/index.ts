@@ -2,7 +2,7 @@
  * The typed HTTP client of the v1 API: one method per endpoint, responses parsed with the shared
  * schemas. Works in Node and in the browser; pass `fetch` to use another implementation.
  */
-import { z } from "zod";
+import * as z from "../zod.js";
 import {
   AutoSubscription,
   Component,
@@ -56,7 +56,7 @@ interface RequestOptions {
   body?: unknown;
 }
 
-const Data = <T extends z.ZodType>(item: T) => z.object({ data: item });
+const Data = <T extends z.core.$ZodType>(item: T) => z.object({ data: item });
 const Accepted = z.object({ data: z.object({ accepted: z.boolean() }) });
 
 export type Client = ReturnType<typeof createClient>;
@@ -66,7 +66,7 @@ export function createClient(options: ClientOptions) {
   const doFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
   const timeoutMs = options.timeoutMs ?? 30_000;
 
-  async function request<T extends z.ZodType>(
+  async function request<T extends z.core.$ZodType>(
     method: string,
     path: string,
     schema: T | null,
@@ -100,7 +100,7 @@ export function createClient(options: ClientOptions) {
     }
     if (!res.ok) throw ApiError.fromBody(res.status, json);
     if (schema === null) return undefined as z.infer<T>;
-    const parsed = schema.safeParse(json);
+    const parsed = z.safeParse(schema, json);
     if (!parsed.success) {
       throw new ApiError(
         res.status,

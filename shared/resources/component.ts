@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "../zod.js";
 import { UnixSeconds } from "./common.js";
 
 /**
@@ -8,33 +8,33 @@ import { UnixSeconds } from "./common.js";
 export const PropDescriptor = z.looseObject({
   name: z.string(),
   type: z.string(),
-  label: z.string().optional(),
-  description: z.string().optional(),
-  default: z.unknown().optional(),
-  app: z.string().optional(),
-  optional: z.boolean().optional(),
-  secret: z.boolean().optional(),
-  options: z.array(z.unknown()).optional(),
-  min: z.number().optional(),
-  max: z.number().optional(),
-  customResponse: z.boolean().optional(),
+  label: z.optional(z.string()),
+  description: z.optional(z.string()),
+  default: z.optional(z.unknown()),
+  app: z.optional(z.string()),
+  optional: z.optional(z.boolean()),
+  secret: z.optional(z.boolean()),
+  options: z.optional(z.array(z.unknown())),
+  min: z.optional(z.number()),
+  max: z.optional(z.number()),
+  customResponse: z.optional(z.boolean()),
   /** The prop's choices come from its `async options()`: ask POST /components/{id}/props/{prop}/options. */
-  remoteOptions: z.boolean().optional(),
+  remoteOptions: z.optional(z.boolean()),
   /** An app prop: the `$auth` fields its code reads (a hint for the credentials form). */
-  authFields: z.array(z.string()).optional(),
+  authFields: z.optional(z.array(z.string())),
 });
 export type PropDescriptor = z.infer<typeof PropDescriptor>;
 
 export const Component = z.looseObject({
   id: z.string(),
-  key: z.string().optional(),
+  key: z.optional(z.string()),
   code: z.string(),
   code_hash: z.string(),
   name: z.string(),
   version: z.string(),
-  description: z.string().nullable().optional(),
-  component_url: z.string().nullable().optional(),
-  published: z.boolean().optional(),
+  description: z.optional(z.nullable(z.string())),
+  component_url: z.optional(z.nullable(z.string())),
+  published: z.optional(z.boolean()),
   configurable_props: z.array(PropDescriptor),
   created_at: UnixSeconds,
   updated_at: UnixSeconds,
@@ -46,13 +46,15 @@ export const MAX_COMPONENT_CODE_BYTES = 512 * 1024;
 
 export const CreateComponentBody = z
   .object({
-    component_code: z.string().min(1).max(MAX_COMPONENT_CODE_BYTES).optional(),
-    component_url: z.url({ protocol: /^https?$/ }).optional(),
+    component_code: z.optional(z.string().check(z.minLength(1), z.maxLength(MAX_COMPONENT_CODE_BYTES))),
+    component_url: z.optional(z.url({ protocol: /^https?$/ })),
   })
-  .refine((b) => b.component_code !== undefined || b.component_url !== undefined, {
-    message: "one of component_code or component_url is required",
-    path: ["component_code"],
-  });
+  .check(
+    z.refine((b) => b.component_code !== undefined || b.component_url !== undefined, {
+      message: "one of component_code or component_url is required",
+      path: ["component_code"],
+    }),
+  );
 export type CreateComponentBody = z.infer<typeof CreateComponentBody>;
 
 /**
@@ -61,10 +63,10 @@ export type CreateComponentBody = z.infer<typeof CreateComponentBody>;
  * (from 0) and the text typed so far, as the hosted service hands them to `options()`.
  */
 export const PropOptionsBody = z.object({
-  configured_props: z.record(z.string(), z.unknown()).optional(),
-  prev_context: z.record(z.string(), z.unknown()).nullable().optional(),
-  page: z.number().int().min(0).max(10_000).optional(),
-  query: z.string().max(1000).optional(),
+  configured_props: z.optional(z.record(z.string(), z.unknown())),
+  prev_context: z.optional(z.nullable(z.record(z.string(), z.unknown()))),
+  page: z.optional(z.number().check(z.int(), z.gte(0), z.lte(10_000))),
+  query: z.optional(z.string().check(z.maxLength(1000))),
 });
 export type PropOptionsBody = z.infer<typeof PropOptionsBody>;
 

@@ -1,10 +1,10 @@
-import { z } from "zod";
+import * as z from "../zod.js";
 
 /** Body of every error response (decisions.md, Errors). */
 export const ErrorBody = z.object({
   error: z.string(),
   code: z.string(),
-  details: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+  details: z.optional(z.array(z.object({ path: z.string(), message: z.string() }))),
 });
 export type ErrorBody = z.infer<typeof ErrorBody>;
 

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "../zod.js";
 import { QueryInt } from "./common.js";
 import { SearchText } from "./inspection.js";
 import { PAGE_LIMIT } from "./page.js";
@@ -13,16 +13,16 @@ export const EventMetadata = z.looseObject({
   emit_id: z.string(),
   name: z.string(),
   emitter_id: z.string(),
-  id: z.unknown().optional(),
-  summary: z.string().optional(),
-  ts: z.number().optional(),
-  truncated: z.boolean().optional(),
+  id: z.optional(z.unknown()),
+  summary: z.optional(z.string()),
+  ts: z.optional(z.number()),
+  truncated: z.optional(z.boolean()),
 });
 export type EventMetadata = z.infer<typeof EventMetadata>;
 
 export const EventSummary = z.looseObject({
   id: z.string(),
-  indexed_at_ms: z.number().int(),
+  indexed_at_ms: z.number().check(z.int()),
   event: z.unknown(),
   metadata: EventMetadata,
 });
@@ -31,27 +31,29 @@ export type EventSummary = z.infer<typeof EventSummary>;
 /** What a truncated event looks like in a summary. */
 export const TruncatedEvent = z.object({
   truncated: z.literal(true),
-  size: z.number().int(),
+  size: z.number().check(z.int()),
   preview: z.string(),
 });
 export type TruncatedEvent = z.infer<typeof TruncatedEvent>;
 
 /** Query of `GET .../event_summaries`. */
 export const EventListQuery = z.object({
-  expand: z.literal("event").optional(),
-  limit: QueryInt.pipe(z.number().int().min(PAGE_LIMIT.min).max(PAGE_LIMIT.max)).optional(),
-  after: z.string().min(1).optional(),
-  before: z.string().min(1).optional(),
-  event_name: z.string().max(128).optional(),
+  expand: z.optional(z.literal("event")),
+  limit: z.optional(
+    z.pipe(QueryInt, z.number().check(z.int(), z.gte(PAGE_LIMIT.min), z.lte(PAGE_LIMIT.max))),
+  ),
+  after: z.optional(z.string().check(z.minLength(1))),
+  before: z.optional(z.string().check(z.minLength(1))),
+  event_name: z.optional(z.string().check(z.maxLength(128))),
   q: SearchText,
 });
 export type EventListQuery = z.input<typeof EventListQuery>;
 
 /** Query of `DELETE /sources/{id}/events`. */
 export const DeleteEventsQuery = z.object({
-  start_id: z.string().regex(/^\d+-\d+$/, "not an event id").optional(),
-  end_id: z.string().regex(/^\d+-\d+$/, "not an event id").optional(),
-  event_name: z.string().max(128).optional(),
+  start_id: z.optional(z.string().check(z.regex(/^\d+-\d+$/, "not an event id"))),
+  end_id: z.optional(z.string().check(z.regex(/^\d+-\d+$/, "not an event id"))),
+  event_name: z.optional(z.string().check(z.maxLength(128))),
 });
 export type DeleteEventsQuery = z.input<typeof DeleteEventsQuery>;
 
@@ -70,7 +72,7 @@ export const WorkflowErrorEvent = z.looseObject({
   }),
   error: z.looseObject({
     code: z.string(),
-    message: z.string().optional(),
+    message: z.optional(z.string()),
     cellId: z.string(),
     ts: z.string(),
     stack: z.string(),

@@ -2,7 +2,7 @@
  * Event inspection (decisions.md "Event inspection"): search of event lists (`q`), replay of
  * retained events to a channel's listeners, and per-bucket volume stats of a source or workflow.
  */
-import { z } from "zod";
+import * as z from "../zod.js";
 import { QueryInt } from "./common.js";
 
 /** Longest `q` the server searches for; a longer one is bad input, and bad input is as absent. */
@@ -14,34 +14,33 @@ export const SEARCH_MAX_LENGTH = 256;
  * contract says, rather than as a 400.
  */
 export const SearchText = z
-  .string()
-  .max(SEARCH_MAX_LENGTH)
-  .optional()
-  .catch(undefined)
-  .transform((v) => (v !== undefined && v.trim() !== "" ? v : undefined))
-  .meta({
+  .pipe(
+    z.catch(z.optional(z.string().check(z.maxLength(SEARCH_MAX_LENGTH))), undefined),
+    z.transform((v: string | undefined) => (v !== undefined && v.trim() !== "" ? v : undefined)),
+  )
+  .register(z.globalRegistry, {
     description: `Only events whose data or summary contains this text, case-insensitive (at most ${SEARCH_MAX_LENGTH} characters; empty, repeated or longer: ignored)`,
   });
 
-const EventIdParam = z.string().regex(/^\d+-\d+$/, "not an event id");
+const EventIdParam = z.string().check(z.regex(/^\d+-\d+$/, "not an event id"));
 
 /** Body of `POST /sources/{id}/events/replay` and `POST /workflows/{id}/events/replay`. */
 export const ReplayEventsBody = z.object({
   /** First event to replay (inclusive); absent: the oldest retained. */
-  start_id: EventIdParam.optional(),
+  start_id: z.optional(EventIdParam),
   /** Last event to replay (inclusive); absent: the newest retained. */
-  end_id: EventIdParam.optional(),
+  end_id: z.optional(EventIdParam),
   /** The channel (default: the default channel). */
-  event_name: z.string().max(128).optional(),
+  event_name: z.optional(z.string().check(z.maxLength(128))),
   /** Only this listener (one of the channel's current listeners); absent: every listener. */
-  listener_id: z.string().min(1).max(200).optional(),
+  listener_id: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
 });
 export type ReplayEventsBody = z.input<typeof ReplayEventsBody>;
 
 /** What a replay queued: events in the range, and deliveries (events x listeners) queued. */
 export const ReplayResult = z.object({
-  events: z.number().int().nonnegative(),
-  deliveries: z.number().int().nonnegative(),
+  events: z.number().check(z.int(), z.nonnegative()),
+  deliveries: z.number().check(z.int(), z.nonnegative()),
 });
 export type ReplayResult = z.infer<typeof ReplayResult>;
 
@@ -69,26 +68,26 @@ export const STATS_DEFAULT_WINDOW_MS = 3_600_000;
 /** Query of `GET /sources/{id}/stats` and `GET /workflows/{id}/stats`. */
 export const StatsQuery = z.object({
   /** Window start, ms since the epoch (default: `until` minus one hour). */
-  since: QueryInt.pipe(z.number().int().nonnegative()).optional(),
+  since: z.optional(z.pipe(QueryInt, z.number().check(z.int(), z.nonnegative()))),
   /** Window end, ms since the epoch (default: now). */
-  until: QueryInt.pipe(z.number().int().nonnegative()).optional(),
-  bucket: z.enum(STATS_BUCKETS).optional(),
+  until: z.optional(z.pipe(QueryInt, z.number().check(z.int(), z.nonnegative()))),
+  bucket: z.optional(z.enum(STATS_BUCKETS)),
 });
 export type StatsQuery = z.input<typeof StatsQuery>;
 
 /** One bucket: its start `t` (ms) and what was counted in it. */
 export const StatsPoint = z.object({
-  t: z.number().int(),
+  t: z.number().check(z.int()),
   /** Events appended on the emitter's own channels (not `$errors` / `$logs`). */
-  events: z.number().int().nonnegative(),
+  events: z.number().check(z.int(), z.nonnegative()),
   /** Events appended on `$errors`. */
-  errors: z.number().int().nonnegative(),
+  errors: z.number().check(z.int(), z.nonnegative()),
   /** Events appended on `$logs`. */
-  logs: z.number().int().nonnegative(),
+  logs: z.number().check(z.int(), z.nonnegative()),
   /** Runs that ended (their results committed). */
-  invocations: z.number().int().nonnegative(),
+  invocations: z.number().check(z.int(), z.nonnegative()),
   /** Compute time of those runs, ms. */
-  compute_ms: z.number().int().nonnegative(),
+  compute_ms: z.number().check(z.int(), z.nonnegative()),
 });
 export type StatsPoint = z.infer<typeof StatsPoint>;
 

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "../zod.js";
 import { UnixSeconds } from "./common.js";
 import { MAX_COMPONENT_CODE_BYTES } from "./component.js";
 
@@ -12,7 +12,7 @@ export type WorkflowStep = z.infer<typeof WorkflowStep>;
 /** A workflow (extension: the spec reads its events but does not say how it is made). */
 export const Workflow = z.looseObject({
   id: z.string(),
-  user_id: z.string().optional(),
+  user_id: z.optional(z.string()),
   name: z.string(),
   deployment_id: z.string(),
   steps: z.array(WorkflowStep),
@@ -24,25 +24,28 @@ export const Workflow = z.looseObject({
 export type Workflow = z.infer<typeof Workflow>;
 
 const StepInput = z.object({
-  name: z
-    .string()
-    .min(1)
-    .max(64)
-    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "a step name is an identifier")
-    .optional(),
-  code: z.string().min(1).max(MAX_COMPONENT_CODE_BYTES),
+  name: z.optional(
+    z
+      .string()
+      .check(
+        z.minLength(1),
+        z.maxLength(64),
+        z.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "a step name is an identifier"),
+      ),
+  ),
+  code: z.string().check(z.minLength(1), z.maxLength(MAX_COMPONENT_CODE_BYTES)),
 });
 
 export const CreateWorkflowBody = z.object({
-  name: z.string().min(1).max(200),
-  steps: z.array(StepInput).min(1).max(50),
-  active: z.boolean().optional(),
+  name: z.string().check(z.minLength(1), z.maxLength(200)),
+  steps: z.array(StepInput).check(z.minLength(1), z.maxLength(50)),
+  active: z.optional(z.boolean()),
 });
 export type CreateWorkflowBody = z.infer<typeof CreateWorkflowBody>;
 
 export const UpdateWorkflowBody = z.object({
-  name: z.string().min(1).max(200).optional(),
-  steps: z.array(StepInput).min(1).max(50).optional(),
-  active: z.boolean().optional(),
+  name: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
+  steps: z.optional(z.array(StepInput).check(z.minLength(1), z.maxLength(50))),
+  active: z.optional(z.boolean()),
 });
 export type UpdateWorkflowBody = z.infer<typeof UpdateWorkflowBody>;

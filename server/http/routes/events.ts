@@ -1,6 +1,7 @@
 /** Event lists and deletes (spec §4 "Events of a source", "Workflows"; decisions.md "Events"). */
 import type { FastifyPluginAsync } from "fastify";
 import { z } from "zod";
+import * as mini from "../../../shared/zod.js";
 import {
   DeleteEventsQuery,
   EventListQuery,
@@ -89,7 +90,7 @@ export const eventRoutes: FastifyPluginAsync<{ events: EventServices }> = async 
       summary: "The last errors a workflow threw, newest first",
       tags,
       params: IdParams,
-      query: EventListQuery.omit({ event_name: true }),
+      query: mini.omit(EventListQuery, { event_name: true }),
       response: Page(EventSummary),
     },
     list("p_", "$errors"),

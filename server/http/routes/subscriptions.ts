@@ -4,6 +4,7 @@
  */
 import type { FastifyPluginAsync } from "fastify";
 import { z } from "zod";
+import * as mini from "../../../shared/zod.js";
 import {
   AutoSubscription,
   AutoSubscriptionParams,
@@ -19,8 +20,8 @@ import { Data } from "../schemas.js";
  * Each parameter may come in the query string or the JSON body (the body wins), so both styles
  * of client work: each part is checked on its own, then the merge must be complete.
  */
-const SubParts = SubscriptionParams.partial();
-const AutoParts = AutoSubscriptionParams.partial();
+const SubParts = mini.partial(SubscriptionParams);
+const AutoParts = mini.partial(AutoSubscriptionParams);
 
 function params(query: object | undefined, body: object | undefined) {
   return { ...(query ?? {}), ...(body ?? {}) };
