@@ -329,12 +329,6 @@ export class JobsRepo {
       await trx.deleteFrom("job_targets").where("target_id", "=", targetId).execute();
     });
   }
-
-  /** The earliest time any job becomes runnable (for the runner's sleep), or undefined. */
-  async nextRunAfter(): Promise<number | undefined> {
-    const row = await this.db.selectFrom("jobs").select(({ fn }) => fn.min("run_after").as("m")).executeTakeFirst();
-    return row?.m == null ? undefined : Number(row.m);
-  }
 }
 
 /** Jobs waiting or running, and when the oldest was made (`/metrics`: queue depth and age). */
