@@ -10,6 +10,7 @@ import * as keysPerAccount from "./0004_component_keys_per_account.js";
 import * as userAdmin from "./0005_user_admin.js";
 import * as eventInspection from "./0006_event_inspection.js";
 import * as searchIndexBehind from "./0007_search_index_behind.js";
+import * as dropJobsRunAfter from "./0008_drop_jobs_run_after.js";
 
 export const migrations: Record<string, Migration> = {
   "0001_core": core,
@@ -19,4 +20,5 @@ export const migrations: Record<string, Migration> = {
   "0005_user_admin": userAdmin,
   "0006_event_inspection": eventInspection,
   "0007_search_index_behind": searchIndexBehind,
+  "0008_drop_jobs_run_after": dropJobsRunAfter,
 };
