@@ -17,6 +17,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { documentRoute } from "../../http/route.js";
 import type { EnqueueJob } from "../queue.js";
 import type { HttpResponse } from "../invoke.js";
+import { runnableHttpEvent } from "../http-body.js";
 
 export function endpointUrlFor(publicUrl: string, targetId: string): string {
   return `${publicUrl.replace(/\/+$/, "")}/e/${targetId}`;
@@ -97,32 +98,14 @@ export class Responders {
   }
 }
 
-/** JSON and form bodies parsed; anything else is the raw text. */
-export function parseBody(contentType: string | undefined, raw: string): unknown {
-  const type = (contentType ?? "").split(";")[0]!.trim().toLowerCase();
-  if (raw === "") return "";
-  if (type === "application/json" || type.endsWith("+json")) {
-    try {
-      return JSON.parse(raw);
-    } catch {
-      return raw;
-    }
-  }
-  if (type === "application/x-www-form-urlencoded") {
-    const out: Record<string, string | string[]> = {};
-    for (const [k, v] of new URLSearchParams(raw)) {
-      const prev = out[k];
-      out[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
-    }
-    return out;
-  }
-  return raw;
-}
-
 /** An endpoint's URL without a sub-path or query: its event's path is "/" and its query empty. */
 const PLAIN_ENDPOINT_URL = /^\/e\/[a-z]+_[A-Za-z0-9]+\/?$/;
 
-/** The event of a request to `/e/:id[/*]` (the documented shape, server/runtime/README.md). */
+/**
+ * The event of a request to `/e/:id[/*]` as its job keeps it: the documented shape
+ * (server/runtime/README.md) but for `body`, which the run gets parsed from `bodyRaw`
+ * (http-body.ts).
+ */
 export function httpEventOf(method: string, reqUrl: string, reqHeaders: IncomingHttpHeaders, raw: string, id: string) {
   let path = "/";
   const query: Record<string, string | string[]> = {};
@@ -147,13 +130,13 @@ export function httpEventOf(method: string, reqUrl: string, reqHeaders: Incoming
     query,
     headers,
     bodyRaw: raw,
-    body: parseBody(reqHeaders["content-type"], raw),
   };
 }
 
+/** The whole event (its `body` parsed), for a request refused before it is queued. */
 function httpEvent(req: FastifyRequest, id: string) {
   const raw = Buffer.isBuffer(req.body) ? req.body.toString("utf8") : "";
-  return httpEventOf(req.method, req.url, req.headers, raw, id);
+  return runnableHttpEvent(httpEventOf(req.method, req.url, req.headers, raw, id));
 }
 
 const HOP_BY_HOP = new Set(["content-length", "transfer-encoding", "connection", "keep-alive"]);
