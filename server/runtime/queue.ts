@@ -81,6 +81,11 @@ export interface QueueOptions {
   /** How long a claimed target stays leased without renewal. */
   leaseMs: number;
   pollMs?: number;
+  /**
+   * How long a runner keeps an idle target's lease for its next job (default LINGER_MS). Tests
+   * of the hand-over lengthen it: they act while the runner waits, which 50 ms made a race.
+   */
+  lingerMs?: number;
   /** The lease owner id (default: a random one). */
   instanceId?: string;
   /** Free all leases at start: true only when this server is alone on its database (SQLite). */
@@ -369,7 +374,7 @@ export class DurableQueue implements InvocationQueue {
         this.lingering.delete(target);
         resolve();
       };
-      const timer = setTimeout(done, LINGER_MS);
+      const timer = setTimeout(done, this.options.lingerMs ?? LINGER_MS);
       this.lingering.set(target, done);
     });
   }

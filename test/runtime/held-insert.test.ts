@@ -49,7 +49,7 @@ describe.each(testDatabases())("held inserts of handed-over requests on $name", 
     let releaseSlow!: () => void;
     const slowRun = new Promise<void>((r) => (releaseSlow = r));
     const ran: Array<{ n: number; attempt: number; held: boolean }> = [];
-    const q = new DurableQueue(new CountingRepo(store.db), { concurrency: 2, leaseMs: 30_000, pollMs: 20 });
+    const q = new DurableQueue(new CountingRepo(store.db), { concurrency: 2, leaseMs: 30_000, pollMs: 20, lingerMs: 10_000 });
     q.registerBatchHandler(
       "dc_",
       async (jobs) => {

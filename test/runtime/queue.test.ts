@@ -213,7 +213,7 @@ describe.each(testDatabases())("invocation queue on $name", (database) => {
         return jobs.some((j) => j.payload.includes('"n":3}')) ? Promise.reject(new Error("disk full")) : super.enqueue(jobs);
       }
     }
-    const q = new DurableQueue(new RefusingRepo(store.db), { concurrency: 2, leaseMs: 30_000, pollMs: 20 });
+    const q = new DurableQueue(new RefusingRepo(store.db), { concurrency: 2, leaseMs: 30_000, pollMs: 20, lingerMs: 10_000 });
     q.registerBatchHandler(
       "dc_",
       async (jobs) => {
