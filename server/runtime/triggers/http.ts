@@ -133,7 +133,10 @@ export function httpEventOf(method: string, reqUrl: string, reqHeaders: Incoming
   };
 }
 
-/** The whole event (its `body` parsed), for a request refused before it is queued. */
+/**
+ * The whole event (its `body` parsed), as an over-quota refusal records it; queued, the job keeps
+ * it without `body` (queue.ts rowsOf, http-body.ts).
+ */
 function httpEvent(req: FastifyRequest, id: string) {
   const raw = Buffer.isBuffer(req.body) ? req.body.toString("utf8") : "";
   return runnableHttpEvent(httpEventOf(req.method, req.url, req.headers, raw, id));
