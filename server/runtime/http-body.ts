@@ -1,7 +1,8 @@
 /**
- * An endpoint request's body, kept once in its queued job: `bodyRaw`, the text as received.
- * `body`, the parsed form the component sees (JSON and form bodies parsed, anything else the
- * text), is made from it when the job runs (`runnableHttpEvent`), not when the request arrives.
+ * An endpoint request's body, kept once in its queued job: `bodyRaw`, the text as received
+ * (triggers/http.ts `httpEventOf` makes the event without `body`). `body`, the parsed form the
+ * component sees (JSON and form bodies parsed, anything else the text), is made from it when the
+ * job runs (`runnableHttpEvent`, called by the queue), not when the request arrives.
  *
  * Why: the job's payload held the body twice (the raw text, escaped, and the parsed value), and
  * the request's acknowledgement paid for parsing it and for serialising both: about a tenth of
@@ -40,13 +41,6 @@ interface StoredHttpEvent {
 }
 
 const isEvent = (event: unknown): event is StoredHttpEvent => typeof event === "object" && event !== null && !Array.isArray(event);
-
-/** The event of an `http` job as its payload keeps it: without `body` (made again from `bodyRaw`). */
-export function storedHttpEvent(event: unknown): unknown {
-  if (!isEvent(event) || typeof event.bodyRaw !== "string" || !("body" in event)) return event;
-  const { body: _body, ...rest } = event;
-  return rest;
-}
 
 /** The event of an `http` job as its run sees it: `body` parsed from `bodyRaw` (last, as it was made). */
 export function runnableHttpEvent(event: unknown): unknown {

@@ -38,6 +38,7 @@ import { endpointFastPath } from "./triggers/http-fast.js";
 import { endpointUrlFor, httpTriggerRoutes, Responders, type HttpTarget, type HttpTargetResolver } from "./triggers/http.js";
 import { TargetCache } from "./triggers/target-cache.js";
 import { WriteGroup } from "../store/write-group.js";
+import { runnableHttpEvent } from "./http-body.js";
 import { TimerScheduler } from "./triggers/timer.js";
 import { createWorkflowStepRunner, type RunWorkflowSteps } from "./workflow-steps.js";
 
@@ -200,10 +201,12 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       responders,
       responseTimeoutMs: timeoutMs + 30_000,
       bodyLimit: config.bodyLimitBytes,
-      overQuota: async (targetId, ownerId, event) => {
+      overQuota: async (targetId, ownerId, jobEvent) => {
         const check = await quotas.admits(ownerId);
         if (check.ok) return undefined;
         const now = new Date();
+        // Recorded as the run would have seen it, its body parsed.
+        const event = runnableHttpEvent(jobEvent);
         // Each kind of target records its refusals in the shape of its own $errors channel.
         const recorded = targetId.startsWith("p_")
           ? errorEvent({

@@ -27,7 +27,7 @@ import type { Db } from "../store/db.js";
 import { insertJobs, newJobId, type JobRow, type JobsRepo, type NewJob } from "../store/repos/jobs.js";
 import { AcksFirst } from "./acks-first.js";
 import { HeldInsert, type Hold } from "./held-insert.js";
-import { runnableHttpEvent, storedHttpEvent } from "./http-body.js";
+import { runnableHttpEvent } from "./http-body.js";
 import { PlatformFailure } from "./platform-failure.js";
 
 /** A job as enqueued by the HTTP trigger: a custom response is awaited under `respondTo`. */
@@ -511,13 +511,13 @@ export class DurableQueue implements InvocationQueue {
   }
 }
 
-/** The rows of jobs to insert: the payload the runner reads back (runBatch; http-body.ts for requests). */
+/** The rows of jobs to insert: the payload the runner reads back (runBatch). */
 function rowsOf(jobs: EnqueueJob[], now: number): NewJob[] {
   return jobs.map((j) => ({
     targetId: j.targetId,
     ownerId: j.ownerId,
     trigger: j.trigger,
-    payload: JSON.stringify({ event: (j.trigger === "http" ? storedHttpEvent(j.event) : j.event) ?? null, origin: j.origin, respondTo: j.respondTo }),
+    payload: JSON.stringify({ event: j.event ?? null, origin: j.origin, respondTo: j.respondTo }),
     runAfter: j.respondTo ? now + AFFINITY_MS : now,
   }));
 }

@@ -17,7 +17,6 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { documentRoute } from "../../http/route.js";
 import type { EnqueueJob } from "../queue.js";
 import type { HttpResponse } from "../invoke.js";
-import { runnableHttpEvent } from "../http-body.js";
 
 export function endpointUrlFor(publicUrl: string, targetId: string): string {
   return `${publicUrl.replace(/\/+$/, "")}/e/${targetId}`;
@@ -39,7 +38,10 @@ export interface HttpTriggerDeps {
   resolvers: Map<string, HttpTargetResolver>;
   enqueue: (jobs: EnqueueJob[]) => Promise<unknown>;
   responders: Responders;
-  /** Over quota: a message to answer 429 with (and the refusal is recorded), else undefined. */
+  /**
+   * Over quota: a message to answer 429 with (and the refusal is recorded, with the request's
+   * whole event), else undefined. `event` is the job's form (httpEventOf: no parsed `body`).
+   */
   overQuota: (targetId: string, ownerId: string, event: unknown) => Promise<string | undefined>;
   /** How long a custom-response request waits at most. */
   responseTimeoutMs: number;
@@ -133,13 +135,9 @@ export function httpEventOf(method: string, reqUrl: string, reqHeaders: Incoming
   };
 }
 
-/**
- * The whole event (its `body` parsed), as an over-quota refusal records it; queued, the job keeps
- * it without `body` (queue.ts rowsOf, http-body.ts).
- */
 function httpEvent(req: FastifyRequest, id: string) {
   const raw = Buffer.isBuffer(req.body) ? req.body.toString("utf8") : "";
-  return runnableHttpEvent(httpEventOf(req.method, req.url, req.headers, raw, id));
+  return httpEventOf(req.method, req.url, req.headers, raw, id);
 }
 
 const HOP_BY_HOP = new Set(["content-length", "transfer-encoding", "connection", "keep-alive"]);
