@@ -196,7 +196,7 @@ export class ComponentService {
   }
 
   /** `GET /components/registry/{key}`. */
-  async getPublished(key: string, requester?: Requester): Promise<Component> {
+  async getPublished(key: string, requester: Requester): Promise<Component> {
     const row = await this.findPublished(key, requester);
     if (!row) throw new NotFoundError(`registry component ${key}`);
     return present(row);
@@ -210,8 +210,11 @@ export class ComponentService {
     this.npm = { components, ownerId };
   }
 
-  /** The registry's component for a key: a published or built-in one, else the vendor's npm package's. */
-  async findPublished(key: string, requester?: Requester): Promise<ComponentRow | undefined> {
+  /**
+   * The registry's component for a key: a published or built-in one, else the vendor's npm
+   * package's (its install charged to `requester`).
+   */
+  async findPublished(key: string, requester: Requester): Promise<ComponentRow | undefined> {
     const row = await this.repo.findPublishedByKey(key);
     if (row || !this.npm) return row;
     let lookup = this.npmLookups.get(key);
@@ -222,7 +225,7 @@ export class ComponentService {
     return lookup;
   }
 
-  private async fromNpm(npm: { components: NpmComponents; ownerId: string }, key: string, requester?: Requester): Promise<ComponentRow | undefined> {
+  private async fromNpm(npm: { components: NpmComponents; ownerId: string }, key: string, requester: Requester): Promise<ComponentRow | undefined> {
     let found;
     try {
       found = await npm.components.find(key, requester);
