@@ -4,7 +4,11 @@ import { httpEventOf } from "./triggers/http.js";
 
 /** A request's event as its job keeps it: through JSON, as the queue stores and reads it. */
 const storedEvent = (contentType: string, raw: string) =>
-  JSON.parse(JSON.stringify(httpEventOf("POST", "/e/dc_x?a=1", { "content-type": contentType, host: "h" }, raw, "dc_x"))) as Record<string, unknown>;
+  JSON.parse(
+    JSON.stringify(
+      httpEventOf("POST", "/e/dc_x?a=1", { "content-type": contentType, host: "h" }, raw, "dc_x"),
+    ),
+  ) as Record<string, unknown>;
 
 describe("an endpoint request's body in its queued job", () => {
   it("is kept once, as received, and parsed for the run, in the documented shape and field order", () => {
@@ -23,13 +27,27 @@ describe("an endpoint request's body in its queued job", () => {
       const event = runnableHttpEvent(stored) as Record<string, unknown>;
       expect(event.body).toEqual(body);
       // What the run sees is what it saw before, down to the JSON text a component might make of it.
-      const documented = { method: "POST", path: "/", query: { a: "1" }, headers: { "content-type": type, host: "h" }, bodyRaw: raw, body };
+      const documented = {
+        method: "POST",
+        path: "/",
+        query: { a: "1" },
+        headers: { "content-type": type, host: "h" },
+        bodyRaw: raw,
+        body,
+      };
       expect(JSON.stringify(event)).toBe(JSON.stringify(documented));
     }
   });
 
   it("leaves a job queued with its body (by an older build) as it is", () => {
-    const old = { method: "POST", path: "/", query: {}, headers: { "content-type": "application/json" }, bodyRaw: '{"a":1}', body: { a: "kept" } };
+    const old = {
+      method: "POST",
+      path: "/",
+      query: {},
+      headers: { "content-type": "application/json" },
+      bodyRaw: '{"a":1}',
+      body: { a: "kept" },
+    };
     expect(runnableHttpEvent(old)).toBe(old);
   });
 

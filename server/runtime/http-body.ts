@@ -40,7 +40,8 @@ interface StoredHttpEvent {
   body?: unknown;
 }
 
-const isEvent = (event: unknown): event is StoredHttpEvent => typeof event === "object" && event !== null && !Array.isArray(event);
+const isEvent = (event: unknown): event is StoredHttpEvent =>
+  typeof event === "object" && event !== null && !Array.isArray(event);
 
 /** The event of an `http` job as its run sees it: `body` parsed from `bodyRaw` (last, as it was made). */
 export function runnableHttpEvent(event: unknown): unknown {
