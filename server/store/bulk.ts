@@ -8,7 +8,8 @@
  * the insert's parse and compile were 5 % of the server's busy time). The fixed-shape queries
  * of the hot paths use prepared.ts; these are the ones whose shape varies with a count.
  */
-import { CompiledQuery, sql, type Kysely, type Transaction } from "kysely";
+import { sql, type Kysely, type Transaction } from "kysely";
+import { executeCompiled } from "./sqlite-direct.js";
 import type { Database } from "./schema.js";
 
 type Exec = Kysely<Database> | Transaction<Database>;
@@ -49,7 +50,7 @@ export function bulkInsert<T extends keyof Database & string, C extends keyof Da
     });
     const parameters: unknown[] = [];
     for (const row of rows) for (const c of columns) parameters.push(row[c]);
-    await db.executeQuery(CompiledQuery.raw(text, parameters));
+    await executeCompiled(db, text, parameters);
   };
 }
 
@@ -66,7 +67,7 @@ export function bulkDelete<T extends keyof Database & string>(table: T, column: 
       }
       return compiled.sql;
     });
-    const result = await db.executeQuery(CompiledQuery.raw(text, [...keys]));
+    const result = await executeCompiled(db, text, [...keys]);
     return Number(result.numAffectedRows ?? 0n);
   };
 }

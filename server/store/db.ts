@@ -10,11 +10,12 @@
 import fs from "node:fs";
 import path from "node:path";
 import { SQLite } from "../../shared/sqlite-native.js";
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, type Migration } from "kysely";
+import { Kysely, Migrator, PostgresDialect, type Migration } from "kysely";
 import type pg from "pg";
 import type { Database } from "./schema.js";
 import { migrations } from "./migrations/index.js";
 import { startCheckpointer } from "./checkpointer.js";
+import { SqliteDirect } from "./sqlite-direct.js";
 import { withStatementCache } from "./statement-cache.js";
 import { WriteGroup } from "./write-group.js";
 
@@ -63,14 +64,17 @@ export async function openDb(options: OpenDbOptions): Promise<OpenedDb> {
   sqlite.pragma("synchronous = NORMAL");
   sqlite.pragma("foreign_keys = ON");
   sqlite.pragma("busy_timeout = 5000");
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  // Hot statements skip Kysely's executor where that is safe (sqlite-direct.ts).
+  const direct = new SqliteDirect(sqlite, withStatementCache(sqlite));
+  const db = new Kysely<Database>({ dialect: direct.dialect() });
+  direct.register(db);
   await migrate(db);
   const checkpoints = startCheckpointer(sqlite, file);
   return {
     db,
     dialect: "sqlite",
     pgPool: undefined,
-    writes: new WriteGroup(db, true),
+    writes: new WriteGroup(db, true, (unit) => direct.transaction(db, unit)),
     close: async () => {
       await checkpoints.stop();
       await db.destroy();

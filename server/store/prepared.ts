@@ -6,11 +6,13 @@
  *
  * A prepared query is written as usual, taking its varying values from its second parameter
  * (`$.id`: the type there declares the arguments). It is compiled at its first use on each
- * dialect; later calls only bind their values into the compiled SQL and run it through the same
- * Kysely executor (same connection, same transaction). Only queries of a fixed shape fit: a list
+ * dialect; later calls only bind their values into the compiled SQL and run it on the same
+ * connection, in the same transaction: through Kysely's executor, or on SQLite directly where
+ * that is safe (sqlite-direct.ts). Only queries of a fixed shape fit: a list
  * whose length varies (`in (...)`, multi-row inserts) changes the SQL.
  */
-import { CompiledQuery, type Compilable, type Kysely, type QueryResult } from "kysely";
+import type { Compilable, Kysely, QueryResult } from "kysely";
+import { executeCompiled } from "./sqlite-direct.js";
 import type { Database } from "./schema.js";
 
 type Exec = Kysely<Database>;
@@ -35,7 +37,7 @@ export class PreparedQuery<A extends Args, R> {
     const shape = this.shapeFor(db);
     const values = args as Record<string, unknown>;
     const parameters = shape.slots.map((s) => ("arg" in s ? values[s.arg] : s.value));
-    return db.executeQuery(CompiledQuery.raw(shape.sql, parameters) as CompiledQuery<R>);
+    return executeCompiled<R>(db, shape.sql, parameters);
   }
 
   async rows(db: Exec, args: A): Promise<R[]> {

@@ -15,11 +15,12 @@
  * and reuse it (see the event store and the job queue, which take their waiting callers lazily).
  */
 import { Histogram } from "prom-client";
-import type { Transaction } from "kysely";
 import type { Db } from "./db.js";
-import type { Database } from "./schema.js";
 
-export type WriteUnit<T> = (trx: Transaction<Database>) => Promise<T>;
+export type WriteUnit<T> = (trx: Db) => Promise<T>;
+
+/** Runs a unit in a transaction of its own (Kysely's, or sqlite-direct.ts's on SQLite). */
+export type Transact = <T>(unit: WriteUnit<T>) => Promise<T>;
 
 interface Waiting {
   unit: WriteUnit<unknown>;
@@ -39,11 +40,16 @@ export class WriteGroup {
   private waiting: Waiting[] = [];
   private scheduled = false;
 
+  private readonly transact: Transact;
+
   constructor(
-    private readonly db: Db,
+    db: Db,
     /** One transaction for the units of a turn (SQLite); false: one each. */
     private readonly grouping: boolean,
-  ) {}
+    transact?: Transact,
+  ) {
+    this.transact = transact ?? ((unit) => db.transaction().execute(unit));
+  }
 
   /** Runs `unit` in a transaction after this turn; resolves with its result once committed. */
   run<T>(unit: WriteUnit<T>): Promise<T> {
@@ -63,14 +69,14 @@ export class WriteGroup {
         if (!this.grouping) {
           for (const w of group) {
             const end = dbCommitSeconds.startTimer();
-            this.db.transaction().execute(w.unit).finally(end).then(w.resolve, w.reject);
+            this.transact(w.unit).finally(end).then(w.resolve, w.reject);
           }
           continue;
         }
         let results: unknown[] | undefined;
         const end = dbCommitSeconds.startTimer();
         try {
-          results = await this.db.transaction().execute(async (trx) => {
+          results = await this.transact(async (trx) => {
             const out: unknown[] = [];
             for (const w of group) out.push(await w.unit(trx));
             return out;
@@ -80,7 +86,7 @@ export class WriteGroup {
         }
         end();
         if (results) group.forEach((w, i) => w.resolve(results[i]));
-        else for (const w of group) await this.db.transaction().execute(w.unit).then(w.resolve, w.reject);
+        else for (const w of group) await this.transact(w.unit).then(w.resolve, w.reject);
       }
     } finally {
       this.scheduled = false;
