@@ -138,6 +138,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     // Renewed every third of it while a job runs; what a crashed instance held frees up after it.
     leaseMs: 30_000,
     releaseLeasesAtStart: deps.dialect === "sqlite",
+    sharedDatabase: deps.dialect === "postgres",
     instanceId: deps.instanceId,
     log,
   });

@@ -90,6 +90,11 @@ export interface QueueOptions {
   instanceId?: string;
   /** Free all leases at start: true only when this server is alone on its database (SQLite). */
   releaseLeasesAtStart?: boolean;
+  /**
+   * Other instances enqueue to the same database (PostgreSQL): a job handed to a waiting runner
+   * here may be younger than one they stored meanwhile, which then runs first (see afterStored).
+   */
+  sharedDatabase?: boolean;
   log?: (msg: string, err?: unknown) => void;
 }
 
@@ -394,6 +399,8 @@ export class DurableQueue implements InvocationQueue {
     let batch = first;
     /** Deletions of ended jobs still committing (they must land before the lease is given back). */
     let finishing: Promise<unknown> = Promise.resolve();
+    /** Those jobs: the next reads pass over them. */
+    const deleting = new Set<string>();
     const settle = async () => {
       await finishing;
       await this.repo.release(target, this.instanceId);
@@ -407,7 +414,6 @@ export class DurableQueue implements InvocationQueue {
         }
         const outcome = registered ? await this.runBatch(registered, batch) : this.dropped(batch);
         served += batch.length;
-        const last = batch[outcome.ran - 1]?.id;
         // Jobs the handler committed with their results are gone already; others end here.
         const ended = outcome.committed ? [] : batch.slice(0, outcome.ran).map((r) => r.id);
         // Jobs that ran (or failed) are no longer reserved here; the rest keep their reservation.
@@ -439,15 +445,17 @@ export class DurableQueue implements InvocationQueue {
         }
         // Going on: jobs that ended without results (nothing of theirs is stored, so running them
         // again would change nothing) are deleted with the next turn's writes while the next
-        // batch already runs (it reads past them).
-        const after = ended.at(-1) ?? last;
+        // batch already runs (it reads past them; one whose deletion failed stays passed over).
         if (ended.length > 0) {
-          const deleting = this.repo.finish(target, ended, this.instanceId, { keepLease: true });
-          finishing = Promise.all([finishing, deleting]).catch((err: unknown) =>
+          for (const id of ended) deleting.add(id);
+          const deleted = this.repo.finish(target, ended, this.instanceId, { keepLease: true }).then(() => {
+            for (const id of ended) deleting.delete(id);
+          });
+          finishing = Promise.all([finishing, deleted]).catch((err: unknown) =>
             this.options.log?.(`invocation queue: could not finish jobs of ${target}`, err),
           );
         }
-        let next = await this.repo.heads(target, maxBatch, after);
+        let next = await this.headsPast(target, maxBatch, deleting);
         if (next.length === 0) {
           // Nothing queued now. A steady stream brings the next job within moments: wait for it
           // a little under the lease rather than give the lease back and look for work again
@@ -457,7 +465,7 @@ export class DurableQueue implements InvocationQueue {
           this.handedOver.delete(target);
           // Stopping: a job handed over meanwhile is stored to run after the restart.
           if (this.stopped && handed) await Promise.all(handed.map((r) => this.held.get(r.id)?.settle()));
-          next = this.stopped ? [] : (handed ?? (await this.repo.heads(target, maxBatch, after)));
+          next = this.stopped ? [] : handed ? await this.afterStored(target, handed, maxBatch, deleting) : await this.headsPast(target, maxBatch, deleting);
           if (next.length === 0) {
             await settle();
             break;
@@ -470,6 +478,37 @@ export class DurableQueue implements InvocationQueue {
       clearInterval(renew);
       await finishing;
     }
+  }
+
+  /**
+   * The target's first jobs in the table, past those whose deletion is under way. Always from the
+   * first job, not after the last one run: on PostgreSQL a job with an earlier id (another
+   * instance's, or a transaction slower to commit) can become visible after a later one ran.
+   */
+  private async headsPast(target: string, limit: number, deleting: Set<string>): Promise<JobRow[]> {
+    if (deleting.size === 0) return this.repo.heads(target, limit);
+    // Taken before the read: a deletion that commits while it runs may still be in what it sees.
+    const passed = new Set(deleting);
+    // Rounded up, so that the reads have few shapes (the limit is in their SQL).
+    const rows = await this.repo.heads(target, limit + 2 ** Math.ceil(Math.log2(passed.size)));
+    return rows.filter((r) => !passed.has(r.id)).slice(0, limit);
+  }
+
+  /**
+   * A job handed to the waiting runner runs after the target's jobs already stored. Alone on its
+   * database, an instance stores every job of a target it holds itself and wakes the runner for
+   * it: none can be waiting unseen. On a shared database another instance may have stored one
+   * (and acknowledged its request) before this job's request came: it runs first, and the handed
+   * job is stored to wait its turn when the batch has no room for it.
+   */
+  private async afterStored(target: string, handed: JobRow[], limit: number, deleting: Set<string>): Promise<JobRow[]> {
+    if (!this.options.sharedDatabase) return handed;
+    const ids = new Set(handed.map((r) => r.id));
+    const stored = (await this.headsPast(target, limit, deleting)).filter((r) => !ids.has(r.id));
+    if (stored.length === 0) return handed;
+    if (stored.length + handed.length <= limit) return [...stored, ...handed];
+    await Promise.all(handed.map((r) => this.held.get(r.id)?.settle()));
+    return stored;
   }
 
   private async runBatch(registered: Registered, rows: JobRow[]): Promise<BatchOutcome> {

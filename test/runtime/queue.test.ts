@@ -202,6 +202,33 @@ describe.each(testDatabases())("invocation queue on $name", (database) => {
     expect(ran.map((r) => r.n)).toEqual([1, 2]);
   });
 
+  it("runs a job another instance stored before a request's job handed to this one's waiting runner, first", async () => {
+    const ran: number[] = [];
+    const handle = async (jobs: QueuedJob[]) => {
+      for (const job of jobs) ran.push((job.event as { n: number }).n);
+      return { ran: jobs.length };
+    };
+    // Two servers on one database; A's runner waits long for its next job, holding the lease.
+    const make = (db: OpenedDb) =>
+      new DurableQueue(new JobsRepo(db.db), { concurrency: 2, leaseMs: 30_000, pollMs: 20, lingerMs: 10_000, sharedDatabase: true });
+    const a = make(store);
+    const b = make(second);
+    a.registerBatchHandler("dc_", handle, 10, { early: true });
+    b.registerBatchHandler("dc_", handle, 10, { early: true });
+    onTestFinished(() => Promise.all([a.stop(), b.stop()]).then(() => undefined));
+    await a.start();
+    await b.start();
+    const job = (n: number) => [{ targetId: "dc_handed_after", ownerId: "u_1", trigger: "http" as const, event: { n } }];
+    await a.enqueue(job(1));
+    await until(() => ran.length === 1);
+    // Stored by B, which cannot run it (A holds the target): A's runner does not hear of it.
+    await b.enqueue(job(2));
+    // Handed to A's waiting runner: it runs after the job B stored, and neither is left behind.
+    await a.enqueue(job(3));
+    await until(() => ran.length === 3, 5_000);
+    expect(ran).toEqual([1, 2, 3]);
+  });
+
   it("hands a request's job to its target's waiting runner while the insert commits: results after the insert, once; a refused insert leaves nothing", async () => {
     const events = createEventStore({ db: store.db, bus: new LocalEventBus(), retention: 100 });
     const seen: Array<{ n: number; early: boolean; storedAtStart: boolean }> = [];

@@ -93,22 +93,18 @@ export async function insertJobs(trx: Kysely<Database> | Transaction<Database>, 
 }
 
 // Statements of every batch a runner takes (hot path: built once; see prepared.ts).
-const headsBy = new Map<string, PreparedQuery<{ target: string; after: string }, JobRow>>();
+const headsBy = new Map<number, PreparedQuery<{ target: string }, JobRow>>();
 /**
- * The target's oldest jobs (after a job id, or from the first). The limit is part of the SQL: a
- * bound LIMIT made SQLite's lookup of an empty target four times slower (measured); there are
- * only a few limits (the handlers' batch sizes).
+ * The target's oldest jobs. The limit is part of the SQL: a bound LIMIT made SQLite's lookup of
+ * an empty target four times slower (measured); there are only a few limits (the handlers' batch
+ * sizes, and those plus a power of two: queue.ts headsPast).
  */
-function headsOf(limit: number, fromFirst: boolean) {
-  const key = `${limit}:${fromFirst}`;
-  let query = headsBy.get(key);
+function headsOf(limit: number) {
+  const n = Math.max(1, Math.floor(limit));
+  let query = headsBy.get(n);
   if (!query) {
-    query = prepared((db, $: { target: string; after: string }) => {
-      let q = db.selectFrom("jobs").selectAll().where("target_id", "=", $.target);
-      if (!fromFirst) q = q.where("id", ">", $.after);
-      return q.orderBy("id").limit(sql.lit(Math.max(1, Math.floor(limit))));
-    });
-    headsBy.set(key, query);
+    query = prepared((db, $: { target: string }) => db.selectFrom("jobs").selectAll().where("target_id", "=", $.target).orderBy("id").limit(sql.lit(n)));
+    headsBy.set(n, query);
   }
   return query;
 }
@@ -280,12 +276,9 @@ export class JobsRepo {
     await releaseLease.execute(this.db, { target: targetId, owner });
   }
 
-  /**
-   * The target's oldest jobs, in order (the first runs first, even when it waits for a retry);
-   * with `after`, those after that job id (the ones before are being finished).
-   */
-  async heads(targetId: string, limit: number, after?: string): Promise<JobRow[]> {
-    return headsOf(limit, after === undefined).rows(this.db, { target: targetId, after: after ?? "" });
+  /** The target's oldest jobs, in order (the first runs first, even when it waits for a retry). */
+  async heads(targetId: string, limit: number): Promise<JobRow[]> {
+    return headsOf(limit).rows(this.db, { target: targetId });
   }
 
   /**
