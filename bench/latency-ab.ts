@@ -1,0 +1,60 @@
+/**
+ * Endpoint request → SSE message at 200 ev/s, this checkout's build against another's, alone
+ * (the latency case of events-relay.bench.ts without its ingest rounds), for measuring one
+ * change: 500 events per build and round, the builds alternating and taking turns going first.
+ *   npx tsx bench/latency-ab.ts [rounds=10]
+ * HEADWATER_BENCH_BASELINE=<checkout>: the other build (built, with its own node_modules).
+ */
+import fs from "node:fs";
+import {
+  agent,
+  latencies,
+  median,
+  paced,
+  pct,
+  postJson,
+  relaySourceOn,
+  spawnBenchServer,
+  warmUp,
+  workerTaps,
+} from "./event-probes.js";
+
+const rounds = Number(process.argv[2] ?? 10);
+const builds: Array<[string, string | undefined]> = [["this build", undefined]];
+if (process.env.HEADWATER_BENCH_BASELINE) builds.push(["baseline", process.env.HEADWATER_BENCH_BASELINE]);
+
+const systems = [];
+for (const [name, root] of builds) {
+  const hw = await spawnBenchServer(name.replace(/ /g, "-"), root ? { root } : {});
+  const source = await relaySourceOn(hw.client, "latency");
+  await warmUp(hw.client, hw.server.origin, await relaySourceOn(hw.client, "warm-up"));
+  const taps = await workerTaps([`${hw.server.origin}/sources/${source}/sse`], hw.apiKey);
+  systems.push({ name, hw, source, taps, p50: [] as number[], p99: [] as number[] });
+}
+for (let round = 1; round <= rounds; round++) {
+  const line: string[] = [];
+  for (const s of round % 2 ? systems : [...systems].reverse()) {
+    const first = round * 1_000_000;
+    const sentAt = await paced(200, 2.5, (i) =>
+      postJson(`${s.hw.server.origin}/e/${s.source}`, JSON.stringify({ i: first + i })),
+    );
+    const l = await latencies(s.taps, sentAt, sentAt.length, first);
+    s.p50.push(pct(l, 0.5));
+    s.p99.push(pct(l, 0.99));
+    line.push(
+      `${s.name} ${pct(l, 0.5).toFixed(2)} / ${pct(l, 0.99).toFixed(2)} ms${l.length < sentAt.length ? ` (${l.length}/${sentAt.length} arrived)` : ""}`,
+    );
+  }
+  console.log(`round ${round}, p50 / p99: ${line.join(", ")}`);
+}
+for (const s of systems) {
+  console.log(
+    `${s.name}: median of rounds p50 ${median(s.p50).toFixed(2)} ms, p99 ${median(s.p99).toFixed(2)} ms`,
+  );
+}
+for (const s of systems) {
+  await s.taps.close();
+  await s.hw.server.stop();
+  fs.rmSync(s.hw.dataDir, { recursive: true, force: true });
+}
+agent.destroy();
