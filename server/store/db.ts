@@ -74,7 +74,7 @@ export async function openDb(options: OpenDbOptions): Promise<OpenedDb> {
     db,
     dialect: "sqlite",
     pgPool: undefined,
-    writes: new WriteGroup(db, true, (unit) => direct.transaction(db, unit)),
+    writes: new WriteGroup(db, true, (unit) => direct.transaction(unit)),
     close: async () => {
       await checkpoints.stop();
       await db.destroy();

@@ -65,8 +65,12 @@ export class SqliteDirect {
     })({ database: this.statements });
   }
 
+  /** The Kysely instance over this dialect (`register`). */
+  private db: Db | undefined;
+
   /** Lets `db` (the Kysely instance over this dialect) run compiled queries directly while the connection is free. */
-  register(db: object): void {
+  register(db: Db): void {
+    this.db = db;
     directOf.set(db, { direct: this, holder: false });
   }
 
@@ -75,8 +79,9 @@ export class SqliteDirect {
    * Kysely instance bound to it, on which compiled queries run directly too. A unit that throws
    * (or a COMMIT that fails) rolls it all back.
    */
-  transaction<T>(db: Db, unit: (conn: Db) => Promise<T>): Promise<T> {
-    return db.connection().execute(async (conn) => {
+  transaction<T>(unit: (conn: Db) => Promise<T>): Promise<T> {
+    if (!this.db) return Promise.reject(new Error("sqlite-direct: no database registered"));
+    return this.db.connection().execute(async (conn) => {
       this.begin.run();
       directOf.set(conn, { direct: this, holder: true });
       try {
