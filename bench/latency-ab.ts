@@ -29,7 +29,7 @@ for (const [name, root] of builds) {
   const source = await relaySourceOn(hw.client, "latency");
   await warmUp(hw.client, hw.server.origin, await relaySourceOn(hw.client, "warm-up"));
   const taps = await workerTaps([`${hw.server.origin}/sources/${source}/sse`], hw.apiKey);
-  systems.push({ name, hw, source, taps, p50: [] as number[], p99: [] as number[] });
+  systems.push({ name, hw, source, taps, p50: [] as number[], p90: [] as number[], p99: [] as number[] });
 }
 for (let round = 1; round <= rounds; round++) {
   const line: string[] = [];
@@ -40,16 +40,17 @@ for (let round = 1; round <= rounds; round++) {
     );
     const l = await latencies(s.taps, sentAt, sentAt.length, first);
     s.p50.push(pct(l, 0.5));
+    s.p90.push(pct(l, 0.9));
     s.p99.push(pct(l, 0.99));
     line.push(
-      `${s.name} ${pct(l, 0.5).toFixed(2)} / ${pct(l, 0.99).toFixed(2)} ms${l.length < sentAt.length ? ` (${l.length}/${sentAt.length} arrived)` : ""}`,
+      `${s.name} ${pct(l, 0.5).toFixed(2)} / ${pct(l, 0.9).toFixed(2)} / ${pct(l, 0.99).toFixed(2)} ms${l.length < sentAt.length ? ` (${l.length}/${sentAt.length} arrived)` : ""}`,
     );
   }
-  console.log(`round ${round}, p50 / p99: ${line.join(", ")}`);
+  console.log(`round ${round}, p50 / p90 / p99: ${line.join(", ")}`);
 }
 for (const s of systems) {
   console.log(
-    `${s.name}: median of rounds p50 ${median(s.p50).toFixed(2)} ms, p99 ${median(s.p99).toFixed(2)} ms`,
+    `${s.name}: median of rounds p50 ${median(s.p50).toFixed(2)} ms, p90 ${median(s.p90).toFixed(2)} ms, p99 ${median(s.p99).toFixed(2)} ms`,
   );
 }
 for (const s of systems) {

@@ -89,4 +89,43 @@ describe("statements run directly on the embedded database", () => {
     await insertJob.execute(opened.db, { id: "z" });
     expect(await ids()).toEqual(["y", "z"]);
   });
+
+  it("hold back Kysely's users while a write transaction has the connection without them", async () => {
+    let begun!: () => void;
+    const begunOnce = new Promise<void>((resolve) => (begun = resolve));
+    const writing = opened.writes.run(async (trx) => {
+      await insertJob.execute(trx, { id: "w1" });
+      begun();
+      await new Promise((r) => setTimeout(r, 30));
+      // A query Kysely builds and runs, in the same transaction.
+      await trx.insertInto("jobs").values({ id: "w2", target_id: "dc_t", owner_id: "u_1", trigger: "http", payload: "{}", attempts: 0, run_after: 1, created_ms: 2 }).execute();
+    });
+    await begunOnce;
+    // Asked for meanwhile: a read that must see both rows or neither, and a transaction of its own
+    // that fails (had it run inside the other, its BEGIN would fail, or its ROLLBACK take w1 with it).
+    const read = opened.db.selectFrom("jobs").select("id").orderBy("id").execute();
+    const failing = opened.db
+      .transaction()
+      .execute(async (trx) => {
+        await insertJob.execute(trx, { id: "k" });
+        throw new Error("fails on purpose");
+      })
+      .catch((err: Error) => err.message);
+    await writing;
+    expect((await read).map((r) => r.id)).toEqual(["w1", "w2"]);
+    expect(await failing).toBe("fails on purpose");
+    expect(await ids()).toEqual(["w1", "w2"]);
+  });
+
+  it("roll back a unit's own Kysely queries with the rest of its transaction", async () => {
+    const failed = await opened.writes
+      .run(async (trx) => {
+        await trx.insertInto("jobs").values({ id: "built", target_id: "dc_t", owner_id: "u_1", trigger: "http", payload: "{}", attempts: 0, run_after: 1, created_ms: 2 }).execute();
+        await insertJob.execute(trx, { id: "compiled" });
+        throw new Error("fails on purpose");
+      })
+      .catch((err: Error) => err.message);
+    expect(failed).toBe("fails on purpose");
+    expect(await ids()).toEqual([]);
+  });
 });

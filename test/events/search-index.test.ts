@@ -77,4 +77,23 @@ describe("search index behind the commits (SQLite)", () => {
     await withIndexer.close();
     await indexer.close();
   });
+
+  it("the background indexer runs right after a commit, once the oldest pending one is old enough", async () => {
+    // 200 ms: a commit 250 ms after the first indexes both at once, 150 ms before the timer would.
+    const indexer = startSearchIndexer(db.db, db.writes, (err) => {
+      throw err;
+    }, 200);
+    const withIndexer = createEventStore({ db: db.db, writes: db.writes, bus: new LocalEventBus(), retention: 100, onStored: indexer.stored });
+    // Past its look at start (for what an earlier process left) first.
+    await new Promise((r) => setTimeout(r, 220));
+    await withIndexer.append([{ emitterId: "dc_t", ownerId: "u_a", channel: "", event: { text: "epsilon one" } }]);
+    expect(await indexed()).toBe(0);
+    await new Promise((r) => setTimeout(r, 250));
+    expect(await indexed()).toBe(0);
+    await withIndexer.append([{ emitterId: "dc_t", ownerId: "u_a", channel: "", event: { text: "epsilon two" } }]);
+    for (let i = 0; i < 50 && (await indexed()) < 2; i++) await new Promise((r) => setTimeout(r, 1));
+    expect(await indexed()).toBe(2);
+    await withIndexer.close();
+    await indexer.close();
+  });
 });
