@@ -7,7 +7,8 @@
  */
 import type { WriteGroup } from "../store/write-group.js";
 import type { Db } from "../store/db.js";
-import { indexPending, isSqlite } from "../store/repos/search-index.js";
+import { isSqlite } from "../store/dialect-of.js";
+import { indexPending } from "../store/repos/search-index.js";
 
 /**
  * Events per batch (more waiting are taken by the next batch at once): a batch holds the event

@@ -125,6 +125,8 @@ export class DurableQueue implements InvocationQueue {
   private readonly lingering = new Map<string, () => void>();
   /** Jobs handed to a lingering runner before their insert (handOver), by target. */
   private readonly handedOver = new Map<string, JobRow[]>();
+  /** The jobs behind those rows, which they run from (their payload's JSON is made only to be inserted). */
+  private readonly handedJobs = new WeakMap<JobRow, EnqueueJob>();
   /** Their inserts, by job id, until the job is durable. */
   private readonly held = new Map<string, HeldInsert>();
   /** Runners give way to requests waiting for their acknowledgement (acks-first.ts). */
@@ -178,11 +180,10 @@ export class DurableQueue implements InvocationQueue {
    */
   async enqueueWithIds(jobs: EnqueueJob[]): Promise<string[]> {
     const now = Date.now();
-    const rows = rowsOf(jobs, now);
-    const held = this.handOver(rows, jobs, now);
+    const held = this.handOver(jobs, now);
     let ids: string[];
     try {
-      ids = await this.acks.storing(held ? held.durable : this.repo.enqueue(rows));
+      ids = await this.acks.storing(held ? held.durable : this.repo.enqueue(rowsOf(jobs, now)));
     } finally {
       if (held) this.held.delete(held.id);
     }
@@ -203,18 +204,33 @@ export class DurableQueue implements InvocationQueue {
    * the run, and its instance's reservation needs the row), and so is one that other requests'
    * inserts would commit with.
    */
-  private handOver(rows: NewJob[], jobs: EnqueueJob[], now: number): HeldInsert | undefined {
-    if (rows.length !== 1 || this.stopped) return undefined;
-    const target = rows[0]!.targetId;
+  private handOver(jobs: EnqueueJob[], now: number): HeldInsert | undefined {
+    if (jobs.length !== 1 || this.stopped) return undefined;
+    const job = jobs[0]!;
+    const target = job.targetId;
     const wake = this.lingering.get(target);
     if (!wake || !this.handlerOf(target)?.early) return undefined;
     const id = newJobId(now);
-    rows[0]!.id = id;
-    if (jobs[0]!.respondTo) this.local.set(id, target);
-    this.handedOver.set(target, [
-      { id, target_id: target, owner_id: rows[0]!.ownerId, trigger: rows[0]!.trigger, payload: rows[0]!.payload, attempts: 0, run_after: rows[0]!.runAfter ?? now, created_ms: now },
-    ]);
-    const held = new HeldInsert(id, () => this.repo.enqueue(rows));
+    if (job.respondTo) this.local.set(id, target);
+    // The payload's JSON is made only if the job is inserted (or its row read as text): a job
+    // whose run's commit takes its insert over never needs it, and runs from the job itself.
+    let insertRow: NewJob | undefined;
+    const rowToInsert = () => (insertRow ??= { ...rowsOf(jobs, now)[0]!, id });
+    const row: JobRow = {
+      id,
+      target_id: target,
+      owner_id: job.ownerId,
+      trigger: job.trigger,
+      get payload() {
+        return rowToInsert().payload;
+      },
+      attempts: 0,
+      run_after: runAfterOf(job, now),
+      created_ms: now,
+    };
+    this.handedJobs.set(row, job);
+    this.handedOver.set(target, [row]);
+    const held = new HeldInsert(id, () => this.repo.enqueue([rowToInsert()]));
     // Inserted at once under an endpoint's load, where other requests' inserts commit anyway
     // (holding it there only held its acknowledgement: fewer requests per second, measured).
     if (jobs[0]!.respondTo || this.repo.enqueueing) void held.settle();
@@ -513,7 +529,10 @@ export class DurableQueue implements InvocationQueue {
 
   private async runBatch(registered: Registered, rows: JobRow[]): Promise<BatchOutcome> {
     const jobs = rows.map((row): QueuedJob => {
-      const payload = JSON.parse(row.payload) as { event: unknown; origin?: InvocationJob["origin"]; respondTo?: string };
+      const handed = this.handedJobs.get(row);
+      const payload = handed
+        ? { event: handed.event ?? null, origin: handed.origin, respondTo: handed.respondTo }
+        : (JSON.parse(row.payload) as { event: unknown; origin?: InvocationJob["origin"]; respondTo?: string });
       return {
         id: row.id,
         targetId: row.target_id,
@@ -557,6 +576,11 @@ function rowsOf(jobs: EnqueueJob[], now: number): NewJob[] {
     ownerId: j.ownerId,
     trigger: j.trigger,
     payload: JSON.stringify({ event: j.event ?? null, origin: j.origin, respondTo: j.respondTo }),
-    runAfter: j.respondTo ? now + AFFINITY_MS : now,
+    runAfter: runAfterOf(j, now),
   }));
+}
+
+/** A job awaited by a custom response waits AFFINITY_MS for other instances (enqueueWithIds). */
+function runAfterOf(job: EnqueueJob, now: number): number {
+  return job.respondTo ? now + AFFINITY_MS : now;
 }

@@ -11,8 +11,9 @@
  * Event data is stored as JSON, where `"` and `\` are escaped: text that has them is also looked
  * for in its JSON-escaped form, so `say "hi"` finds `{"text":"say \"hi\""}`.
  */
-import { sql, SqliteAdapter, type Expression, type SqlBool } from "kysely";
+import { sql, type Expression, type SqlBool } from "kysely";
 import type { Db } from "../db.js";
+import { isSqlite } from "../dialect-of.js";
 import { PG_SEARCH_TEXT } from "../migrations/0006_event_inspection.js";
 import type { EventRow, PageWindow } from "./events.js";
 import { searchIndexUpToDate } from "./search-index.js";
@@ -23,7 +24,6 @@ function formsOf(q: string): string[] {
   return escaped === q ? [q] : [q, escaped];
 }
 
-const isSqlite = (db: Db) => db.getExecutor().adapter instanceof SqliteAdapter;
 
 /** An FTS5 phrase: the text in double quotes, its own quotes doubled. */
 const phrase = (s: string) => `"${s.replace(/"/g, '""')}"`;

@@ -5,10 +5,9 @@
  * event stored before it; the server also indexes in the background (events/search-indexer.ts),
  * so a search seldom finds much to do. Nothing of this runs on PostgreSQL.
  */
-import { sql, SqliteAdapter } from "kysely";
+import { sql } from "kysely";
 import type { Db } from "../db.js";
-
-export const isSqlite = (db: Db) => db.getExecutor().adapter instanceof SqliteAdapter;
+import { isSqlite } from "../dialect-of.js";
 
 /** The searched text of an event row, as 0006 defined it (JSON, then its summary). */
 const BODY = sql.raw(`event_json || char(10) || CASE WHEN meta_json = '{}' THEN '' ELSE coalesce(json_extract(meta_json, '$.summary'), '') END`);
