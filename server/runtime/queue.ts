@@ -233,7 +233,7 @@ export class DurableQueue implements InvocationQueue {
     const held = new HeldInsert(id, () => this.repo.enqueue([rowToInsert()]));
     // Inserted at once under an endpoint's load, where other requests' inserts commit anyway
     // (holding it there only held its acknowledgement: fewer requests per second, measured).
-    if (jobs[0]!.respondTo || this.repo.enqueueing) void held.settle();
+    if (job.respondTo || this.repo.enqueueing) void held.settle();
     this.held.set(id, held);
     wake();
     return held;
