@@ -123,7 +123,8 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
   });
   // Jobs, completions, quota counts and `this.db` writes share the turn's commit with appends.
   const writes = deps.writes ?? new WriteGroup(db, false);
-  const state = new SourceStateRepo(db);
+  // Remembered between batches where every change goes through this process (SQLite).
+  const state = new SourceStateRepo(db, deps.dialect === "sqlite");
   const jobs = new JobsRepo(db, writes);
   const quotasRepo = new QuotasRepo(db, writes);
   const quotas = new Quotas(quotasRepo, config.quotas);

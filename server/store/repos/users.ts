@@ -6,6 +6,7 @@ import type { UsersTable } from "../tables/core.js";
 import { nextCreatedMs, nowSeconds } from "./clock.js";
 import { notifyUserChangedIn } from "./cluster.js";
 import { pageByCreation, type PageRequest, type PageRows } from "./paging.js";
+import { stateRemovedElsewhere } from "./source-state.js";
 
 /**
  * The system user: owns the built-in components (and a deleted user's components that other
@@ -194,6 +195,7 @@ export class UsersRepo {
           await trx.selectFrom("event_emitters").select("emitter_id").where("emitter_id", "in", chunk).orderBy("emitter_id").forUpdate().execute();
         }
         await trx.deleteFrom("source_state").where("source_id", "in", chunk).execute();
+        stateRemovedElsewhere(chunk);
         await trx.deleteFrom("source_dedupe").where("source_id", "in", chunk).execute();
         await trx.deleteFrom("events").where("emitter_id", "in", chunk).execute();
         await trx.deleteFrom("event_channels").where("emitter_id", "in", chunk).execute();
