@@ -17,7 +17,7 @@ import type { EmitInput, EventStore } from "../services.js";
 import type { NewJob } from "../store/repos/jobs.js";
 import type { RuntimeCatalog } from "./catalog.js";
 import { PlatformFailure, platformStep } from "./platform-failure.js";
-import type { BatchOutcome, QueuedJob } from "./queue.js";
+import type { BatchOutcome, QueuedJob } from "./queue-jobs.js";
 
 /** The queue's target prefix of held emits. */
 export const DELAYED_PREFIX = "de_";

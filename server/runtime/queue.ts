@@ -20,50 +20,21 @@
  *   is never a row at all). The queue itself deletes only jobs that ended without results (a deleted
  *   target, a handler's own error, a job given up). Deliveries are inserted with the events they
  *   deliver (`enqueueIn`).
+ *
+ * A job's shapes and its row's payload are in queue-jobs.ts. The rest stays in one class, long as
+ * it is: the pump, the runners and the hand-over share each target's state (its lease, its
+ * lingering runner, the held inserts of its handed-over jobs), and every change to one of them
+ * has had to be read against the others.
  */
 import { randomUUID } from "node:crypto";
 import type { InvocationJob, InvocationQueue } from "../services.js";
 import type { Db } from "../store/db.js";
 import { insertJobs, newJobId, type JobRow, type JobsRepo, type NewJob } from "../store/repos/jobs.js";
 import { AcksFirst } from "./acks-first.js";
-import { HeldInsert, type Hold } from "./held-insert.js";
+import { HeldInsert } from "./held-insert.js";
 import { runnableHttpEvent } from "./http-body.js";
 import { PlatformFailure } from "./platform-failure.js";
-
-/** A job as enqueued by the HTTP trigger: a custom response is awaited under `respondTo`. */
-export interface EnqueueJob extends InvocationJob {
-  respondTo?: string;
-}
-
-export interface QueuedJob extends EnqueueJob {
-  id: string;
-  attempts: number;
-  /**
-   * Set when the job was handed to its runner before its insert (see `early` below): resolves
-   * once the job is stored. Its results must not commit before (nor ever, if it rejects), unless
-   * they take the insert over (`hold`).
-   */
-  stored?: Promise<unknown>;
-  /** The job's insert, held for its results' transaction to take over (held-insert.ts). */
-  hold?: Hold;
-}
-
-/** A handler's word on its job: `committed` when it deleted the job with its results. */
-export type JobHandler = (job: QueuedJob) => Promise<void | { committed: boolean }>;
-
-/** How far a batch got: the first `ran` jobs ran; if `failure` is set, the next one failed with it. */
-export interface BatchOutcome {
-  ran: number;
-  failure?: unknown;
-  /**
-   * The handler deleted the `ran` jobs in the transaction of their results (EventStore.commit):
-   * the queue must not delete them (they are gone) and only gives the lease back.
-   */
-  committed?: boolean;
-}
-
-/** Runs a target's jobs in order, stopping at the first that fails for the platform. */
-export type BatchHandler = (jobs: QueuedJob[]) => Promise<BatchOutcome>;
+import { payloadOf, rowsOf, runAfterOf, type BatchHandler, type BatchOutcome, type EnqueueJob, type JobHandler, type QueuedJob } from "./queue-jobs.js";
 
 interface Registered {
   handle: BatchHandler;
@@ -105,8 +76,6 @@ export const TURN_JOBS = 128;
 export const LINGER_MS = 50;
 /** Jobs a batch handler gets at once by default. */
 export const DEFAULT_BATCH = 100;
-/** How long a job waiting for a custom response is reserved for the instance that took the request. */
-export const AFFINITY_MS = 10_000;
 
 export class DurableQueue implements InvocationQueue {
   /** The lease owner this instance writes (its presence name on PostgreSQL, server/cluster/). */
@@ -529,10 +498,7 @@ export class DurableQueue implements InvocationQueue {
 
   private async runBatch(registered: Registered, rows: JobRow[]): Promise<BatchOutcome> {
     const jobs = rows.map((row): QueuedJob => {
-      const handed = this.handedJobs.get(row);
-      const payload = handed
-        ? { event: handed.event ?? null, origin: handed.origin, respondTo: handed.respondTo }
-        : (JSON.parse(row.payload) as { event: unknown; origin?: InvocationJob["origin"]; respondTo?: string });
+      const payload = payloadOf(row, this.handedJobs.get(row));
       return {
         id: row.id,
         targetId: row.target_id,
@@ -567,20 +533,4 @@ export class DurableQueue implements InvocationQueue {
     this.options.log?.(`invocation queue: no handler for ${rows[0]!.target_id}; ${rows.length} job(s) dropped`);
     return { ran: rows.length };
   }
-}
-
-/** The rows of jobs to insert: the payload the runner reads back (runBatch). */
-function rowsOf(jobs: EnqueueJob[], now: number): NewJob[] {
-  return jobs.map((j) => ({
-    targetId: j.targetId,
-    ownerId: j.ownerId,
-    trigger: j.trigger,
-    payload: JSON.stringify({ event: j.event ?? null, origin: j.origin, respondTo: j.respondTo }),
-    runAfter: runAfterOf(j, now),
-  }));
-}
-
-/** A job awaited by a custom response waits AFFINITY_MS for other instances (enqueueWithIds). */
-function runAfterOf(job: EnqueueJob, now: number): number {
-  return job.respondTo ? now + AFFINITY_MS : now;
 }

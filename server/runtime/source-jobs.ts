@@ -9,7 +9,7 @@
 import type { RuntimeCatalog } from "./catalog.js";
 import type { Invoker } from "./invoke.js";
 import { platformStep } from "./platform-failure.js";
-import type { BatchOutcome, QueuedJob } from "./queue.js";
+import type { BatchOutcome, QueuedJob } from "./queue-jobs.js";
 import type { Responders } from "./triggers/http.js";
 
 export async function handleSourceJobs(

@@ -11,7 +11,7 @@ import { endpointFastPath } from "../../server/runtime/triggers/http-fast.js";
 import type { httpEventOf} from "../../server/runtime/triggers/http.js";
 import { runnableHttpEvent } from "../../server/runtime/http-body.js";
 import { type HttpTarget } from "../../server/runtime/triggers/http.js";
-import type { EnqueueJob } from "../../server/runtime/queue.js";
+import type { EnqueueJob } from "../../server/runtime/queue-jobs.js";
 import { startServer, type TestServer } from "../support/server.js";
 import { waitForEvents } from "./helpers.js";
 

@@ -17,7 +17,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { FastPath } from "../../http/app.js";
 import { MAX_URL_BYTES } from "../../http/client-errors.js";
 import { httpRequestDuration, httpRequests } from "../../http/request-metrics.js";
-import type { EnqueueJob } from "../queue.js";
+import type { EnqueueJob } from "../queue-jobs.js";
 import { httpEventOf, type HttpTarget } from "./http.js";
 
 export interface FastIngestDeps {

@@ -15,7 +15,7 @@ import { randomUUID } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { documentRoute } from "../../http/route.js";
-import type { EnqueueJob } from "../queue.js";
+import type { EnqueueJob } from "../queue-jobs.js";
 import type { HttpResponse } from "../invoke.js";
 
 export function endpointUrlFor(publicUrl: string, targetId: string): string {
