@@ -93,20 +93,7 @@ export class SqliteDirect {
   transaction<T>(unit: (conn: Db) => Promise<T>): Promise<T> {
     if (!this.db) return Promise.reject(new Error("sqlite-direct: no database registered"));
     if (this.idle) return this.ownTransaction(unit);
-    return this.db.connection().execute(async (conn) => {
-      this.begin.run();
-      directOf.set(conn, { direct: this, holder: true });
-      try {
-        const out = await unit(conn);
-        this.commit.run();
-        return out;
-      } catch (err) {
-        if (this.sqlite.inTransaction) this.rollback.run();
-        throw err;
-      } finally {
-        directOf.delete(conn);
-      }
-    });
+    return this.db.connection().execute((conn) => this.runIn(conn, unit));
   }
 
   /** A transaction on the connection while nobody else holds or waits for it (see the file comment). */
@@ -114,20 +101,26 @@ export class SqliteDirect {
     let end!: () => void;
     this.own = new Promise<void>((resolve) => (end = resolve));
     try {
-      this.begin.run();
-      directOf.set(this.ownDb, { direct: this, holder: true });
-      try {
-        const out = await unit(this.ownDb);
-        this.commit.run();
-        return out;
-      } catch (err) {
-        if (this.sqlite.inTransaction) this.rollback.run();
-        throw err;
-      }
+      return await this.runIn(this.ownDb, unit);
     } finally {
-      directOf.delete(this.ownDb);
       this.own = undefined;
       end();
+    }
+  }
+
+  /** BEGIN, the unit on `conn` (its compiled statements direct), COMMIT; ROLLBACK if anything throws. */
+  private async runIn<T>(conn: Db, unit: (conn: Db) => Promise<T>): Promise<T> {
+    this.begin.run();
+    directOf.set(conn, { direct: this, holder: true });
+    try {
+      const out = await unit(conn);
+      this.commit.run();
+      return out;
+    } catch (err) {
+      if (this.sqlite.inTransaction) this.rollback.run();
+      throw err;
+    } finally {
+      directOf.delete(conn);
     }
   }
 
