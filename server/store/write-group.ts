@@ -14,8 +14,12 @@
  * A unit may run twice (in the group, then alone): it must take its input before the first run
  * and reuse it (see the event store and the job queue, which take their waiting callers lazily).
  */
+import type { Kysely } from "kysely";
 import { Histogram } from "prom-client";
-import type { Db } from "./db.js";
+import type { Database } from "./schema.js";
+
+/** The database or a transaction on it (db.ts's Db, named here so that db.ts alone imports this file). */
+type Db = Kysely<Database>;
 
 export type WriteUnit<T> = (trx: Db) => Promise<T>;
 
