@@ -81,18 +81,21 @@ export class SourceStateRepo {
     const after = stagedFor(sourceId);
     const rows = await stateOf.rows(this.db, { source: sourceId });
     const values = Object.fromEntries(rows.map((r) => [r.key, r.value]));
-    // Kept only if no write was staged while it was read (it may be of before that write).
-    if (this.remember && after === stagedFor(sourceId)) this.keep(sourceId, values, after);
-    return { ...values };
+    // Kept only if no write was staged while it was read (it may be of before that write); the
+    // caller then gets a copy. What is not kept is the caller's own already.
+    if (this.remember && after === stagedFor(sourceId) && this.keep(sourceId, values, after)) return { ...values };
+    return values;
   }
 
-  private keep(sourceId: string, values: Record<string, string>, after: number): void {
+  /** Remembers a snapshot unless it is too large to; says whether it did. */
+  private keep(sourceId: string, values: Record<string, string>, after: number): boolean {
     let chars = 0;
     for (const v of Object.values(values)) chars += v.length;
     this.remembered.delete(sourceId);
-    if (chars > MAX_REMEMBERED_CHARS) return;
+    if (chars > MAX_REMEMBERED_CHARS) return false;
     this.remembered.set(sourceId, { values, after });
     if (this.remembered.size > MAX_REMEMBERED) this.remembered.delete(this.remembered.keys().next().value!);
+    return true;
   }
 
   async dedupeState(sourceId: string): Promise<string | undefined> {
