@@ -7,7 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDb, type OpenedDb } from "../db.js";
-import { applyStateIn, SourceStateRepo, stateRemovedElsewhere } from "./source-state.js";
+import { applyStateIn, markedSources, SourceStateRepo, stateRemovedElsewhere } from "./source-state.js";
 
 describe("remembered source state", () => {
   let opened: OpenedDb;
@@ -84,5 +84,17 @@ describe("remembered source state", () => {
       stateRemovedElsewhere(["dc_f"]);
     });
     expect(await repo.snapshot("dc_f")).toEqual({});
+  });
+
+  it("keeps its memory of writes bounded, and a write whose mark was dropped still shows", async () => {
+    // Remembered before any write of the source, then written, and not read since.
+    expect(await repo.snapshot("dc_g")).toEqual({});
+    await write("dc_g", { n: "1" });
+    // Ten thousand other sources written since: the oldest marks (dc_g's among them) are dropped.
+    stateRemovedElsewhere(Array.from({ length: 10_001 }, (_, i) => `dc_other${i}`));
+    expect(markedSources()).toBeLessThanOrEqual(10_000);
+    expect(await repo.snapshot("dc_g")).toEqual({ n: "1" });
+    await write("dc_g", { n: "2" });
+    expect(await repo.snapshot("dc_g")).toEqual({ n: "2" });
   });
 });

@@ -17,17 +17,36 @@ const deleteKey = prepared((db, $: { source: string; key: string }) =>
 );
 
 /**
- * Writes staged per source by this process, counted so that a remembered snapshot (see
- * SourceStateRepo) read before the latest one is never used. Counted when a write is staged,
+ * Writes staged by this process, marked so that a remembered snapshot (see SourceStateRepo) read
+ * before the latest write of its source is never used. A write is marked when it is staged,
  * inside its transaction: on SQLite nothing else reads or writes the database until that
- * transaction ends, so a snapshot read after this count is of what that transaction left (or,
+ * transaction ends, so a snapshot read after the mark is of what that transaction left (or,
  * rolled back, of what was there before), and one read before it is not kept.
+ *
+ * Each write takes the next number of one sequence, and a source's mark is its latest write's.
+ * Marks are kept for the sources written most recently, at most MAX_MARKS: a source whose mark
+ * was dropped reads as the highest mark ever dropped, which is at least its own last one. So a
+ * later write of it still gets a higher mark than any snapshot was read after, and dropping
+ * marks can only make a remembered snapshot be read again, never be used when stale.
  */
-const writesStaged = new Map<string, number>();
-const stagedFor = (sourceId: string) => writesStaged.get(sourceId) ?? 0;
+const MAX_MARKS = 10_000;
+const marks = new Map<string, number>();
+let lastMark = 0;
+let highestDropped = 0;
+const markOf = (sourceId: string) => marks.get(sourceId) ?? highestDropped;
 function staged(sourceId: string): void {
-  writesStaged.set(sourceId, stagedFor(sourceId) + 1);
+  // Deleted first, so the map's order is the order of the latest writes.
+  marks.delete(sourceId);
+  marks.set(sourceId, ++lastMark);
+  if (marks.size > MAX_MARKS) {
+    const [oldest, mark] = marks.entries().next().value!;
+    marks.delete(oldest);
+    highestDropped = Math.max(highestDropped, mark);
+  }
 }
+
+/** @internal for tests: how many sources' marks are kept. */
+export const markedSources = () => marks.size;
 
 /** Applies `this.db` changes (JSON text to set, null to delete) inside the caller's transaction. */
 export async function applyStateIn(trx: Db, sourceId: string, changes: Record<string, string | null>): Promise<void> {
@@ -61,7 +80,7 @@ const MAX_REMEMBERED = 1000;
 const MAX_REMEMBERED_CHARS = 64 * 1024;
 
 export class SourceStateRepo {
-  /** Snapshots by source, with the count of staged writes they were read after. */
+  /** Snapshots by source, with the mark of the latest write they were read after. */
   private readonly remembered = new Map<string, { values: Record<string, string>; after: number }>();
 
   constructor(
@@ -77,13 +96,13 @@ export class SourceStateRepo {
   /** Every key of the source, value as JSON text: the caller's own copy. */
   async snapshot(sourceId: string): Promise<Record<string, string>> {
     const hit = this.remember ? this.remembered.get(sourceId) : undefined;
-    if (hit && hit.after === stagedFor(sourceId)) return { ...hit.values };
-    const after = stagedFor(sourceId);
+    if (hit && hit.after === markOf(sourceId)) return { ...hit.values };
+    const after = markOf(sourceId);
     const rows = await stateOf.rows(this.db, { source: sourceId });
     const values = Object.fromEntries(rows.map((r) => [r.key, r.value]));
     // Kept only if no write was staged while it was read (it may be of before that write); the
     // caller then gets a copy. What is not kept is the caller's own already.
-    if (this.remember && after === stagedFor(sourceId) && this.keep(sourceId, values, after)) return { ...values };
+    if (this.remember && after === markOf(sourceId) && this.keep(sourceId, values, after)) return { ...values };
     return values;
   }
 
