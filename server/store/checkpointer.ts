@@ -39,6 +39,9 @@ export function startCheckpointer(sqlite: SqliteDb, file: string, intervalMs = 1
   return {
     stop() {
       stopped ??= new Promise<void>((resolve) => {
+        // Waited for like any other work: unref'd, a process with nothing else to do (a script,
+        // the bench runner between suites) would exit here, its close never settling.
+        worker.ref();
         const done = () => resolve();
         worker.once("exit", done);
         worker.once("message", (m: { stopped?: boolean }) => {
