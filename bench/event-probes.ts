@@ -10,6 +10,7 @@ import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { Worker } from "node:worker_threads";
+import { ensureBuilt } from "../scripts/build.mjs";
 import { createClient, type Client } from "../shared/client/index.js";
 import { relaySource } from "../test/delivery/helpers.js";
 import { uniqueKey } from "../test/support/fixtures.js";
@@ -273,7 +274,17 @@ export interface BenchServer {
  * and the retention out of the way of what is measured; with `profDir`, its CPU profile goes to
  * `<profDir>/<name>`.
  */
+let built: Promise<void> | undefined;
+/**
+ * This checkout's build, made first if it is missing or older than the sources: the server runs
+ * from dist/js, and a stale build would measure the code before the change being measured.
+ */
+export function ensureBenchBuild(): Promise<void> {
+  return (built ??= ensureBuilt({ log: (line: string) => console.log(`  · ${line}`) }));
+}
+
 export async function spawnBenchServer(name: string, opts: { root?: string; profDir?: string } = {}): Promise<BenchServer> {
+  if (!opts.root) await ensureBenchBuild();
   const dataDir = tempDataDir();
   const apiKey = randomKey();
   const server = await spawnServer({

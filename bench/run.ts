@@ -6,6 +6,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { ensureBenchBuild } from "./event-probes.js";
 import type { BenchCase, BenchDefinition } from "./harness.js";
 
 const dir = path.dirname(fileURLToPath(import.meta.url));
@@ -55,6 +56,8 @@ async function main(): Promise<void> {
     console.log(filter ? `no bench/*.bench.ts matches "${filter}"` : "no bench/*.bench.ts files");
     return;
   }
+  // Suites that start a server run this checkout's build: made first if it is stale.
+  await ensureBenchBuild();
   for (const file of files) {
     const mod = (await import(pathToFileURL(path.join(dir, file)).href)) as { default?: BenchDefinition };
     if (!mod.default) {

@@ -16,7 +16,6 @@
 import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { ensureBuilt } from "../scripts/build.mjs";
 import { randomKey, REPO_ROOT, spawnServer, tempDataDir } from "../test/support/server.js";
 import { defineBench } from "./harness.js";
 
@@ -94,7 +93,6 @@ function peakSoFarMb(pid: number | undefined): number | undefined {
 }
 
 export default defineBench("startup", async () => {
-  await ensureBuilt({ log: (line) => console.log(line) });
   const apiKey = randomKey();
   const running = await spawnServer({ dataDir: tempDataDir(), apiKey });
   const serverDir = tempDataDir();
