@@ -269,11 +269,6 @@ export interface BenchServer {
   client: Client;
 }
 
-/**
- * Spawns the built server of this checkout (or of `root`, another checkout) with the daily quota
- * and the retention out of the way of what is measured; with `profDir`, its CPU profile goes to
- * `<profDir>/<name>`.
- */
 let built: Promise<void> | undefined;
 /**
  * This checkout's build, made first if it is missing or older than the sources: the server runs
@@ -283,6 +278,11 @@ export function ensureBenchBuild(): Promise<void> {
   return (built ??= ensureBuilt({ log: (line: string) => console.log(`  · ${line}`) }));
 }
 
+/**
+ * Spawns the built server of this checkout (or of `root`, another checkout) with the daily quota
+ * and the retention out of the way of what is measured; with `profDir`, its CPU profile goes to
+ * `<profDir>/<name>`.
+ */
 export async function spawnBenchServer(name: string, opts: { root?: string; profDir?: string } = {}): Promise<BenchServer> {
   if (!opts.root) await ensureBenchBuild();
   const dataDir = tempDataDir();
