@@ -322,6 +322,22 @@ export async function untilStored(client: Client, sourceId: string, count: numbe
 }
 
 /**
+ * Polls the server's `/metrics` until no invocation job is queued or running
+ * (`headwater_queue_jobs` 0): a backlog's last runs, which `untilStored` may leave behind, would
+ * otherwise be measured as part of the next case. Fails after `withinMs` saying how many remain.
+ */
+export async function untilQueueEmpty(origin: string, apiKey: string, withinMs = 120_000): Promise<void> {
+  const deadline = performance.now() + withinMs;
+  for (;;) {
+    const text = await (await fetch(`${origin}/metrics`, { headers: { authorization: `Bearer ${apiKey}` } })).text();
+    const jobs = Number(/^headwater_queue_jobs (\S+)$/m.exec(text)?.[1] ?? NaN);
+    if (jobs === 0) return;
+    if (performance.now() > deadline) throw new Error(`${jobs} jobs still queued after ${withinMs / 1000} s`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/**
  * Warms a server up on `sourceId` (the JIT keeps improving over its first ~8,000 requests: four
  * bursts of 2,000), each burst's acknowledged requests stored before the next. A refused request
  * is counted and reported, not awaited as an event: a lost event (acknowledged, never stored)

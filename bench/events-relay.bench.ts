@@ -1,10 +1,14 @@
 /**
  * Headwater next to what it is measured against (issue 20), in one run, alternating:
- * - ingest: wrk -t2 -c32, a small JSON POST, 5 s per system and round, on a source's endpoint
- *   (warm server, daily quota out of the way, the previous round's backlog stored first), on a
- *   bare node:http handler, and on a relay that stores nothing (smee.io's kind);
  * - endpoint request → SSE message: 500 events at 200 ev/s, one stream, on Headwater and on the
- *   relay.
+ *   relay (3 rounds). First, on the warmed-up server: after the ingest rounds a server spends a
+ *   minute indexing their hundreds of thousands of events for search, a state of its own
+ *   (bench/after-burst.ts measures it; docs/benchmarks.md, eighth session);
+ * - ingest: wrk -t2 -c32, a small JSON POST, 5 s per system and round (6 rounds), on a
+ *   source's endpoint (warm server, daily quota out of the way, the previous round's backlog
+ *   run to the end first), on a bare node:http handler, and on a relay that stores nothing
+ *   (smee.io's kind); each round another system goes first, and every window follows the same
+ *   rest.
  * Printed per round, then the medians: ingest as a ratio to bare node:http in the same round, and
  * the server's CPU time per acknowledged request (until its backlog is stored: less at the mercy
  * of the machine's other load than a rate).
@@ -18,12 +22,20 @@ import type { Client } from "../shared/client/index.js";
 import type { SpawnedServer } from "../test/support/server.js";
 import {
   agent, hasWrk, ingestRate, latencies, median, paced, pct, postJson, processCpuSeconds, relaySourceOn, spawnBare, spawnBenchServer,
-  spawnRelay, untilStored, warmUp, workerTaps, type WorkerTaps,
+  spawnRelay, untilQueueEmpty, untilStored, warmUp, workerTaps, type WorkerTaps,
 } from "./event-probes.js";
 import { defineBench } from "./harness.js";
 
-const ROUNDS = 3;
+/**
+ * Ingest rounds: every system goes first twice. The machines here change speed from one window to
+ * the next (bare node:http alone: 29,000 to 57,000 requests/s in consecutive 5 s windows), and a
+ * median of three ratios moved by 0.1 between runs of the same build.
+ */
+const INGEST_ROUNDS = 6;
+const LATENCY_ROUNDS = 3;
 const INGEST_SECONDS = 5;
+/** Idle before each ingest window (see the rounds' loop). */
+const REST_MS = 2000;
 const RATE = 200;
 const EVENTS = 500;
 
@@ -63,43 +75,6 @@ export default defineBench("events vs relay", async () => {
   return {
     cases: [
       {
-        name: `ingest, ${ROUNDS} × ${INGEST_SECONDS} s each, alternating`,
-        iterations: 1,
-        warmup: 0,
-        run: async () => {
-          console.log(`  · client: ${hasWrk ? "wrk -t2 -c32" : "the bench's own (wrk not installed), 32 in flight"}, a ${80}-byte JSON POST`);
-          const ratios = new Map<string, number[]>();
-          /** Server CPU µs per acknowledged request, its backlog's runs included (the sandbox workers' not). */
-          const cpu = new Map<string, number[]>();
-          const push = (m: Map<string, number[]>, k: string, v: number) => (m.get(k) ?? m.set(k, []).get(k)!).push(v);
-          for (let round = 1; round <= ROUNDS; round++) {
-            const c0 = processCpuSeconds(bare.child.pid);
-            const b = await ingestRate(`${bare.origin}/`, INGEST_SECONDS);
-            const bareUs = ((processCpuSeconds(bare.child.pid) - c0) * 1e6) / (b.perSecond * INGEST_SECONDS);
-            push(cpu, "bare node:http", bareUs);
-            const line = [`bare node:http ${fmt(b.perSecond, 0)}/s, ${fmt(bareUs, 0)} µs CPU/req`];
-            const r = await ingestRate(`${relay.origin}/e`, INGEST_SECONDS);
-            line.push(`relay ${fmt(r.perSecond, 0)}/s (${fmt(r.perSecond / b.perSecond, 3)})`);
-            (ratios.get("relay") ?? ratios.set("relay", []).get("relay")!).push(r.perSecond / b.perSecond);
-            for (const hw of systems) {
-              const s0 = processCpuSeconds(hw.server.child.pid);
-              const h = await ingestRate(`${hw.server.origin}/e/${hw.ingest}`, INGEST_SECONDS);
-              const acked = Math.round(h.perSecond * INGEST_SECONDS);
-              hw.acknowledged += acked;
-              // The next system meets an idle machine: this one's backlog is stored first.
-              await untilStored(hw.client, hw.ingest, hw.acknowledged * 0.99);
-              const us = ((processCpuSeconds(hw.server.child.pid) - s0) * 1e6) / acked;
-              push(cpu, hw.name, us);
-              line.push(`${hw.name} ${fmt(h.perSecond, 0)}/s (${fmt(h.perSecond / b.perSecond, 3)}), ${fmt(us, 0)} µs CPU/req${h.failed ? `, ${h.failed} refused` : ""}`);
-              push(ratios, hw.name, h.perSecond / b.perSecond);
-            }
-            console.log(`  · round ${round}: ${line.join(", ")}`);
-          }
-          for (const [name, xs] of ratios) console.log(`  · ingest ratio to bare node:http, median: ${name} ${fmt(median(xs), 3)}`);
-          for (const [name, xs] of cpu) console.log(`  · server CPU per acknowledged request (its backlog's runs included), median: ${name} ${fmt(median(xs), 0)} µs`);
-        },
-      },
-      {
         name: `request → SSE, ${EVENTS} at ${RATE}/s, alternating`,
         iterations: 1,
         warmup: 0,
@@ -115,9 +90,12 @@ export default defineBench("events vs relay", async () => {
             });
           }
           const results = new Map<string, Array<{ p50: number; p99: number }>>();
-          for (let round = 1; round <= ROUNDS; round++) {
+          for (let round = 1; round <= LATENCY_ROUNDS; round++) {
             const line: string[] = [];
-            for (const t of taps) {
+            // Taking turns going first, each after the same rest, as the ingest rounds do.
+            const turn = (round - 1) % taps.length;
+            for (const t of [...taps.slice(turn), ...taps.slice(0, turn)]) {
+              await new Promise((r) => setTimeout(r, REST_MS));
               const first = round * 1_000_000;
               const sentAt = await paced(RATE, EVENTS / RATE, (i) => postJson(t.url, JSON.stringify({ i: first + i })));
               const l = await latencies(t.taps, sentAt, sentAt.length, first);
@@ -131,6 +109,76 @@ export default defineBench("events vs relay", async () => {
             console.log(`  · request → SSE, median of rounds: ${name} p50 ${fmt(median(rs.map((r) => r.p50)), 2)} ms, p99 ${fmt(median(rs.map((r) => r.p99)), 2)} ms`);
           }
           for (const t of taps) await t.taps.close();
+        },
+      },
+      {
+        name: `ingest, ${INGEST_ROUNDS} × ${INGEST_SECONDS} s each, alternating`,
+        iterations: 1,
+        warmup: 0,
+        run: async () => {
+          console.log(`  · client: ${hasWrk ? "wrk -t2 -c32" : "the bench's own (wrk not installed), 32 in flight"}, a ${80}-byte JSON POST`);
+          const ratios = new Map<string, number[]>();
+          /** Server CPU µs per acknowledged request, its backlog's runs included (the sandbox workers' not). */
+          const cpu = new Map<string, number[]>();
+          const push = (m: Map<string, number[]>, k: string, v: number) => (m.get(k) ?? m.set(k, []).get(k)!).push(v);
+          // Each system's window, as a step of a round: what it printed, and its rate for the ratio.
+          type Step = { name: string; window: () => Promise<{ perSecond: number; text: string }> };
+          const steps: Step[] = [
+            {
+              name: "bare node:http",
+              window: async () => {
+                const c0 = processCpuSeconds(bare.child.pid);
+                const b = await ingestRate(`${bare.origin}/`, INGEST_SECONDS);
+                const us = ((processCpuSeconds(bare.child.pid) - c0) * 1e6) / (b.perSecond * INGEST_SECONDS);
+                push(cpu, "bare node:http", us);
+                return { perSecond: b.perSecond, text: `bare node:http ${fmt(b.perSecond, 0)}/s, ${fmt(us, 0)} µs CPU/req` };
+              },
+            },
+            {
+              name: "relay",
+              window: async () => {
+                const r = await ingestRate(`${relay.origin}/e`, INGEST_SECONDS);
+                return { perSecond: r.perSecond, text: `relay ${fmt(r.perSecond, 0)}/s` };
+              },
+            },
+            ...systems.map((hw) => ({
+              name: hw.name,
+              window: async () => {
+                const s0 = processCpuSeconds(hw.server.child.pid);
+                const h = await ingestRate(`${hw.server.origin}/e/${hw.ingest}`, INGEST_SECONDS);
+                const acked = Math.round(h.perSecond * INGEST_SECONDS);
+                hw.acknowledged += acked;
+                await untilStored(hw.client, hw.ingest, hw.acknowledged * 0.99);
+                await untilQueueEmpty(hw.server.origin, hw.apiKey);
+                const us = ((processCpuSeconds(hw.server.child.pid) - s0) * 1e6) / acked;
+                push(cpu, hw.name, us);
+                return { perSecond: h.perSecond, text: `${hw.name} ${fmt(h.perSecond, 0)}/s, ${fmt(us, 0)} µs CPU/req${h.failed ? `, ${h.failed} refused` : ""}` };
+              },
+            })),
+          ];
+          for (let round = 1; round <= INGEST_ROUNDS; round++) {
+            // Who goes first turns each round, and every window starts after the same rest: on the
+            // machines here a window run straight after another's load measured about 8 % slower
+            // (two identical bare servers, 10 rounds of 10; none with a 2 s rest before each).
+            const turn = (round - 1) % steps.length;
+            const order = [...steps.slice(turn), ...steps.slice(0, turn)];
+            const results = new Map<string, { perSecond: number; text: string }>();
+            for (const step of order) {
+              await new Promise((r) => setTimeout(r, REST_MS));
+              results.set(step.name, await step.window());
+            }
+            const bareRate = results.get("bare node:http")!.perSecond;
+            const line = order.map((step) => {
+              const r = results.get(step.name)!;
+              if (step.name === "bare node:http") return r.text;
+              const ratio = r.perSecond / bareRate;
+              push(ratios, step.name, ratio);
+              return `${r.text} (${fmt(ratio, 3)})`;
+            });
+            console.log(`  · round ${round}: ${line.join(", ")}`);
+          }
+          for (const [name, xs] of ratios) console.log(`  · ingest ratio to bare node:http, median: ${name} ${fmt(median(xs), 3)}`);
+          for (const [name, xs] of cpu) console.log(`  · server CPU per acknowledged request (its backlog's runs included), median: ${name} ${fmt(median(xs), 0)} µs`);
         },
       },
     ],
