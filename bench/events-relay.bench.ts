@@ -34,7 +34,7 @@ import { defineBench } from "./harness.js";
 const INGEST_ROUNDS = 6;
 const LATENCY_ROUNDS = 3;
 const INGEST_SECONDS = 5;
-/** Idle before each ingest window (see the rounds' loop). */
+/** Idle before every measured window, ingest and latency alike (see the ingest rounds' loop). */
 const REST_MS = 2000;
 const RATE = 200;
 const EVENTS = 500;
