@@ -6,6 +6,7 @@
  * The burst is wrk -t2 -c32 (as the ingest bench); its backlog is run to the end before the
  * rounds after it start, so what remains is the search index's catch-up.
  */
+import fs from "node:fs";
 import {
   agent,
   ingestRate,
@@ -29,6 +30,8 @@ const burstSource = await relaySourceOn(hw.client, "burst");
 const stream = await relaySourceOn(hw.client, "stream");
 await warmUp(hw.client, hw.server.origin, await relaySourceOn(hw.client, "warm-up"));
 const taps = await workerTaps([`${hw.server.origin}/sources/${stream}/sse`], hw.apiKey);
+/** When the burst's runs ended (performance.now()), once they have. */
+let burstEnd = 0;
 
 async function round(label: string, n: number): Promise<void> {
   const first = n * 1_000_000;
@@ -41,7 +44,6 @@ async function round(label: string, n: number): Promise<void> {
   );
 }
 
-let burstEnd = 0;
 // The stream's source loads its component in the sandbox with its first events: not measured.
 const loaded = await paced(200, 0.25, (i) => postJson(`${hw.server.origin}/e/${stream}`, JSON.stringify({ i })));
 await latencies(taps, loaded, loaded.length, 0);
@@ -55,3 +57,4 @@ for (let n = 2; n < 2 + roundsAfter; n++) await round(`after, round ${n - 1}`, n
 await taps.close();
 agent.destroy();
 await hw.server.stop();
+fs.rmSync(hw.dataDir, { recursive: true, force: true });
