@@ -10,12 +10,10 @@ import fs from "node:fs";
 import {
   agent,
   ingestRate,
-  latencies,
-  paced,
   pct,
-  postJson,
   relaySourceOn,
   spawnBenchServer,
+  streamRound,
   untilQueueEmpty,
   untilStored,
   warmUp,
@@ -36,8 +34,11 @@ let burstEnd = 0;
 async function round(label: string, n: number): Promise<void> {
   const first = n * 1_000_000;
   const t0 = performance.now();
-  const sentAt = await paced(200, 2.5, (i) => postJson(`${hw.server.origin}/e/${stream}`, JSON.stringify({ i: first + i })));
-  const l = await latencies(taps, sentAt, sentAt.length, first);
+  const { latencies: l } = await streamRound(`${hw.server.origin}/e/${stream}`, taps, {
+    perSecond: 200,
+    seconds: 2.5,
+    first,
+  });
   const at = ((t0 - burstEnd) / 1000).toFixed(0);
   console.log(
     `${label}${burstEnd ? ` (+${at} s)` : ""}: p50 ${pct(l, 0.5).toFixed(2)}, p90 ${pct(l, 0.9).toFixed(2)}, p99 ${pct(l, 0.99).toFixed(2)}, max ${l[l.length - 1]!.toFixed(2)} ms`,
@@ -45,8 +46,7 @@ async function round(label: string, n: number): Promise<void> {
 }
 
 // The stream's source loads its component in the sandbox with its first events: not measured.
-const loaded = await paced(200, 0.25, (i) => postJson(`${hw.server.origin}/e/${stream}`, JSON.stringify({ i })));
-await latencies(taps, loaded, loaded.length, 0);
+await streamRound(`${hw.server.origin}/e/${stream}`, taps, { perSecond: 200, seconds: 0.25, first: 0 });
 await round("before the burst", 1);
 const burst = await ingestRate(`${hw.server.origin}/e/${burstSource}`, burstSeconds);
 await untilStored(hw.client, burstSource, burst.perSecond * burstSeconds * 0.99);

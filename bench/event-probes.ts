@@ -245,6 +245,20 @@ export async function latencies(taps: WorkerTaps, sentAt: number[], expected: nu
   return out.sort((a, b) => a - b);
 }
 
+/**
+ * One stream's round: `{"i": first + n}` POSTed to `url` at `perSecond` for `seconds` (the
+ * pacer's numbering), then each request's latency to its SSE message on `taps`, sorted; `sent`
+ * says how many were sent (fewer latencies: some never arrived).
+ */
+export async function streamRound(
+  url: string,
+  taps: WorkerTaps,
+  o: { perSecond: number; seconds: number; first: number },
+): Promise<{ sent: number; latencies: number[] }> {
+  const sentAt = await paced(o.perSecond, o.seconds, (i) => postJson(url, JSON.stringify({ i: o.first + i })));
+  return { sent: sentAt.length, latencies: await latencies(taps, sentAt, sentAt.length, o.first) };
+}
+
 export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 /**

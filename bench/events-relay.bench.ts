@@ -21,8 +21,22 @@ import fs from "node:fs";
 import type { Client } from "../shared/client/index.js";
 import type { SpawnedServer } from "../test/support/server.js";
 import {
-  agent, hasWrk, ingestRate, latencies, median, paced, pct, postJson, processCpuSeconds, relaySourceOn, spawnBare, spawnBenchServer,
-  spawnRelay, untilQueueEmpty, untilStored, warmUp, workerTaps, type WorkerTaps,
+  agent,
+  hasWrk,
+  ingestRate,
+  median,
+  pct,
+  processCpuSeconds,
+  relaySourceOn,
+  spawnBare,
+  spawnBenchServer,
+  spawnRelay,
+  streamRound,
+  untilQueueEmpty,
+  untilStored,
+  warmUp,
+  workerTaps,
+  type WorkerTaps,
 } from "./event-probes.js";
 import { defineBench } from "./harness.js";
 
@@ -53,12 +67,27 @@ interface Headwater {
 }
 
 async function startHeadwater(name: string, root?: string): Promise<Headwater> {
-  const { server, dataDir, apiKey, client } = await spawnBenchServer(name, { ...(root ? { root } : {}), profDir: process.env.HEADWATER_BENCH_CPU_PROF });
-  const health = (await (await fetch(`${server.origin}/healthz`)).json()) as { sandbox?: { isolation?: string } };
+  const { server, dataDir, apiKey, client } = await spawnBenchServer(name, {
+    ...(root ? { root } : {}),
+    profDir: process.env.HEADWATER_BENCH_CPU_PROF,
+  });
+  const health = (await (await fetch(`${server.origin}/healthz`)).json()) as {
+    sandbox?: { isolation?: string };
+  };
   const ingest = await relaySourceOn(client, "ingest");
   const latency = await relaySourceOn(client, "latency");
   await warmUp(client, server.origin, await relaySourceOn(client, "warm-up"));
-  return { name, server, dataDir, client, apiKey, ingest, acknowledged: 0, latency, isolation: health.sandbox?.isolation ?? "?" };
+  return {
+    name,
+    server,
+    dataDir,
+    client,
+    apiKey,
+    ingest,
+    acknowledged: 0,
+    latency,
+    isolation: health.sandbox?.isolation ?? "?",
+  };
 }
 
 const fmt = (n: number, d = 1) => (Number.isFinite(n) ? n.toFixed(d) : "-");
@@ -97,16 +126,23 @@ export default defineBench("events vs relay", async () => {
             for (const t of [...taps.slice(turn), ...taps.slice(0, turn)]) {
               await new Promise((r) => setTimeout(r, REST_MS));
               const first = round * 1_000_000;
-              const sentAt = await paced(RATE, EVENTS / RATE, (i) => postJson(t.url, JSON.stringify({ i: first + i })));
-              const l = await latencies(t.taps, sentAt, sentAt.length, first);
+              const { sent, latencies: l } = await streamRound(t.url, t.taps, {
+                perSecond: RATE,
+                seconds: EVENTS / RATE,
+                first,
+              });
               const r = { p50: pct(l, 0.5), p99: pct(l, 0.99) };
               (results.get(t.name) ?? results.set(t.name, []).get(t.name)!).push(r);
-              line.push(`${t.name} ${fmt(r.p50, 2)} / ${fmt(r.p99, 2)} ms${l.length < sentAt.length ? ` (${l.length}/${sentAt.length} arrived)` : ""}`);
+              line.push(
+                `${t.name} ${fmt(r.p50, 2)} / ${fmt(r.p99, 2)} ms${l.length < sent ? ` (${l.length}/${sent} arrived)` : ""}`,
+              );
             }
             console.log(`  · round ${round}, p50 / p99: ${line.join(", ")}`);
           }
           for (const [name, rs] of results) {
-            console.log(`  · request → SSE, median of rounds: ${name} p50 ${fmt(median(rs.map((r) => r.p50)), 2)} ms, p99 ${fmt(median(rs.map((r) => r.p99)), 2)} ms`);
+            console.log(
+              `  · request → SSE, median of rounds: ${name} p50 ${fmt(median(rs.map((r) => r.p50)), 2)} ms, p99 ${fmt(median(rs.map((r) => r.p99)), 2)} ms`,
+            );
           }
           for (const t of taps) await t.taps.close();
         },
@@ -116,11 +152,14 @@ export default defineBench("events vs relay", async () => {
         iterations: 1,
         warmup: 0,
         run: async () => {
-          console.log(`  · client: ${hasWrk ? "wrk -t2 -c32" : "the bench's own (wrk not installed), 32 in flight"}, a ${80}-byte JSON POST`);
+          console.log(
+            `  · client: ${hasWrk ? "wrk -t2 -c32" : "the bench's own (wrk not installed), 32 in flight"}, a ${80}-byte JSON POST`,
+          );
           const ratios = new Map<string, number[]>();
           /** Server CPU µs per acknowledged request, its backlog's runs included (the sandbox workers' not). */
           const cpu = new Map<string, number[]>();
-          const push = (m: Map<string, number[]>, k: string, v: number) => (m.get(k) ?? m.set(k, []).get(k)!).push(v);
+          const push = (m: Map<string, number[]>, k: string, v: number) =>
+            (m.get(k) ?? m.set(k, []).get(k)!).push(v);
           // Each system's window, as a step of a round: what it printed, and its rate for the ratio.
           type Step = { name: string; window: () => Promise<{ perSecond: number; text: string }> };
           const steps: Step[] = [
@@ -131,7 +170,10 @@ export default defineBench("events vs relay", async () => {
                 const b = await ingestRate(`${bare.origin}/`, INGEST_SECONDS);
                 const us = ((processCpuSeconds(bare.child.pid) - c0) * 1e6) / (b.perSecond * INGEST_SECONDS);
                 push(cpu, "bare node:http", us);
-                return { perSecond: b.perSecond, text: `bare node:http ${fmt(b.perSecond, 0)}/s, ${fmt(us, 0)} µs CPU/req` };
+                return {
+                  perSecond: b.perSecond,
+                  text: `bare node:http ${fmt(b.perSecond, 0)}/s, ${fmt(us, 0)} µs CPU/req`,
+                };
               },
             },
             {
@@ -152,7 +194,10 @@ export default defineBench("events vs relay", async () => {
                 await untilQueueEmpty(hw.server.origin, hw.apiKey);
                 const us = ((processCpuSeconds(hw.server.child.pid) - s0) * 1e6) / acked;
                 push(cpu, hw.name, us);
-                return { perSecond: h.perSecond, text: `${hw.name} ${fmt(h.perSecond, 0)}/s, ${fmt(us, 0)} µs CPU/req${h.failed ? `, ${h.failed} refused` : ""}` };
+                return {
+                  perSecond: h.perSecond,
+                  text: `${hw.name} ${fmt(h.perSecond, 0)}/s, ${fmt(us, 0)} µs CPU/req${h.failed ? `, ${h.failed} refused` : ""}`,
+                };
               },
             })),
           ];
@@ -177,8 +222,12 @@ export default defineBench("events vs relay", async () => {
             });
             console.log(`  · round ${round}: ${line.join(", ")}`);
           }
-          for (const [name, xs] of ratios) console.log(`  · ingest ratio to bare node:http, median: ${name} ${fmt(median(xs), 3)}`);
-          for (const [name, xs] of cpu) console.log(`  · server CPU per acknowledged request (its backlog's runs included), median: ${name} ${fmt(median(xs), 0)} µs`);
+          for (const [name, xs] of ratios)
+            console.log(`  · ingest ratio to bare node:http, median: ${name} ${fmt(median(xs), 3)}`);
+          for (const [name, xs] of cpu)
+            console.log(
+              `  · server CPU per acknowledged request (its backlog's runs included), median: ${name} ${fmt(median(xs), 0)} µs`,
+            );
         },
       },
     ],

@@ -8,13 +8,11 @@
 import fs from "node:fs";
 import {
   agent,
-  latencies,
   median,
-  paced,
   pct,
-  postJson,
   relaySourceOn,
   spawnBenchServer,
+  streamRound,
   warmUp,
   workerTaps,
 } from "./event-probes.js";
@@ -35,15 +33,16 @@ for (let round = 1; round <= rounds; round++) {
   const line: string[] = [];
   for (const s of round % 2 ? systems : [...systems].reverse()) {
     const first = round * 1_000_000;
-    const sentAt = await paced(200, 2.5, (i) =>
-      postJson(`${s.hw.server.origin}/e/${s.source}`, JSON.stringify({ i: first + i })),
-    );
-    const l = await latencies(s.taps, sentAt, sentAt.length, first);
+    const { sent, latencies: l } = await streamRound(`${s.hw.server.origin}/e/${s.source}`, s.taps, {
+      perSecond: 200,
+      seconds: 2.5,
+      first,
+    });
     s.p50.push(pct(l, 0.5));
     s.p90.push(pct(l, 0.9));
     s.p99.push(pct(l, 0.99));
     line.push(
-      `${s.name} ${pct(l, 0.5).toFixed(2)} / ${pct(l, 0.9).toFixed(2)} / ${pct(l, 0.99).toFixed(2)} ms${l.length < sentAt.length ? ` (${l.length}/${sentAt.length} arrived)` : ""}`,
+      `${s.name} ${pct(l, 0.5).toFixed(2)} / ${pct(l, 0.9).toFixed(2)} / ${pct(l, 0.99).toFixed(2)} ms${l.length < sent ? ` (${l.length}/${sent} arrived)` : ""}`,
     );
   }
   console.log(`round ${round}, p50 / p90 / p99: ${line.join(", ")}`);
