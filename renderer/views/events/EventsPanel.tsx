@@ -117,8 +117,16 @@ function EventsStream(props: { kind: EmitterKind; emitterId: string; channel: Ch
         >
           {paused ? "▶ Resume" : "❚❚ Pause"}
         </button>
-        {paused && pending > 0 && (
-          <button type="button" className="btn small badge" onClick={() => setPaused(false)}>
+        {/* Its place is kept while paused, and its width steady: the first new event (or one
+            more digit) must not reflow the toolbar and move the table and the buttons under
+            the pointer. Hidden, it is out of the page's roles and focus order. */}
+        {paused && (
+          <button
+            type="button"
+            className="btn small badge new-count"
+            style={pending > 0 ? undefined : { visibility: "hidden" }}
+            onClick={() => setPaused(false)}
+          >
             {formatNumber(pending)} new
           </button>
         )}
