@@ -15,8 +15,8 @@
 //   dist/js/web.mjs     the dashboard's web host  (npm start in web mode)
 //   dist/js/chunks/     shared and lazily loaded code
 //   dist/js/manifest.json  the inputs' mtimes and sizes, written last
-// Files loaded by path at run time (the sandbox's .cjs, built-in components, the checkpoint
-// worker) stay where they are in the source tree: see shared/app-paths.ts.
+// Files loaded by path at run time (the sandbox's .cjs, built-in components, the checkpoint and
+// search index workers) stay where they are in the source tree: see shared/app-paths.ts.
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";

@@ -8,8 +8,8 @@
  * tsx) and from any file under dist/: the nearest folder above holding a package.json.
  *
  * The files named here are not bundled: child processes load them by path (the sandbox worker and
- * its preloads, the checkpoint worker thread), bubblewrap mounts the sandbox folder by path, and
- * the built-in components are read as text.
+ * its preloads, the checkpoint and search index worker threads), bubblewrap mounts the sandbox
+ * folder by path, and the built-in components are read as text.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -35,6 +35,9 @@ export const BUILTIN_COMPONENTS_DIR = path.join(APP_ROOT, "server", "components"
 
 /** The worker thread that checkpoints the SQLite WAL. */
 export const CHECKPOINT_WORKER = path.join(APP_ROOT, "server", "store", "checkpoint-worker.cjs");
+
+/** The worker thread that writes the SQLite search index. */
+export const SEARCH_WORKER = path.join(APP_ROOT, "server", "store", "search", "search-worker.cjs");
 
 /** The browser bridge's entry, bundled by the web host at launch. */
 export const WEB_BRIDGE_ENTRY = path.join(APP_ROOT, "electron", "web", "client", "boot.ts");

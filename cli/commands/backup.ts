@@ -17,7 +17,8 @@
  *
  * The copy is written to a temporary file beside the target and renamed into place once SQLite's
  * quick_check passes, so `<file>` is either the previous file or a complete copy: one file, in
- * rollback-journal mode, which a server started on it turns back to WAL.
+ * rollback-journal mode, which a server started on it turns back to WAL. The search index
+ * (`headwater-search.db`) is not copied: a server started on a restored copy rebuilds it.
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -79,6 +80,11 @@ async function backup(ctx: Context, args: string[], opts: Record<string, unknown
     // server switches it back to WAL when it opens it).
     const check = new Database(temp, { fileMustExist: true });
     check.pragma("journal_mode = DELETE");
+    // The copy names a search index of its own (server/store/migrations/0009): a server started
+    // on it once it is restored rebuilds the index instead of trusting the one left in its data dir.
+    if (check.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'search_link'").get() !== undefined) {
+      check.prepare("UPDATE search_link SET token = lower(hex(randomblob(16)))").run();
+    }
     const verdict = check.pragma("quick_check", { simple: true }) as string;
     check.close();
     if (verdict !== "ok") throw new CliError(`the copy failed SQLite's check (${verdict}); nothing was written to ${target}`);

@@ -41,7 +41,7 @@ export interface EventStoreOptions {
   countStats?: boolean;
   /** The database's write transactions (default: one of its own, ungrouped). */
   writes?: WriteGroup;
-  /** Called after a commit that stored events (the search index fills behind it: events/search-indexer.ts). */
+  /** Called after a commit that stored events (SQLite's search index fills behind it: store/search/). */
   onStored?: () => void;
   now?: () => number;
 }

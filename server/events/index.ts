@@ -22,7 +22,6 @@ import { createEventStore, type ManagedEventStore } from "./event-store.js";
 import { PgEventBus } from "./pg-bus.js";
 import { deleteEvents, listSummaries, type ListOptions } from "./reads.js";
 import { replayEvents, type ReplayRequest } from "./replay.js";
-import { startSearchIndexer } from "./search-indexer.js";
 import { readStats, startStatsPruning, type StatsWindow } from "./stats.js";
 
 export interface Logger {
@@ -62,11 +61,12 @@ export interface EventServices {
 }
 
 export async function createEventServices(o: EventServicesOptions): Promise<EventServices> {
-  const { db, dialect, pgPool, writes } = o.store;
+  const { db, dialect, pgPool, writes, searchIndex } = o.store;
   const bus: EventBus =
     dialect === "postgres" && pgPool ? await PgEventBus.start({ pool: pgPool, db, log: o.log }) : new LocalEventBus();
-  const searchIndex = startSearchIndexer(db, writes, (err) => o.log.warn({ err }, "search index: a batch failed (searches index what is pending themselves)"));
-  const store = createEventStore({ db, writes, bus, retention: o.config.eventRetention, onStored: searchIndex.stored });
+  // SQLite's search index follows the stored and deleted events in a worker thread (store/search/).
+  const indexChanged = searchIndex ? () => searchIndex.changed() : undefined;
+  const store = createEventStore({ db, writes, bus, retention: o.config.eventRetention, onStored: indexChanged });
   let draining: Promise<void> | undefined;
   let queue: InvocationQueue | undefined;
   const pruning = startStatsPruning(db, o.config.statsRetentionDays, o.log);
@@ -82,8 +82,12 @@ export async function createEventServices(o: EventServicesOptions): Promise<Even
     subscriptions,
     workflows,
     owns: (ownerId, id) => ownsParticipant(db, ownerId, id),
-    list: (emitterId, channel, opts) => listSummaries(db, emitterId, channel, opts),
-    deleteRange: (emitterId, channel, startId, endId) => deleteEvents(db, emitterId, channel, startId, endId),
+    list: (emitterId, channel, opts) => listSummaries(db, searchIndex, emitterId, channel, opts),
+    async deleteRange(emitterId, channel, startId, endId) {
+      const deleted = await deleteEvents(db, emitterId, channel, startId, endId);
+      if (deleted > 0) indexChanged?.();
+      return deleted;
+    },
     replay(request) {
       if (!queue) return Promise.reject(new Error("replay before the delivery queue exists"));
       return replayEvents(db, queue, request);
@@ -104,7 +108,6 @@ export async function createEventServices(o: EventServicesOptions): Promise<Even
       await pruning.stop();
       await draining;
       await store.close();
-      await searchIndex.close();
       await bus.close();
     },
   };

@@ -5,6 +5,7 @@
 import { eventSortKey, parseEventId } from "../../shared/ids.js";
 import { PAGE_LIMIT, type EventSummary, type Page } from "../../shared/resources/index.js";
 import type { Db } from "../store/db.js";
+import type { SearchIndex } from "../store/search/search-index.js";
 import { searchEvents } from "../store/repos/event-search.js";
 import { countEvents, deleteEventRange, listEvents } from "../store/repos/events.js";
 import { toSummary } from "./summaries.js";
@@ -36,9 +37,10 @@ export interface ListOptions {
   q?: string | undefined;
 }
 
-/** A page of one emitter channel's summaries, newest first. */
+/** A page of one emitter channel's summaries, newest first (`index`: SQLite's search index). */
 export async function listSummaries(
   db: Db,
+  index: SearchIndex | undefined,
   emitterId: string,
   channel: string,
   opts: ListOptions,
@@ -51,7 +53,7 @@ export async function listSummaries(
   const { rows, total } =
     q === undefined
       ? await Promise.all([listEvents(db, emitterId, channel, window), countEvents(db, emitterId, channel)]).then(([rows, total]) => ({ rows, total }))
-      : await searchEvents(db, emitterId, channel, q, window);
+      : await searchEvents(db, index, emitterId, channel, q, window);
   const data = rows.map((r) => toSummary(r, opts.expand === true));
   return {
     page_info: {

@@ -15,6 +15,7 @@ import type pg from "pg";
 import type { Database } from "./schema.js";
 import { migrations } from "./migrations/index.js";
 import { startCheckpointer } from "./checkpointer.js";
+import { startSearchIndex, type SearchIndex } from "./search/search-index.js";
 import { SqliteDirect } from "./sqlite-direct.js";
 import { withStatementCache } from "./statement-cache.js";
 import { WriteGroup } from "./write-group.js";
@@ -37,6 +38,8 @@ export interface OpenedDb {
   pgPool: pg.Pool | undefined;
   /** Write transactions of the hot paths, one per event-loop turn on SQLite (write-group.ts). */
   writes: WriteGroup;
+  /** SQLite's search index, written by a worker thread (search/search-index.ts); undefined on PostgreSQL. */
+  searchIndex: SearchIndex | undefined;
   close(): Promise<void>;
 }
 
@@ -50,7 +53,7 @@ export async function openDb(options: OpenDbOptions): Promise<OpenedDb> {
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10 });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     await migrate(db);
-    return { db, dialect: "postgres", pgPool: pool, writes: new WriteGroup(db, false), close: () => db.destroy() };
+    return { db, dialect: "postgres", pgPool: pool, writes: new WriteGroup(db, false), searchIndex: undefined, close: () => db.destroy() };
   }
   fs.mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
   const file = path.join(options.dataDir, "headwater.db");
@@ -70,12 +73,16 @@ export async function openDb(options: OpenDbOptions): Promise<OpenedDb> {
   direct.register(db);
   await migrate(db);
   const checkpoints = startCheckpointer(sqlite, file);
+  const writes = new WriteGroup(db, true, (unit) => direct.transaction(unit));
+  const searchIndex = startSearchIndex({ sqlite, dbFile: file, searchFile: path.join(options.dataDir, "headwater-search.db"), writes });
   return {
     db,
     dialect: "sqlite",
     pgPool: undefined,
-    writes: new WriteGroup(db, true, (unit) => direct.transaction(unit)),
+    writes,
+    searchIndex,
     close: async () => {
+      await searchIndex.close();
       await checkpoints.stop();
       await db.destroy();
     },

@@ -154,6 +154,16 @@ describe("headwater backup", { timeout: 240_000 }, () => {
       expect(copy.pragma("integrity_check", { simple: true })).toBe("ok");
       const users = copy.prepare("select count(*) as n from users").get() as { n: number };
       expect(users.n).toBeGreaterThan(1);
+      // The copy names a search index of its own: restored in place of its database, the index
+      // left in the data dir is not taken for its own (the server rebuilds it).
+      const live = new Database(path.join(restoredDir, "headwater.db"), { readonly: true });
+      const token = (db: InstanceType<typeof Database>) => db.prepare("select token from search_link").pluck().get() as string;
+      try {
+        expect(token(copy)).toMatch(/^[0-9a-f]{32}$/);
+        expect(token(copy)).not.toBe(token(live));
+      } finally {
+        live.close();
+      }
     } finally {
       copy.close();
     }

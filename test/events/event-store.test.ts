@@ -57,27 +57,27 @@ describe("event store", () => {
   it("retains the newest N per emitter and channel", async () => {
     await emit(8);
     await emit(2, "dc_a", "$logs");
-    const page = await listSummaries(db.db, "dc_a", "", { limit: 100 });
+    const page = await listSummaries(db.db, db.searchIndex, "dc_a", "", { limit: 100 });
     expect(page.page_info.total_count).toBe(5);
     expect(page.data.map((s) => (s.event as { i: number }).i)).toEqual([7, 6, 5, 4, 3]);
-    const logs = await listSummaries(db.db, "dc_a", "$logs", {});
+    const logs = await listSummaries(db.db, db.searchIndex, "dc_a", "$logs", {});
     expect(logs.page_info.total_count).toBe(2);
     // An emit naming the channel "default" lands on the default channel "".
     await emit(1, "dc_a", "default");
-    expect((await listSummaries(db.db, "dc_a", "", {})).data[0]!.event).toEqual({ i: 0 });
-    expect((await listSummaries(db.db, "dc_a", "default", {})).page_info.total_count).toBe(0);
+    expect((await listSummaries(db.db, db.searchIndex, "dc_a", "", {})).data[0]!.event).toEqual({ i: 0 });
+    expect((await listSummaries(db.db, db.searchIndex, "dc_a", "default", {})).page_info.total_count).toBe(0);
   });
 
   it("pages newest first with after and before cursors", async () => {
     await emit(5);
-    const p1 = await listSummaries(db.db, "dc_a", "", { limit: 2 });
+    const p1 = await listSummaries(db.db, db.searchIndex, "dc_a", "", { limit: 2 });
     expect(p1.data.map((s) => (s.event as { i: number }).i)).toEqual([4, 3]);
-    const p2 = await listSummaries(db.db, "dc_a", "", { limit: 2, after: p1.page_info.end_cursor! });
+    const p2 = await listSummaries(db.db, db.searchIndex, "dc_a", "", { limit: 2, after: p1.page_info.end_cursor! });
     expect(p2.data.map((s) => (s.event as { i: number }).i)).toEqual([2, 1]);
-    const back = await listSummaries(db.db, "dc_a", "", { limit: 2, before: p2.page_info.start_cursor! });
+    const back = await listSummaries(db.db, db.searchIndex, "dc_a", "", { limit: 2, before: p2.page_info.start_cursor! });
     expect(back.data.map((s) => (s.event as { i: number }).i)).toEqual([4, 3]);
     expect(back.page_info).toMatchObject({ total_count: 5, count: 2 });
-    await expect(listSummaries(db.db, "dc_a", "", { after: "nope" })).rejects.toBeInstanceOf(EventQueryError);
+    await expect(listSummaries(db.db, db.searchIndex, "dc_a", "", { after: "nope" })).rejects.toBeInstanceOf(EventQueryError);
   });
 
   it("truncates events over 1024 bytes unless expanded, and keeps $emit metadata", async () => {
@@ -85,7 +85,7 @@ describe("event store", () => {
     await store.append([
       { emitterId: "dc_t", ownerId: "u_1", channel: "", event: big, meta: { id: "k1", summary: "big one", ts: 5 } },
     ]);
-    const short = await listSummaries(db.db, "dc_t", "", {});
+    const short = await listSummaries(db.db, db.searchIndex, "dc_t", "", {});
     const item = short.data[0]!;
     const size = Buffer.byteLength(JSON.stringify(big));
     expect(item.event).toMatchObject({ truncated: true, size });
@@ -93,14 +93,14 @@ describe("event store", () => {
     expect(Buffer.byteLength(preview)).toBeLessThanOrEqual(1024);
     expect(JSON.stringify(big).startsWith(preview)).toBe(true);
     expect(item.metadata).toMatchObject({ name: "", emitter_id: "dc_t", id: "k1", summary: "big one", ts: 5, truncated: true });
-    const full = await listSummaries(db.db, "dc_t", "", { expand: true });
+    const full = await listSummaries(db.db, db.searchIndex, "dc_t", "", { expand: true });
     expect(full.data[0]!.event).toEqual(big);
     expect(full.data[0]!.metadata.truncated).toBeUndefined();
   });
 
   it("deletes inclusive ranges in every combination", async () => {
     const ids = (await emit(5)).map((e) => e.id);
-    const left = async () => (await listSummaries(db.db, "dc_a", "", { limit: 100 })).data.map((s) => s.id).reverse();
+    const left = async () => (await listSummaries(db.db, db.searchIndex, "dc_a", "", { limit: 100 })).data.map((s) => s.id).reverse();
     await deleteEvents(db.db, "dc_a", "", ids[2], ids[2]);
     expect(await left()).toEqual([ids[0], ids[1], ids[3], ids[4]]);
     await deleteEvents(db.db, "dc_a", "", ids[3], undefined);
@@ -109,7 +109,7 @@ describe("event store", () => {
     expect(await left()).toEqual([ids[1]]);
     await deleteEvents(db.db, "dc_a", "", undefined, undefined);
     expect(await left()).toEqual([]);
-    expect((await listSummaries(db.db, "dc_a", "", {})).page_info.total_count).toBe(0);
+    expect((await listSummaries(db.db, db.searchIndex, "dc_a", "", {})).page_info.total_count).toBe(0);
   });
 
   it("publishes committed events to bus listeners of their emitter", async () => {

@@ -11,6 +11,7 @@ import * as userAdmin from "./0005_user_admin.js";
 import * as eventInspection from "./0006_event_inspection.js";
 import * as searchIndexBehind from "./0007_search_index_behind.js";
 import * as dropJobsRunAfter from "./0008_drop_jobs_run_after.js";
+import * as searchIndexFile from "./0009_search_index_file.js";
 
 export const migrations: Record<string, Migration> = {
   "0001_core": core,
@@ -21,4 +22,5 @@ export const migrations: Record<string, Migration> = {
   "0006_event_inspection": eventInspection,
   "0007_search_index_behind": searchIndexBehind,
   "0008_drop_jobs_run_after": dropJobsRunAfter,
+  "0009_search_index_file": searchIndexFile,
 };

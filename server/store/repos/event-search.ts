@@ -1,8 +1,9 @@
 /**
  * Search of retained events (`q` of event lists): events whose JSON or summary contains the
  * text, case-insensitive, through each database's own text index (migrations/0006):
- * - SQLite: the FTS5 trigram table `events_search` (rowid = the event row's rowid), filled after
- *   the commits (repos/search-index.ts) and brought up to date before each search. A phrase of
+ * - SQLite: the FTS5 trigram table `search.events_search` (rowid = the event row's rowid), in a
+ *   file of its own filled by a worker thread behind the commits (store/search/), and brought up
+ *   to date before each search; where it cannot be, the search scans the channel's events. A phrase of
  *   three characters or more matches exactly the rows that contain it; shorter text has no
  *   trigram, so it is looked for with instr() over the channel's rows (cheap enough for the
  *   retained events of one channel, and a two-character search is rare).
@@ -16,7 +17,7 @@ import type { Db } from "../db.js";
 import { isSqlite } from "../dialect-of.js";
 import { PG_SEARCH_TEXT } from "../migrations/0006_event_inspection.js";
 import type { EventRow, PageWindow } from "./events.js";
-import { searchIndexUpToDate } from "./search-index.js";
+import type { SearchIndex } from "../search/search-index.js";
 
 /** The forms of `q` to look for: as typed, and as it reads inside a JSON string when that differs. */
 function formsOf(q: string): string[] {
@@ -56,6 +57,14 @@ function scanMatches(db: Db, q: string): Expression<SqlBool> {
 }
 
 /**
+ * An index entry whose event row was deleted after the search brought the index up to date can
+ * meet a newer event that reused the rowid: rowids with a delete the worker has not applied yet
+ * are left out (a handful at most; SQLite builds the list once per query).
+ */
+const NOT_DELETED = sql`events.rowid NOT IN (SELECT event_rowid FROM search_deletes
+  WHERE seq > (SELECT applied_seq FROM search.search_state WHERE id = 1))`;
+
+/**
  * SQLite with trigrams: the FTS table drives the query, newest match first (its rowids follow
  * the events' insertion order, which within a channel is id order), each match joined to its
  * event row by rowid to keep the channel's; so a page costs what its matches cost, not a scan of
@@ -74,16 +83,16 @@ async function ftsPage(db: Db, emitterId: string, channel: string, match: string
     bounds.push(sql`AND events.sort_key > ${w.newerThan} AND events_search.rowid >= (SELECT rowid FROM events
       WHERE emitter_id = ${emitterId} AND channel = ${channel} AND sort_key > ${w.newerThan} ORDER BY sort_key ASC LIMIT 1)`);
   }
-  const rows = await sql<EventRow>`SELECT events.* FROM events_search JOIN events ON events.rowid = events_search.rowid
-    WHERE events_search MATCH ${match} AND events.emitter_id = ${emitterId} AND events.channel = ${channel} ${sql.join(bounds, sql` `)}
+  const rows = await sql<EventRow>`SELECT events.* FROM search.events_search JOIN events ON events.rowid = events_search.rowid
+    WHERE events_search MATCH ${match} AND events.emitter_id = ${emitterId} AND events.channel = ${channel} AND ${NOT_DELETED} ${sql.join(bounds, sql` `)}
     ORDER BY events_search.rowid ${sql.raw(newerOnly ? "ASC" : "DESC")} LIMIT ${w.limit}`.execute(db);
   // Newest first, by id (the rowid order is that order; sorting keeps it so whatever happens).
   return rows.rows.sort((a, b) => (a.sort_key < b.sort_key ? 1 : a.sort_key > b.sort_key ? -1 : 0));
 }
 
 async function ftsCount(db: Db, emitterId: string, channel: string, match: string): Promise<number> {
-  const r = await sql<{ n: number }>`SELECT count(*) AS n FROM events_search JOIN events ON events.rowid = events_search.rowid
-    WHERE events_search MATCH ${match} AND events.emitter_id = ${emitterId} AND events.channel = ${channel}`.execute(db);
+  const r = await sql<{ n: number }>`SELECT count(*) AS n FROM search.events_search JOIN events ON events.rowid = events_search.rowid
+    WHERE events_search MATCH ${match} AND events.emitter_id = ${emitterId} AND events.channel = ${channel} AND ${NOT_DELETED}`.execute(db);
   return Number(r.rows[0]?.n ?? 0);
 }
 
@@ -91,13 +100,22 @@ async function ftsCount(db: Db, emitterId: string, channel: string, match: strin
  * A page of one channel's events that match `q`, newest first (same window rules as
  * listEvents), and how many of its retained events match.
  */
-export async function searchEvents(db: Db, emitterId: string, channel: string, q: string, w: PageWindow): Promise<{ rows: EventRow[]; total: number }> {
+export async function searchEvents(
+  db: Db,
+  index: SearchIndex | undefined,
+  emitterId: string,
+  channel: string,
+  q: string,
+  w: PageWindow,
+): Promise<{ rows: EventRow[]; total: number }> {
   const match = isSqlite(db) ? ftsQuery(q) : undefined;
-  if (match !== undefined) {
-    // The index is filled behind the commits (migrations/0007): what is pending goes in first.
-    await searchIndexUpToDate(db);
-    const [rows, total] = await Promise.all([ftsPage(db, emitterId, channel, match, w), ftsCount(db, emitterId, channel, match)]);
-    return { rows, total };
+  // The index is filled behind the commits: what is pending goes in first.
+  if (match !== undefined && index && (await index.upToDate())) {
+    // One read transaction: the page and its count see the same events.
+    return db.transaction().execute(async (trx) => {
+      const rows = await ftsPage(trx, emitterId, channel, match, w);
+      return { rows, total: await ftsCount(trx, emitterId, channel, match) };
+    });
   }
   const [rows, total] = await Promise.all([scanPage(db, emitterId, channel, q, w), scanCount(db, emitterId, channel, q)]);
   return { rows, total };
