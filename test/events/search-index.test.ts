@@ -8,7 +8,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { sql } from "kysely";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { LocalEventBus } from "../../server/events/bus.js";
 import { createEventStore, type ManagedEventStore } from "../../server/events/event-store.js";
 import { deleteEvents } from "../../server/events/reads.js";
@@ -168,6 +168,24 @@ describe("an index file that does not belong to its database is rebuilt (SQLite)
     const fresh = await emit("theta fresh");
     expect(await search("later")).toEqual([]);
     expect(await search("theta")).toEqual([fresh, kept]);
+  });
+
+  it("when the index's file is not a database at all", async () => {
+    const kept = await emit("kappa kept");
+    expect(await search("kappa")).toEqual([kept]);
+    await stop();
+    const errors: string[] = [];
+    const spy = vi.spyOn(console, "error").mockImplementation((m: string) => void errors.push(m));
+    try {
+      fs.writeFileSync(path.join(dir, "headwater-search.db"), "this is not a database ".repeat(400));
+      await start();
+      expect(errors.join("\n")).toMatch(/headwater-search\.db cannot be used .*built again/);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(await search("kappa")).toEqual([kept]);
+    const fresh = await emit("kappa fresh");
+    expect(await search("kappa")).toEqual([fresh, kept]);
   });
 
   it("when the database names another index (a copy made by headwater backup)", async () => {

@@ -51,8 +51,23 @@ type FromWorker =
   | { type: "error"; message: string }
   | { type: "stopped" };
 
-/** Attaches the index's file (made owner-only, like the database) and creates its tables when new. */
-export function attachSearchFile(sqlite: SqliteDatabase, searchFile: string): void {
+/**
+ * Attaches the index's file (made owner-only, like the database) and creates its tables when new.
+ * A file SQLite cannot use (not a database, damaged) is only an index: it is removed and made
+ * anew, and the worker fills it from the events.
+ */
+export function attachSearchFile(sqlite: SqliteDatabase, searchFile: string, onError: (message: string) => void): void {
+  try {
+    attach(sqlite, searchFile);
+  } catch (err) {
+    onError(`${searchFile} cannot be used (${err instanceof Error ? err.message : String(err)}); it is built again from the events`);
+    if (sqlite.prepare("SELECT 1 FROM pragma_database_list WHERE name = 'search'").get() !== undefined) sqlite.exec("DETACH DATABASE search");
+    for (const f of [searchFile, `${searchFile}-wal`, `${searchFile}-shm`]) fs.rmSync(f, { force: true });
+    attach(sqlite, searchFile);
+  }
+}
+
+function attach(sqlite: SqliteDatabase, searchFile: string): void {
   // The index holds the events' text: the same permissions as the database, whatever the umask.
   fs.closeSync(fs.openSync(searchFile, "a", 0o600));
   fs.chmodSync(searchFile, 0o600);
@@ -61,11 +76,13 @@ export function attachSearchFile(sqlite: SqliteDatabase, searchFile: string): vo
   sqlite.exec(`CREATE TABLE IF NOT EXISTS search.search_state (id INTEGER PRIMARY KEY CHECK (id = 1), token TEXT NOT NULL,
     indexed_rowid INTEGER NOT NULL, applied_seq INTEGER NOT NULL, check_rowid INTEGER, check_id TEXT)`);
   sqlite.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS search.events_search USING fts5(body, tokenize = 'trigram', content = '', contentless_delete = 1)`);
+  // Reads the index's pages: a file damaged past its first page fails here, not at the first search.
+  sqlite.prepare("SELECT count(*) FROM search.search_state").get();
 }
 
 export function startSearchIndex(o: SearchIndexOptions): SearchIndex {
   const onError = o.onError ?? ((message: string) => console.error(`search index: ${message}`));
-  attachSearchFile(o.sqlite, o.searchFile);
+  attachSearchFile(o.sqlite, o.searchFile, onError);
   const worker = new Worker(SEARCH_WORKER, {
     workerData: { dbFile: o.dbFile, searchFile: o.searchFile, delayMs: GATHER_MS, module: SQLITE_MODULE },
   });
