@@ -45,7 +45,6 @@ export interface SearchIndexOptions {
 }
 
 type FromWorker =
-  | { type: "ready"; rebuilt: boolean }
   | { type: "idle"; seq: number; applied: number }
   | { type: "caughtUp"; id: number; ok: boolean }
   | { type: "error"; message: string }

@@ -13,9 +13,9 @@
  *
  * Messages in: {type: "changed", seq} (events were stored or deleted; seq counts the calls),
  * {type: "catchUp", id} (index everything committed so far, then answer), {type: "stop"}.
- * Messages out: {type: "ready", rebuilt}, {type: "idle", seq, applied} (caught up with every
- * change up to `seq`; deletes up to `applied` are in), {type: "caughtUp", id, ok},
- * {type: "error", message}, {type: "stopped"}.
+ * Messages out: {type: "idle", seq, applied} (caught up with every change up to `seq`; deletes
+ * up to `applied` are in), {type: "caughtUp", id, ok}, {type: "error", message},
+ * {type: "stopped"}.
  */
 "use strict";
 const { parentPort, workerData } = require("node:worker_threads");
@@ -139,11 +139,17 @@ function background() {
   try {
     more = step(BATCH);
   } catch (err) {
+    // Not idle: the next search's catch-up tries again (and says so when it succeeds).
     report(err);
-    more = false;
+    return;
   }
   if (more) timer = setTimeout(background, 0);
-  else port.postMessage({ type: "idle", seq, applied: /** @type {{applied: number}} */ (q.state.get()).applied });
+  else idle(seq);
+}
+
+/** Tells the server the index holds every change up to `seq`, and how far the deletes are applied. */
+function idle(/** @type {number} */ seq) {
+  port.postMessage({ type: "idle", seq, applied: /** @type {{applied: number}} */ (q.state.get()).applied });
 }
 
 port.on("message", (/** @type {{type: string, seq?: number, id?: number}} */ m) => {
@@ -153,7 +159,10 @@ port.on("message", (/** @type {{type: string, seq?: number, id?: number}} */ m) 
     // A short wait gathers a steady stream's events into one batch (one segment, fewer merges).
     timer ??= setTimeout(background, workerData.delayMs);
   } else if (m.type === "catchUp") {
-    port.postMessage({ type: "caughtUp", id: m.id, ok: indexAll(CATCH_UP) });
+    const ok = indexAll(CATCH_UP);
+    port.postMessage({ type: "caughtUp", id: m.id, ok });
+    // Its snapshot came after every change received so far.
+    if (ok && timer === undefined) idle(seenSeq);
   } else if (m.type === "stop") {
     stopping = true;
     if (timer) clearTimeout(timer);
@@ -164,9 +173,7 @@ port.on("message", (/** @type {{type: string, seq?: number, id?: number}} */ m) 
 
 // What the last process left, or the whole index when it does not match this database.
 try {
-  const rebuilt = !indexMatches();
-  if (rebuilt) rebuild();
-  port.postMessage({ type: "ready", rebuilt });
+  if (!indexMatches()) rebuild();
   timer = setTimeout(background, 0);
 } catch (err) {
   report(err);
