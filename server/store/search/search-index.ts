@@ -55,7 +55,7 @@ type FromWorker =
  * A file SQLite cannot use (not a database, damaged) is only an index: it is removed and made
  * anew, and the worker fills it from the events.
  */
-export function attachSearchFile(sqlite: SqliteDatabase, searchFile: string, onError: (message: string) => void): void {
+function attachSearchFile(sqlite: SqliteDatabase, searchFile: string, onError: (message: string) => void): void {
   try {
     attach(sqlite, searchFile);
   } catch (err) {
@@ -96,17 +96,15 @@ export function startSearchIndex(o: SearchIndexOptions): SearchIndex {
   let pruned = 0;
   let pruning = false;
 
-  const settleAll = (ok: boolean) => {
-    for (const resolve of catchUps.values()) resolve(ok);
-    catchUps.clear();
-    worker.unref();
-  };
+
   worker.on("error", (err) => {
     if (!closing) onError(`the worker failed (${err.message}); searches scan the events instead`);
   });
   worker.on("exit", () => {
     alive = false;
-    settleAll(false);
+    // Searches waiting on it scan instead.
+    for (const resolve of catchUps.values()) resolve(false);
+    catchUps.clear();
   });
   worker.on("message", (m: FromWorker) => {
     if (m.type === "error") onError(m.message);
