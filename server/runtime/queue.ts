@@ -178,7 +178,11 @@ export class DurableQueue implements InvocationQueue {
     const job = jobs[0]!;
     const target = job.targetId;
     const wake = this.lingering.get(target);
-    if (!wake || !this.handlerOf(target)?.early) return undefined;
+    const registered = this.handlerOf(target);
+    if (!wake || !registered?.early) return undefined;
+    // Requests read in the same turn of the event loop join one batch (see linger).
+    const handed = this.handedOver.get(target) ?? [];
+    if (handed.length >= registered.maxBatch) return undefined;
     const id = newJobId(now);
     if (job.respondTo) this.local.set(id, target);
     // The payload's JSON is made only if the job is inserted (or its row read as text): a job
@@ -198,7 +202,8 @@ export class DurableQueue implements InvocationQueue {
       created_ms: now,
     };
     this.handedJobs.set(row, job);
-    this.handedOver.set(target, [row]);
+    handed.push(row);
+    this.handedOver.set(target, handed);
     const held = new HeldInsert(id, () => this.repo.enqueue([rowToInsert()]));
     // Inserted at once under an endpoint's load, where other requests' inserts commit anyway
     // (holding it there only held its acknowledgement: fewer requests per second, measured).
@@ -356,16 +361,28 @@ export class DurableQueue implements InvocationQueue {
     return waits;
   }
 
-  /** Resolves after LINGER_MS, or as soon as a job for the target is enqueued here (or on stop). */
+  /**
+   * Resolves after LINGER_MS, or once a job for the target is enqueued here (or on stop): at the
+   * end of that turn of the event loop, so that every request read in the same turn is handed
+   * over too and runs in the same batch (one worker round trip, one commit). Two requests sent
+   * at once otherwise ran one after the other, the second after the first's commit.
+   */
   private linger(target: string): Promise<void> {
     return new Promise((resolve) => {
+      let woken = false;
       const done = () => {
         clearTimeout(timer);
         this.lingering.delete(target);
         resolve();
       };
+      const wake = () => {
+        if (woken) return;
+        woken = true;
+        clearTimeout(timer);
+        setImmediate(done);
+      };
       const timer = setTimeout(done, this.options.lingerMs ?? LINGER_MS);
-      this.lingering.set(target, done);
+      this.lingering.set(target, wake);
     });
   }
 

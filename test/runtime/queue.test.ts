@@ -303,6 +303,48 @@ describe.each(testDatabases())("invocation queue on $name", (database) => {
     expect(await store.db.selectFrom("jobs").select("id").where("target_id", "=", "dc_early").execute()).toEqual([]);
   });
 
+  it("runs requests that reach a waiting runner in the same turn as one batch, in order, up to its size; each stored once", async () => {
+    const events = createEventStore({ db: store.db, bus: new LocalEventBus(), retention: 100 });
+    const batches: Array<Array<{ n: number; handed: boolean }>> = [];
+    const q = new DurableQueue(new JobsRepo(store.db), { concurrency: 2, leaseMs: 30_000, pollMs: 20, lingerMs: 10_000 });
+    q.registerBatchHandler(
+      "dc_same_turn",
+      async (jobs) => {
+        batches.push(jobs.map((j) => ({ n: (j.event as { n: number }).n, handed: j.hold !== undefined })));
+        await Promise.all(jobs.map((j) => j.stored));
+        await events.commit(jobs.map((j) => ({ emitterId: j.targetId, ownerId: "u_1", channel: "", event: j.event })), { jobIds: jobs.map((j) => j.id) });
+        return { ran: jobs.length, committed: true };
+      },
+      2,
+      { early: true },
+    );
+    onTestFinished(async () => {
+      await q.stop();
+      await events.close();
+    });
+    const lingering = () => (q as unknown as { lingering: Map<string, unknown> }).lingering.has("dc_same_turn");
+    const job = (n: number) => ({ targetId: "dc_same_turn", ownerId: "u_1", trigger: "http" as const, event: { n } });
+    await q.start();
+    await q.enqueueWithIds([job(1)]);
+    await until(() => batches.length === 1 && lingering());
+    // Three requests read in one turn (as from three connections at once): the first two go to
+    // the waiting runner together (its batch size is 2), the third is stored and runs after them.
+    await Promise.all([q.enqueueWithIds([job(2)]), q.enqueueWithIds([job(3)]), q.enqueueWithIds([job(4)])]);
+    await until(() => batches.flat().length === 4);
+    await q.stop();
+    expect(batches).toEqual([
+      [{ n: 1, handed: false }],
+      [
+        { n: 2, handed: true },
+        { n: 3, handed: true },
+      ],
+      [{ n: 4, handed: false }],
+    ]);
+    const stored = await store.db.selectFrom("events").select("event_json").where("emitter_id", "=", "dc_same_turn").orderBy("sort_key").execute();
+    expect(stored.map((r) => JSON.parse(r.event_json) as unknown)).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }, { n: 4 }]);
+    expect(await store.db.selectFrom("jobs").select("id").where("target_id", "=", "dc_same_turn").execute()).toEqual([]);
+  });
+
   it("runs a job awaited by an HTTP request (custom response) on the instance that took the request", async () => {
     const ranOn: string[] = [];
     const a = makeQueue(store, 2);
