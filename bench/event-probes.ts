@@ -219,7 +219,8 @@ export async function paced(perSecond: number, seconds: number, send: (i: number
         pending.push(send(i));
       }
       if (last || sentAt.length >= total) return done();
-      // Node's timers have a resolution of 1 ms and never fire early: aim at the next request's time.
+      // Aimed at the next request's time. Node's timers count whole milliseconds: a tick a little
+      // early sends nothing and waits again; a late one sends what is due.
       setTimeout(tick, Math.max(0, started + sentAt.length * gapMs - performance.now()));
     };
     tick();
