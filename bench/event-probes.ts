@@ -323,6 +323,44 @@ export async function spawnBenchServer(name: string, opts: { root?: string; prof
   return { server, dataDir, apiKey, client: createClient({ baseUrl: server.baseUrl, apiKey }) };
 }
 
+/** A server with one source whose stream is tapped, for the request → SSE A/B scripts. */
+export interface StreamSystem {
+  name: string;
+  hw: BenchServer;
+  source: string;
+  /** The source's endpoint. */
+  url: string;
+  taps: WorkerTaps;
+}
+
+/**
+ * This checkout's build ("this build") and, with HEADWATER_BENCH_BASELINE, that checkout's
+ * ("baseline"): each a warmed-up server with one relay source and a tap on its stream.
+ */
+export async function streamSystems(): Promise<StreamSystem[]> {
+  const builds: Array<[string, string | undefined]> = [["this build", undefined]];
+  if (process.env.HEADWATER_BENCH_BASELINE) builds.push(["baseline", process.env.HEADWATER_BENCH_BASELINE]);
+  const systems: StreamSystem[] = [];
+  for (const [name, root] of builds) {
+    const hw = await spawnBenchServer(name.replace(/ /g, "-"), root ? { root } : {});
+    const source = await relaySourceOn(hw.client, "latency");
+    await warmUp(hw.client, hw.server.origin, await relaySourceOn(hw.client, "warm-up"));
+    const taps = await workerTaps([`${hw.server.origin}/sources/${source}/sse`], hw.apiKey);
+    systems.push({ name, hw, source, url: `${hw.server.origin}/e/${source}`, taps });
+  }
+  return systems;
+}
+
+/** Ends what streamSystems started. */
+export async function stopStreamSystems(systems: StreamSystem[]): Promise<void> {
+  for (const s of systems) {
+    await s.taps.close();
+    await s.hw.server.stop();
+    fs.rmSync(s.hw.dataDir, { recursive: true, force: true });
+  }
+  agent.destroy();
+}
+
 /** A source that emits each request's body (the events path's common case), by name. */
 export async function relaySourceOn(client: Client, name: string): Promise<string> {
   return (await client.createSource({ component_code: relaySource(uniqueKey(name)), name })).id;

@@ -6,25 +6,15 @@
  *   npx tsx bench/groups-ab.ts [G=2] [rounds=4]
  * HEADWATER_BENCH_BASELINE=<checkout>: the other build (built, with its own node_modules).
  */
-import fs from "node:fs";
-import { agent, latencies, median, paced, pct, postJson, relaySourceOn, spawnBenchServer, warmUp, workerTaps } from "./event-probes.js";
+import { latencies, median, paced, pct, postJson, stopStreamSystems, streamSystems } from "./event-probes.js";
 
 const group = Number(process.argv[2] ?? 2);
 const rounds = Number(process.argv[3] ?? 4);
-const builds: Array<[string, string | undefined]> = [["this build", undefined]];
-if (process.env.HEADWATER_BENCH_BASELINE) builds.push(["baseline", process.env.HEADWATER_BENCH_BASELINE]);
-
-const systems = [];
-for (const [name, root] of builds) {
-  const hw = await spawnBenchServer(name.replace(/ /g, "-"), root ? { root } : {});
-  const source = await relaySourceOn(hw.client, "latency");
-  await warmUp(hw.client, hw.server.origin, await relaySourceOn(hw.client, "warm-up"));
-  const taps = await workerTaps([`${hw.server.origin}/sources/${source}/sse`], hw.apiKey);
-  const url = `${hw.server.origin}/e/${source}`;
+const systems = (await streamSystems()).map((s) => ({ ...s, p50: [] as number[], p90: [] as number[], p99: [] as number[] }));
+for (const s of systems) {
   // The paced path warms up too (see events-relay.bench.ts), not counted.
-  const warm = await paced(200, 10, (i) => postJson(url, JSON.stringify({ i: 900_000 + i })));
-  await latencies(taps, warm, warm.length, 900_000);
-  systems.push({ name, hw, taps, url, p50: [] as number[], p90: [] as number[], p99: [] as number[] });
+  const warm = await paced(200, 10, (i) => postJson(s.url, JSON.stringify({ i: 900_000 + i })));
+  await latencies(s.taps, warm, warm.length, 900_000);
 }
 for (let round = 1; round <= rounds; round++) {
   const line: string[] = [];
@@ -45,9 +35,4 @@ for (let round = 1; round <= rounds; round++) {
 for (const s of systems) {
   console.log(`${s.name}: median of rounds p50 ${median(s.p50).toFixed(2)} ms, p90 ${median(s.p90).toFixed(2)} ms, p99 ${median(s.p99).toFixed(2)} ms`);
 }
-for (const s of systems) {
-  await s.taps.close();
-  await s.hw.server.stop();
-  fs.rmSync(s.hw.dataDir, { recursive: true, force: true });
-}
-agent.destroy();
+await stopStreamSystems(systems);

@@ -5,39 +5,15 @@
  *   npx tsx bench/latency-ab.ts [rounds=10]
  * HEADWATER_BENCH_BASELINE=<checkout>: the other build (built, with its own node_modules).
  */
-import fs from "node:fs";
-import {
-  agent,
-  median,
-  pct,
-  relaySourceOn,
-  spawnBenchServer,
-  streamRound,
-  warmUp,
-  workerTaps,
-} from "./event-probes.js";
+import { median, pct, stopStreamSystems, streamRound, streamSystems } from "./event-probes.js";
 
 const rounds = Number(process.argv[2] ?? 10);
-const builds: Array<[string, string | undefined]> = [["this build", undefined]];
-if (process.env.HEADWATER_BENCH_BASELINE) builds.push(["baseline", process.env.HEADWATER_BENCH_BASELINE]);
-
-const systems = [];
-for (const [name, root] of builds) {
-  const hw = await spawnBenchServer(name.replace(/ /g, "-"), root ? { root } : {});
-  const source = await relaySourceOn(hw.client, "latency");
-  await warmUp(hw.client, hw.server.origin, await relaySourceOn(hw.client, "warm-up"));
-  const taps = await workerTaps([`${hw.server.origin}/sources/${source}/sse`], hw.apiKey);
-  systems.push({ name, hw, source, taps, p50: [] as number[], p90: [] as number[], p99: [] as number[] });
-}
+const systems = (await streamSystems()).map((s) => ({ ...s, p50: [] as number[], p90: [] as number[], p99: [] as number[] }));
 for (let round = 1; round <= rounds; round++) {
   const line: string[] = [];
   for (const s of round % 2 ? systems : [...systems].reverse()) {
     const first = round * 1_000_000;
-    const { sent, latencies: l } = await streamRound(`${s.hw.server.origin}/e/${s.source}`, s.taps, {
-      perSecond: 200,
-      seconds: 2.5,
-      first,
-    });
+    const { sent, latencies: l } = await streamRound(s.url, s.taps, { perSecond: 200, seconds: 2.5, first });
     s.p50.push(pct(l, 0.5));
     s.p90.push(pct(l, 0.9));
     s.p99.push(pct(l, 0.99));
@@ -52,9 +28,4 @@ for (const s of systems) {
     `${s.name}: median of rounds p50 ${median(s.p50).toFixed(2)} ms, p90 ${median(s.p90).toFixed(2)} ms, p99 ${median(s.p99).toFixed(2)} ms`,
   );
 }
-for (const s of systems) {
-  await s.taps.close();
-  await s.hw.server.stop();
-  fs.rmSync(s.hw.dataDir, { recursive: true, force: true });
-}
-agent.destroy();
+await stopStreamSystems(systems);
