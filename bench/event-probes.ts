@@ -11,6 +11,7 @@ import os from "node:os";
 import path from "node:path";
 import { Worker } from "node:worker_threads";
 import { ensureBuilt } from "../scripts/build.mjs";
+import { SANDBOX_NICE } from "../server/runtime/sandbox/launch.js";
 import { createClient, type Client } from "../shared/client/index.js";
 import { relaySource } from "../test/delivery/helpers.js";
 import { uniqueKey } from "../test/support/fixtures.js";
@@ -73,12 +74,31 @@ export function spawnBare(): Promise<{ origin: string; child: ChildProcess }> {
 /**
  * A relay that stores nothing and runs no code, like smee.io: a POST to /e is answered 200 and
  * forwarded to every client of GET /sse as {headers..., body, query, timestamp} (smee's shape).
+ *
+ * `throughProcess`: the same relay, but each message goes to a child process over Node's IPC and
+ * comes back from it before it is written to the streams, as an event of Headwater's comes back
+ * from the sandbox worker that ran the source (a child at nice 10, as the workers are). Still
+ * nothing stored and no code run: what any design that runs the source's code in a process of its
+ * own pays on top of the relay, two more wake-ups of a sleeping process per event.
  */
-export function spawnRelay(): Promise<{ origin: string; child: ChildProcess }> {
+export function spawnRelay(opts: { throughProcess?: boolean } = {}): Promise<{ origin: string; child: ChildProcess }> {
   return spawnNode(`
     const http = require("node:http");
     const clients = new Set();
     let n = 0;
+    const toStreams = (msg) => { for (const c of clients) c.write(msg); };
+    let forward = toStreams;
+    if (${opts.throughProcess ? "true" : "false"}) {
+      const { spawn } = require("node:child_process");
+      const os = require("node:os");
+      const child = spawn(process.execPath, ["-e", "process.on('message', (m) => process.send(m))"],
+        { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+      os.setPriority(child.pid, ${SANDBOX_NICE});
+      child.on("message", toStreams);
+      process.on("exit", () => child.kill());
+      process.on("SIGTERM", () => process.exit(0));
+      forward = (msg) => child.send(msg);
+    }
     const s = http.createServer((req, res) => {
       if (req.method === "GET" && req.url === "/sse") {
         res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
@@ -92,8 +112,7 @@ export function spawnRelay(): Promise<{ origin: string; child: ChildProcess }> {
       req.on("end", () => {
         const body = JSON.parse(Buffer.concat(chunks).toString() || "null");
         res.writeHead(200, { "content-type": "application/json" }); res.end('{"success":true}');
-        const msg = "id: " + (++n) + "\\ndata: " + JSON.stringify({ ...req.headers, body, query: {}, timestamp: Date.now() }) + "\\n\\n";
-        for (const c of clients) c.write(msg);
+        forward("id: " + (++n) + "\\ndata: " + JSON.stringify({ ...req.headers, body, query: {}, timestamp: Date.now() }) + "\\n\\n");
       });
     });
     s.keepAliveTimeout = 60000;

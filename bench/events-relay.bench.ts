@@ -1,7 +1,9 @@
 /**
  * Headwater next to what it is measured against (issue 20), in one run, alternating:
- * - endpoint request → SSE message: 500 events at 200 ev/s, one stream, on Headwater and on the
- *   relay (3 rounds, after 2,000 paced events of warm-up each). First, on the warmed-up server: after the ingest rounds a server spends a
+ * - endpoint request → SSE message: 500 events at 200 ev/s, one stream, on Headwater, on the
+ *   relay, and on the relay through a process (each message there makes a round trip to a child
+ *   process: the floor of any design that runs the source's code out of the server's process);
+ *   3 rounds, after 2,000 paced events of warm-up each. First, on the warmed-up server: after the ingest rounds a server spends a
  *   minute indexing their hundreds of thousands of events for search, a state of its own
  *   (bench/after-burst.ts measures it; docs/benchmarks.md, eighth session);
  * - ingest: wrk -t2 -c32, a small JSON POST, 5 s per system and round (3 rounds), on a
@@ -97,11 +99,12 @@ const fmt = (n: number, d = 1) => (Number.isFinite(n) ? n.toFixed(d) : "-");
 export default defineBench("events vs relay", async () => {
   const bare = await spawnBare();
   const relay = await spawnRelay();
+  const relayThrough = await spawnRelay({ throughProcess: true });
   const systems: Headwater[] = [await startHeadwater("headwater")];
   const baselineRoot = process.env.HEADWATER_BENCH_BASELINE;
   if (baselineRoot) systems.push(await startHeadwater("previous build", baselineRoot));
   for (const hw of systems) console.log(`  · ${hw.name}: sandbox isolation ${hw.isolation}`);
-  const children: ChildProcess[] = [bare.child, relay.child];
+  const children: ChildProcess[] = [bare.child, relay.child, relayThrough.child];
 
   return {
     cases: [
@@ -112,6 +115,11 @@ export default defineBench("events vs relay", async () => {
         run: async () => {
           const taps: Array<{ name: string; taps: WorkerTaps; url: string }> = [
             { name: "relay", taps: await workerTaps([`${relay.origin}/sse`], ""), url: `${relay.origin}/e` },
+            {
+              name: "relay through a process",
+              taps: await workerTaps([`${relayThrough.origin}/sse`], ""),
+              url: `${relayThrough.origin}/e`,
+            },
           ];
           for (const hw of systems) {
             taps.push({
