@@ -11,6 +11,7 @@ export const ID_PREFIX = {
   autoSubscription: "asub_",
   deployment: "d_",
   cell: "c_",
+  account: "apn_",
 } as const;
 export type IdKind = keyof typeof ID_PREFIX;
 

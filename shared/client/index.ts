@@ -4,6 +4,7 @@
  */
 import * as z from "../zod.js";
 import {
+  Account,
   AutoSubscription,
   Component,
   EventSummary,
@@ -15,7 +16,9 @@ import {
   Subscription,
   User,
   Workflow,
+  type AccountListQuery,
   type AutoSubscriptionParams,
+  type CreateAccountBody,
   type CreateSourceBody,
   type CreateUserBody,
   type CreateWorkflowBody,
@@ -26,6 +29,7 @@ import {
   type ReplayEventsBody,
   type StatsQuery,
   type SubscriptionParams,
+  type UpdateAccountBody,
   type UpdateSourceBody,
   type UpdateUserBody,
   type UpdateWorkflowBody,
@@ -200,6 +204,16 @@ export function createClient(options: ClientOptions) {
     createAutoSubscription: async (params: AutoSubscriptionParams) =>
       (await request("POST", "/auto_subscriptions", Data(AutoSubscription), { query: { ...params } }))
         .data,
+
+    // -- connected accounts (extension): values go in, only field names come back ----------------
+    createAccount: async (body: CreateAccountBody) =>
+      (await request("POST", "/accounts", Data(Account), { body })).data,
+    listMyAccounts: (q?: AccountListQuery) =>
+      request("GET", "/users/me/accounts", Page(Account), { query: { ...page(q), app: q?.app } }),
+    getAccount: async (id: string) => (await request("GET", `/accounts/${enc(id)}`, Data(Account))).data,
+    updateAccount: async (id: string, body: UpdateAccountBody) =>
+      (await request("PATCH", `/accounts/${enc(id)}`, Data(Account), { body })).data,
+    deleteAccount: (id: string) => request("DELETE", `/accounts/${enc(id)}`, null),
 
     // -- workflows (extension) -------------------------------------------------------------------
     createWorkflow: async (body: CreateWorkflowBody) =>

@@ -29,6 +29,7 @@ export const ERROR_CODES = {
   componentFetchFailed: "component_fetch_failed",
   hookFailed: "hook_failed",
   propOptionsFailed: "prop_options_failed",
+  accountInUse: "account_in_use",
   internal: "internal_error",
 } as const;
 export type ErrorCode = (typeof ERROR_CODES)[keyof typeof ERROR_CODES];

@@ -8,3 +8,4 @@ export * from "./subscription.js";
 export * from "./event.js";
 export * from "./workflow.js";
 export * from "./inspection.js";
+export * from "./account.js";
