@@ -21,7 +21,9 @@
  */
 import * as z from "./zod.js";
 import {
+  AccountListQuery,
   AutoSubscriptionParams,
+  CreateAccountBody,
   CreateComponentBody,
   CreateSourceBody,
   CreateUserBody,
@@ -33,9 +35,11 @@ import {
   ReplayEventsBody,
   StatsQuery,
   SubscriptionParams,
+  UpdateAccountBody,
   UpdateSourceBody,
   UpdateUserBody,
   UpdateWorkflowBody,
+  type Account,
   type AutoSubscription,
   type Component,
   type EventSummary,
@@ -184,6 +188,7 @@ const Str = (max = 200) => z.string().check(z.minLength(1), z.maxLength(max));
 const SourceId = z.string().check(z.regex(/^dc_[A-Za-z0-9]{1,64}$/, "not a source id (dc_...)"));
 const WorkflowId = z.string().check(z.regex(/^p_[A-Za-z0-9]{1,64}$/, "not a workflow id (p_...)"));
 const UserId = z.string().check(z.regex(/^u_[A-Za-z0-9]{1,64}$/, "not a user id (u_...)"));
+const AccountId = z.string().check(z.regex(/^apn_[A-Za-z0-9]{1,64}$/, "not an account id (apn_...)"));
 const ComponentId = z.string().check(z.regex(/^sc_[A-Za-z0-9]{1,64}$/, "not a component id (sc_...)"));
 const EmitterId = z.union([SourceId, WorkflowId]);
 const EventId = z.string().check(z.regex(/^\d{1,15}-\d{1,9}$/, "not an event id"));
@@ -308,6 +313,12 @@ export const bridgeArgs = {
   getWorkflow: z.tuple([WorkflowId]),
   updateWorkflow: z.tuple([WorkflowId, UpdateWorkflowBody]),
   deleteWorkflow: z.tuple([WorkflowId]),
+  // connected accounts: values go in, only field names come back
+  createAccount: z.tuple([CreateAccountBody]),
+  listMyAccounts: z.tuple([z.optional(AccountListQuery)]),
+  getAccount: z.tuple([AccountId]),
+  updateAccount: z.tuple([AccountId, UpdateAccountBody]),
+  deleteAccount: z.tuple([AccountId]),
   // test requests
   sendTestRequest: z.tuple([EmitterId, TestRequestInput]),
   listTestRequests: z.tuple([EmitterId]),
@@ -404,6 +415,19 @@ export interface HeadwaterBridge {
   getWorkflow(id: string): R<Workflow>;
   updateWorkflow(id: string, body: BridgeArgs<"updateWorkflow">[1]): R<Workflow>;
   deleteWorkflow(id: string): R<void>;
+
+  /**
+   * Connected accounts: an app's credentials stored once on the server and referenced from a
+   * prop as `{authProvisionId}`. Values are sent, never answered: an account lists its field names.
+   */
+  createAccount(body: BridgeArgs<"createAccount">[0]): R<Account>;
+  /** A page of the user's accounts, optionally of one app. */
+  listMyAccounts(q?: AccountListQuery): R<Page<Account>>;
+  getAccount(id: string): R<Account>;
+  /** Renames, and/or replaces every value at once (`auth`). */
+  updateAccount(id: string, body: BridgeArgs<"updateAccount">[1]): R<Account>;
+  /** 409 `account_in_use` while a source or step references it; `details` name them. */
+  deleteAccount(id: string): R<void>;
 
   /**
    * Sends a request to an HTTP source's or workflow's own endpoint, from the host (the page

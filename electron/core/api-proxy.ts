@@ -79,6 +79,11 @@ export const apiHandlers: Handlers = {
   getWorkflow: (c, id) => c.getWorkflow(id),
   updateWorkflow: (c, id, body) => c.updateWorkflow(id, body),
   deleteWorkflow: async (c, id) => void (await c.deleteWorkflow(id)),
+  createAccount: (c, body) => c.createAccount(body),
+  listMyAccounts: (c, q) => c.listMyAccounts(q),
+  getAccount: (c, id) => c.getAccount(id),
+  updateAccount: (c, id, body) => c.updateAccount(id, body),
+  deleteAccount: async (c, id) => void (await c.deleteAccount(id)),
 };
 
 /** Names of the operations the proxy answers (the compiler checks `apiHandlers` covers them all). */

@@ -62,6 +62,31 @@ describe("Host: argument validation", () => {
   });
 });
 
+describe("Host: connected accounts", () => {
+  it("validates account ids and bodies, passes each call to its endpoint, and keeps a 409's details", async () => {
+    await ok(host.call("addRemoteProfile", [{ name: "Fake", baseUrl: api.baseUrl, apiKey: api.key }]));
+    expect(await host.call("getAccount", ["dc_a"])).toMatchObject({ ok: false, error: { code: "invalid_argument" } });
+    expect(await host.call("deleteAccount", ["apn_../x"])).toMatchObject({ ok: false, error: { code: "invalid_argument" } });
+    expect(await host.call("createAccount", [{ app: "pg", auth: { "": "x" } }])).toMatchObject({ ok: false, error: { code: "invalid_argument" } });
+    expect(await host.call("updateAccount", ["apn_one", { name: "" }])).toMatchObject({ ok: false, error: { code: "invalid_argument" } });
+
+    const page = await ok<{ data: { id: string; fields: string[] }[] }>(host.call("listMyAccounts", [{ app: "postgresql", limit: 5 }]));
+    expect(page.data).toEqual([expect.objectContaining({ id: "apn_one", fields: ["host", "password"] })]);
+    expect(api.requests.at(-1)?.url).toBe("/v1/users/me/accounts?limit=5&app=postgresql");
+
+    const refused = await host.call("deleteAccount", ["apn_used"]);
+    expect(refused).toEqual({
+      ok: false,
+      error: {
+        status: 409,
+        code: "account_in_use",
+        message: "account apn_used is in use",
+        details: [{ path: "sources.dc_a", message: 'source "a" (dc_a) prop pg' }],
+      },
+    });
+  });
+});
+
 describe("Host: profiles and keys", () => {
   it("starts with the Local profile and adds, selects and removes remote ones without ever returning a key", async () => {
     const initial = await ok<Profile[]>(host.call("listProfiles", []));

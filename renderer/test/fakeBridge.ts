@@ -18,6 +18,7 @@ import type {
 } from "../../shared/bridge.js";
 import { compareEventIds } from "../../shared/ids.js";
 import type {
+  Account,
   Component,
   EventSummary,
   Page,
@@ -73,6 +74,20 @@ export function remoteProfile(over: Partial<Profile> = {}): Profile {
     key: { isSet: true, lastFour: "wxyz" },
     status: "ready",
     current: true,
+    ...over,
+  };
+}
+
+/** An account of an app, its values never part of it (the fake keeps them in `accountValues`). */
+export function makeAccount(n: number, over: Partial<Account> = {}): Account {
+  return {
+    id: `apn_acct${n}`,
+    app: "postgresql",
+    name: `account-${n}`,
+    fields: ["host", "password"],
+    used_by: 0,
+    created_at: 1_700_000_000 + n,
+    updated_at: 1_700_000_000 + n,
     ...over,
   };
 }
@@ -468,6 +483,67 @@ export class FakeBridge implements HeadwaterBridge {
       [id],
       () => void (this.workflows = this.workflows.filter((w) => w.id !== id)),
     );
+
+  /** Connected accounts, newest first; the values each was given (the server's secret side). */
+  accounts: Account[] = [];
+  accountValues = new Map<string, Record<string, unknown>>();
+  /** What uses an account: `deleteAccount` then answers 409 account_in_use with these details. */
+  accountUsers = new Map<string, { path: string; message: string }[]>();
+  private accountSeq = 0;
+  createAccount = (body: Parameters<HeadwaterBridge["createAccount"]>[0]) =>
+    this.respond("createAccount", [body], () => {
+      const n = ++this.accountSeq;
+      const a: Account = {
+        ...makeAccount(1000 + n, { app: body.app, name: body.name ?? `${body.app} account ${n}` }),
+        fields: Object.keys(body.auth),
+      };
+      this.accounts.unshift(a);
+      this.accountValues.set(a.id, { ...body.auth });
+      return a;
+    });
+  listMyAccounts = (q?: { limit?: number; after?: string; app?: string }) =>
+    this.respond("listMyAccounts", [q], () =>
+      this.page(
+        this.accounts.filter((a) => !q?.app || a.app === q.app),
+        q?.limit,
+        q?.after,
+      ),
+    );
+  getAccount = (id: string) =>
+    this.respond("getAccount", [id], () => {
+      const a = this.accounts.find((x) => x.id === id);
+      if (!a) throw this.notFound(`account ${id}`);
+      return a;
+    });
+  updateAccount = (id: string, body: Parameters<HeadwaterBridge["updateAccount"]>[1]) =>
+    this.respond("updateAccount", [id, body], () => {
+      const i = this.accounts.findIndex((x) => x.id === id);
+      if (i < 0) throw this.notFound(`account ${id}`);
+      const a: Account = {
+        ...this.accounts[i]!,
+        ...(body.name !== undefined ? { name: body.name } : {}),
+        ...(body.auth !== undefined ? { fields: Object.keys(body.auth) } : {}),
+        updated_at: this.accounts[i]!.updated_at + 1,
+      };
+      if (body.auth !== undefined) this.accountValues.set(id, { ...body.auth });
+      this.accounts[i] = a;
+      return a;
+    });
+  deleteAccount = (id: string) =>
+    this.respond("deleteAccount", [id], () => {
+      if (!this.accounts.some((a) => a.id === id)) throw this.notFound(`account ${id}`);
+      const users = this.accountUsers.get(id);
+      if (users?.length) {
+        throw {
+          status: 409,
+          code: "account_in_use",
+          message: `account ${id} is used by ${users.length} source(s) or step(s)`,
+          details: users,
+        } satisfies BridgeError;
+      }
+      this.accounts = this.accounts.filter((a) => a.id !== id);
+      this.accountValues.delete(id);
+    });
 
   /** What `sendTestRequest` answers; each request is also kept in `testRequests` (newest first). */
   testResponse: TestResponse = {

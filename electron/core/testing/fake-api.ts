@@ -128,6 +128,20 @@ export async function startFakeApi(key = "test-key-0123456789abcdef"): Promise<F
       });
       return;
     }
+    // Connected accounts: one listed account; `apn_used` is referenced by a source (409 on delete).
+    if (url.pathname === "/v1/users/me/accounts") {
+      const account = { id: "apn_one", app: "postgresql", name: "db", fields: ["host", "password"], used_by: 1, created_at: 1, updated_at: 1 };
+      json(res, 200, { page_info: { total_count: 1, count: 1, start_cursor: "apn_one", end_cursor: "apn_one" }, data: [account] });
+      return;
+    }
+    if (url.pathname === "/v1/accounts/apn_used" && req.method === "DELETE") {
+      json(res, 409, {
+        error: "account apn_used is in use",
+        code: "account_in_use",
+        details: [{ path: "sources.dc_a", message: 'source "a" (dc_a) prop pg' }],
+      });
+      return;
+    }
     if (url.pathname === "/v1/users/me/api_key" && req.method === "POST") {
       currentKey = `rotated-${Math.random().toString(36).slice(2)}-key`;
       json(res, 200, { data: { id: "u_test", username: "tester", email: "t@example.com", api_key: currentKey } });
