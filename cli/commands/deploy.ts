@@ -1,8 +1,8 @@
 /** `deploy <file|url>`: creates a source, or updates the one with that name; prints its id and endpoint. */
 import type { Command } from "commander";
 import type { Context } from "../context.js";
-import { componentTarget, deploySource } from "../deploy/deploy.js";
-import { readPropsFile, splitPropFlags } from "../deploy/props.js";
+import { componentTarget, deploySource, resolveAccounts } from "../deploy/deploy.js";
+import { readPropsFile, splitAccountFlags, splitPropFlags } from "../deploy/props.js";
 import { withSpinner } from "../output/spinner.js";
 import { shownSource } from "../redact.js";
 import { collectRepeated, type Act } from "../options.js";
@@ -15,6 +15,7 @@ export function registerDeploy(program: Command, act: Act) {
     .option("--name <name>", "the source's name (default: the component's name)")
     .option("--prop <key=value>", "a prop value (repeatable); JSON for non-string props", collectRepeated, [])
     .option("--props-file <file>", "a JSON file of prop values (--prop wins)")
+    .option("--account <prop=apn_...>", "an app prop's connected account (repeatable; see headwater accounts)", collectRepeated, [])
     .action(act((ctx, [target], opts) => deploy(ctx, target!, opts)));
 }
 
@@ -25,10 +26,12 @@ async function deploy(ctx: Context, target: string, opts: Record<string, unknown
   // just saved stays (the API has no way to delete a component; it is unused, listed by
   // `list components`).
   const propFlags = splitPropFlags(opts.prop as string[]);
+  const accountFlags = splitAccountFlags(opts.account as string[]);
   const propsFromFile = readPropsFile(opts.propsFile as string | undefined);
   const { client } = await ctx.connect();
+  const accounts = await resolveAccounts(client, accountFlags);
   const result = await withSpinner(ctx.out.stderr, `deploying ${target}`, () =>
-    deploySource(client, { target: componentTarget(target), name: opts.name as string | undefined, propsFromFile, propFlags }),
+    deploySource(client, { target: componentTarget(target), name: opts.name as string | undefined, propsFromFile, propFlags, accounts }),
   );
   const { source, component } = result;
   ctx.out.fields(

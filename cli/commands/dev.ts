@@ -13,8 +13,8 @@ import { ApiError } from "../../shared/client/index.js";
 import { slugify } from "../../shared/ids.js";
 import type { EventSummary } from "../../shared/resources/index.js";
 import { untilAborted, type Context } from "../context.js";
-import { deploySource, type DeployResult } from "../deploy/deploy.js";
-import { readPropsFile, splitPropFlags } from "../deploy/props.js";
+import { deploySource, resolveAccounts, type DeployResult } from "../deploy/deploy.js";
+import { readPropsFile, splitAccountFlags, splitPropFlags } from "../deploy/props.js";
 import { watchFiles } from "../deploy/watch.js";
 import { describeError } from "../errors.js";
 import { followEvents } from "../follow/follow.js";
@@ -31,6 +31,7 @@ export function registerDev(program: Command, act: Act) {
     .option("--name <name>", "the dev source's name (default: <component name>-dev)")
     .option("--prop <key=value>", "a prop value (repeatable); JSON for non-string props", collectRepeated, [])
     .option("--props-file <file>", "a JSON file of prop values (--prop wins)")
+    .option("--account <prop=apn_...>", "an app prop's connected account (repeatable; see headwater accounts)", collectRepeated, [])
     .option("--keep", "keep the source when dev stops (default: delete it)")
     .action(act((ctx, [file], opts) => dev(ctx, file!, opts)));
 }
@@ -38,9 +39,12 @@ export function registerDev(program: Command, act: Act) {
 async function dev(ctx: Context, file: string, opts: Record<string, unknown>): Promise<void> {
   ctx.endsOnSignal();
   const propFlags = splitPropFlags(opts.prop as string[]);
+  const accountFlags = splitAccountFlags(opts.account as string[]);
   const propsFromFile = readPropsFile(opts.propsFile as string | undefined);
   const conn = await ctx.connect();
   const { client, apiKey } = conn;
+  // Read once: each re-deploy sends the same references (an account in use cannot be deleted).
+  const accounts = await resolveAccounts(client, accountFlags);
   const { out } = ctx;
   const status = (line: string, colour: (s: string) => string = out.errStyle.dim) => out.info(colour(`dev: ${line}`));
 
@@ -52,6 +56,7 @@ async function dev(ctx: Context, file: string, opts: Record<string, unknown>): P
       defaultName: (c) => `${slugify(c.name)}-dev`,
       propsFromFile,
       propFlags,
+      accounts,
     }),
   );
   const sourceId = first.source.id;
@@ -101,7 +106,7 @@ async function dev(ctx: Context, file: string, opts: Record<string, unknown>): P
   const redeploy = async (changed: string) => {
     if (ctx.signal.aborted) return;
     try {
-      const r = await deploySource(client, { target: { file }, sourceId, propsFromFile, propFlags });
+      const r = await deploySource(client, { target: { file }, sourceId, propsFromFile, propFlags, accounts });
       version += 1;
       watcher.setFiles(r.inputs);
       status(`${rel(changed)} changed: re-deployed, version ${version} (${r.component.name} ${r.component.version})`, out.errStyle.green);

@@ -5,13 +5,13 @@
  * the saved component's props before any source is touched; a refused prop leaves that saved
  * component behind, as there is no API to delete a component.
  */
-import type { Client } from "../../shared/client/index.js";
+import { ApiError, type Client } from "../../shared/client/index.js";
 import { slugify } from "../../shared/ids.js";
 import type { Component, PropDescriptor, Source } from "../../shared/resources/index.js";
 import { CliError, UsageError } from "../errors.js";
 import { sourcesNamed } from "../sources.js";
 import { readComponentFile } from "./component-file.js";
-import { buildProps, missingProp } from "./props.js";
+import { buildProps, missingProp, type AccountFlag } from "./props.js";
 
 export type ComponentTarget = { file: string } | { url: string };
 
@@ -22,6 +22,8 @@ export interface DeployRequest {
   defaultName?: (component: Component) => string;
   propsFromFile?: Record<string, unknown>;
   propFlags?: Array<[string, string]>;
+  /** `--account prop=apn_...`, resolved (resolveAccounts). */
+  accounts?: AccountFlag[];
   /** Update this source (dev's re-deploys) instead of looking one up by name. */
   sourceId?: string;
 }
@@ -49,7 +51,7 @@ export async function saveComponent(client: Client, target: ComponentTarget): Pr
 export async function deploySource(client: Client, req: DeployRequest): Promise<DeployResult> {
   const { component, inputs } = await saveComponent(client, req.target);
   const props = component.configurable_props;
-  const given = buildProps(props, req.propsFromFile ?? {}, req.propFlags ?? []);
+  const given = buildProps(props, req.propsFromFile ?? {}, req.propFlags ?? [], req.accounts ?? []);
   const name = req.name ?? (req.defaultName ?? ((c) => slugify(c.name)))(component);
 
   let existing: Source | undefined;
@@ -80,6 +82,23 @@ export async function deploySource(client: Client, req: DeployRequest): Promise<
     source = await client.createSource({ component_id: component.id, name, configured_props: given });
   }
   return { source, component, created: !existing, endpointUrl: endpointOf(source, props), inputs };
+}
+
+/**
+ * The accounts `--account` names, read before the component is saved: an id that is not one of
+ * the user's accounts is said as such and leaves nothing behind.
+ */
+export async function resolveAccounts(client: Client, flags: Array<[string, string]>): Promise<AccountFlag[]> {
+  return Promise.all(
+    flags.map(async ([prop, id]) => {
+      try {
+        return { prop, account: await client.getAccount(id) };
+      } catch (err) {
+        if (err instanceof ApiError && err.status === 404) throw new CliError(`--account ${prop}: you have no account ${id} (headwater accounts list shows yours)`);
+        throw err;
+      }
+    }),
+  );
 }
 
 /** The source's HTTP endpoint, when its component has an HTTP prop. */

@@ -4,7 +4,8 @@
  * so nobody has to quote JSON for a plain string.
  */
 import fs from "node:fs";
-import type { PropDescriptor } from "../../shared/resources/index.js";
+import { isId } from "../../shared/ids.js";
+import type { Account, PropDescriptor } from "../../shared/resources/index.js";
 import { UsageError } from "../errors.js";
 
 /** Props the server fills in or refuses: never asked of the user. */
@@ -39,22 +40,58 @@ export function splitPropFlags(flags: string[]): Array<[string, string]> {
   });
 }
 
-/** The props to send: the file's, then each `--prop` typed by the prop's declared type. */
+/**
+ * Splits `--account prop=apn_...` pairs. Only the form is checked here, before anything is sent;
+ * that the account exists is asked of the server, and that the prop is an app prop of the same
+ * app is checked against the component (buildProps).
+ */
+export function splitAccountFlags(flags: string[] = []): Array<[string, string]> {
+  const seen = new Set<string>();
+  return flags.map((f) => {
+    const i = f.indexOf("=");
+    const [prop, id] = i <= 0 ? ["", ""] : [f.slice(0, i).trim(), f.slice(i + 1).trim()];
+    if (prop === "" || !isId("account", id)) throw new UsageError(`--account takes prop=apn_... (an app prop and an account id), got ${JSON.stringify(f)}`);
+    if (seen.has(prop)) throw new UsageError(`--account ${prop} is given twice`);
+    seen.add(prop);
+    return [prop, id];
+  });
+}
+
+/** An `--account` flag once the server has shown the account exists. */
+export interface AccountFlag {
+  prop: string;
+  account: Account;
+}
+
+/**
+ * The props to send: the file's, then each `--prop` typed by the prop's declared type, then each
+ * `--account` as `{"authProvisionId": "apn_..."}`.
+ */
 export function buildProps(
   props: PropDescriptor[],
   fromFile: Record<string, unknown>,
   flags: Array<[string, string]>,
+  accounts: AccountFlag[] = [],
 ): Record<string, unknown> {
   const out: Record<string, unknown> = { ...fromFile };
-  for (const [name, raw] of flags) {
-    const prop = props.find((p) => p.name === name);
-    if (!prop) {
-      const names = props.filter((p) => !AUTOMATIC.has(p.type)).map((p) => p.name);
-      throw new UsageError(`--prop ${name}: the component has no such prop${names.length ? ` (it has ${names.join(", ")})` : ""}`);
+  for (const [name, raw] of flags) out[name] = typed(propNamed(props, name, "--prop"), raw);
+  for (const { prop: name, account } of accounts) {
+    const prop = propNamed(props, name, "--account");
+    if (prop.type !== "app") throw new UsageError(`--account ${name}: the prop is a ${prop.type}, not an app prop (use --prop)`);
+    if (prop.app !== undefined && prop.app !== account.app) {
+      throw new UsageError(`--account ${name}: ${account.id} is an account of ${account.app}, the prop wants one of ${prop.app}`);
     }
-    out[name] = typed(prop, raw);
+    if (flags.some(([f]) => f === name)) throw new UsageError(`--prop ${name} and --account ${name}: give one of them`);
+    out[name] = { authProvisionId: account.id };
   }
   return out;
+}
+
+function propNamed(props: PropDescriptor[], name: string, flag: string): PropDescriptor {
+  const prop = props.find((p) => p.name === name);
+  if (prop) return prop;
+  const names = props.filter((p) => !AUTOMATIC.has(p.type) || p.type === "app").map((p) => p.name);
+  throw new UsageError(`${flag} ${name}: the component has no such prop${names.length ? ` (it has ${names.join(", ")})` : ""}`);
 }
 
 /** The first required prop with no value, default or automatic fill, if any. */
