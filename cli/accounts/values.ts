@@ -5,7 +5,8 @@
  *
  * stdin is a JSON object (`{"host": "...", "port": 5432}`, values kept as typed; the way to give
  * a value with line breaks, such as a certificate) or `name=value` lines (blank lines and lines
- * starting with `#` skipped; the value is everything after the first `=`, exactly as written).
+ * starting with `#` skipped; a name is letters, digits, `_ . -`; the value is everything after
+ * the first `=`, exactly as written).
  * No message here ever quotes a value, nor the line or JSON text it came from.
  */
 import { UsageError } from "../errors.js";
@@ -53,6 +54,8 @@ function jsonValues(text: string): Values {
   return values;
 }
 
+const LINE_NAME = /^[A-Za-z0-9_.-]+$/;
+
 function lineValues(text: string): Values {
   const values: Values = {};
   const lines = text.split("\n");
@@ -61,7 +64,9 @@ function lineValues(text: string): Values {
     if (line.trim() === "" || line.trimStart().startsWith("#")) continue;
     const eq = line.indexOf("=");
     const name = eq < 0 ? "" : line.slice(0, eq).trim();
-    if (name === "") throw new UsageError(`stdin line ${i + 1} is not name=value (a value with line breaks needs the JSON form)`);
+    // A line that is not name=value (a bare value, a wrapped one) is refused rather than saved
+    // under a made-up name that would then be printed as a field.
+    if (!LINE_NAME.test(name)) throw new UsageError(`stdin line ${i + 1} is not name=value (names are letters, digits, _ . -; a value with line breaks needs the JSON form)`);
     if (Object.hasOwn(values, name)) throw new UsageError(`stdin gives ${name} twice (line ${i + 1})`);
     values[name] = line.slice(eq + 1);
   }

@@ -138,11 +138,14 @@ async function remove(ctx: Context, [arg]: string[]): Promise<void> {
   else ctx.out.say(`deleted ${id} (${account.app}, ${account.name})`);
 }
 
-/** The 409 as one line that names what still uses the account, so the user knows what to change first. */
+/**
+ * The 409 as one line that names what still uses the account (each detail says it: `source
+ * "orders" (dc_...), prop db`), so the user knows what to change first.
+ */
 function inUse(account: Account, err: ApiError): CliError {
-  const users = (err.details ?? []).map((d) => (d.message && d.message !== err.message ? `${d.path} (${d.message})` : d.path));
+  const users = (err.details ?? []).map((d) => d.message || d.path);
   const what = users.length > 0 ? `: ${users.join("; ")}` : "";
   return new CliError(
-    `${account.id} (${account.app}, ${account.name}) is in use, not deleted${what}. Point these at another account or delete them first (account_in_use, HTTP 409)`,
+    `${account.id} (${account.app}, ${account.name}) is in use, not deleted${what}. Point them at another account (deploy --account PROP=apn_...) or delete them first (account_in_use, HTTP 409)`,
   );
 }

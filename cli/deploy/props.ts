@@ -77,11 +77,11 @@ export function buildProps(
   for (const [name, raw] of flags) out[name] = typed(propNamed(props, name, "--prop"), raw);
   for (const { prop: name, account } of accounts) {
     const prop = propNamed(props, name, "--account");
+    if (flags.some(([f]) => f === name)) throw new UsageError(`--prop ${name} and --account ${name}: give one of them`);
     if (prop.type !== "app") throw new UsageError(`--account ${name}: the prop is a ${prop.type}, not an app prop (use --prop)`);
     if (prop.app !== undefined && prop.app !== account.app) {
       throw new UsageError(`--account ${name}: ${account.id} is an account of ${account.app}, the prop wants one of ${prop.app}`);
     }
-    if (flags.some(([f]) => f === name)) throw new UsageError(`--prop ${name} and --account ${name}: give one of them`);
     out[name] = { authProvisionId: account.id };
   }
   return out;
