@@ -44,6 +44,20 @@ describe("redactConfiguredProps", () => {
     });
   });
 
+  it("a connected account's reference is shown (an id, not a value), whatever the prop's name or type", () => {
+    const withAuth: PropDescriptor[] = [...props, { name: "auth", type: "app", app: "slack" }];
+    expect(
+      redactConfiguredProps(
+        { gh: { authProvisionId: "apn_1" }, auth: { authProvisionId: "apn_2" }, hush: { authProvisionId: "apn_3", token: "t" } },
+        withAuth,
+      ),
+    ).toEqual({ gh: { authProvisionId: "apn_1" }, auth: { authProvisionId: "apn_2" }, hush: MASK });
+    // Beside other keys it may hold values: masked as any app prop.
+    expect(redactConfiguredProps({ gh: { authProvisionId: "apn_1", token: "t" } }, props)).toEqual({
+      gh: { authProvisionId: MASK, token: MASK },
+    });
+  });
+
   it("names: the dashboard's rule", () => {
     expect(["password", "apiToken", "client_secret", "API_KEY", "cookie"].every(isSecretName)).toBe(true);
     expect(["channel", "greeting", "url"].some(isSecretName)).toBe(false);

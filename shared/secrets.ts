@@ -5,8 +5,10 @@
  * A value is secret when it is a credential of an app (`$auth`), when its prop is declared
  * `secret: true`, or when its name looks like a credential (password, token, API key, ...): a
  * component's author may forget `secret`, and printing one secret too many costs nothing.
+ * A reference to a connected account (`{authProvisionId: "apn_..."}`) is not: it is only an id,
+ * the values stay on the server, and showing it says which account the prop uses.
  */
-import type { PropDescriptor } from "./resources/index.js";
+import { accountIdOf, type PropDescriptor } from "./resources/index.js";
 
 /** What a secret is shown as. */
 export const MASK = "••••";
@@ -66,13 +68,17 @@ export function redactConfiguredProps(
   const out: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(configured)) {
     const p = byName.get(name);
-    if (p?.secret === true || isSecretName(name)) out[name] = masked(value);
+    if (isAccountRef(value)) out[name] = value;
+    else if (p?.secret === true || isSecretName(name)) out[name] = masked(value);
     else if (isRecord(value) && isRecord(value.$auth)) out[name] = { ...value, $auth: maskAll(value.$auth) };
     else if (p?.type === "app" && isRecord(value)) out[name] = maskAll(value);
     else out[name] = value;
   }
   return out;
 }
+
+/** Exactly `{authProvisionId: "<id>"}`: anything beside the id may be a value, and is masked as before. */
+const isAccountRef = (v: unknown): boolean => accountIdOf(v) !== undefined && Object.keys(v as object).length === 1;
 
 function maskAll(values: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(values).map(([k, v]) => [k, masked(v)]));

@@ -2,7 +2,7 @@
 import { screen, waitFor, within } from "@testing-library/react";
 import { userEvent } from "@testing-library/user-event";
 import { describe, expect, it } from "vitest";
-import { FakeBridge, makeSource, remoteProfile } from "../test/fakeBridge.js";
+import { FakeBridge, makeAccount, makeSource, remoteProfile } from "../test/fakeBridge.js";
 import { renderWith } from "../test/render.js";
 import { App } from "./App.js";
 
@@ -61,6 +61,21 @@ describe("the shell", () => {
     expect(await screen.findByRole("heading", { name: "No connection yet" })).toBeTruthy();
     await userEvent.click(screen.getByRole("link", { name: "Set up a connection" }));
     expect(await screen.findByRole("form", { name: "Add a remote connection" })).toBeTruthy();
+  });
+});
+
+describe("connected accounts", () => {
+  it("has its own entry in the sidebar, apart from the user's Account", async () => {
+    const bridge = new FakeBridge();
+    bridge.accounts = [makeAccount(1, { name: "prod db" })];
+    setBridge(bridge);
+    const nav = await screen.findByRole("navigation", { name: "Main" });
+    await userEvent.click(within(nav).getByRole("link", { name: "Connected accounts" }));
+    expect(window.location.hash).toBe("#/accounts");
+    expect(await screen.findByRole("heading", { name: "Connected accounts", level: 1 })).toBeTruthy();
+    expect(await screen.findByRole("row", { name: "prod db" })).toBeTruthy();
+    expect(within(nav).getByRole("link", { name: "Connected accounts" }).getAttribute("aria-current")).toBe("page");
+    expect(within(nav).getByRole("link", { name: "Account" }).getAttribute("aria-current")).toBeNull();
   });
 });
 

@@ -10,6 +10,7 @@ import { ErrorNote } from "../ui/ErrorNote.js";
 import { Loading } from "../ui/Spinner.js";
 import { Toasts } from "../ui/Toasts.js";
 import { AccountView } from "../views/account/AccountView.js";
+import { AccountsView } from "../views/accounts/AccountsView.js";
 import { ComponentsView } from "../views/components/ComponentsView.js";
 import { FlowView } from "../views/flow/FlowView.js";
 import { SourcesView } from "../views/sources/SourcesView.js";
@@ -99,6 +100,8 @@ function Routed({ route, current }: { route: Route; current: Profile | null }) {
       return <FlowView />;
     case "workflows":
       return <WorkflowsView selectedId={route.id} />;
+    case "accounts":
+      return <AccountsView />;
     default:
       return <SourcesView selectedId={route.id} />;
   }

@@ -3,7 +3,7 @@
  * invalidate exactly the lists they change. Query keys start with the resource kind.
  */
 import { useMutation, useQuery, useQueryClient, type Query, type QueryClient } from "@tanstack/react-query";
-import type { PageQuery, Source, Workflow } from "../../shared/resources/index.js";
+import type { Account, PageQuery, Source, Workflow } from "../../shared/resources/index.js";
 import type { Page } from "../../shared/resources/index.js";
 import { call } from "./bridge.js";
 
@@ -22,6 +22,8 @@ export const keys = {
   workflow: (id: string) => ["workflow", id] as const,
   users: (q?: PageQuery) => ["users", "page", q ?? {}] as const,
   allUsers: ["users"] as const,
+  /** Every connected account of the user (the panel and the source form's pickers share it). */
+  accounts: ["accounts"] as const,
 };
 
 const isServerData = (q: Query) => q.queryKey[0] !== "profiles" && q.queryKey[0] !== "host";
@@ -137,7 +139,11 @@ export function useUpdateSource() {
         ...(v.name !== undefined ? { name: v.name } : {}),
         ...(v.configured_props !== undefined ? { configured_props: v.configured_props } : {}),
       }),
-    onSuccess: (saved) => patchSourceInCache(qc, saved),
+    onSuccess: (saved, v) => {
+      patchSourceInCache(qc, saved);
+      // Props may now use another account, or a new one the server made from inline `$auth`.
+      if (v.configured_props !== undefined) void qc.invalidateQueries({ queryKey: keys.accounts });
+    },
   });
 }
 
@@ -148,6 +154,8 @@ export function useCreateSource() {
     onSuccess: (s) => {
       qc.setQueryData(keys.source(s.id), s);
       void qc.invalidateQueries({ queryKey: ["sources"] });
+      // Its accounts are used once more (and inline `$auth` became a new account).
+      void qc.invalidateQueries({ queryKey: keys.accounts });
     },
   });
 }
@@ -160,6 +168,7 @@ export function useDeleteSource() {
       qc.removeQueries({ queryKey: keys.source(id) });
       void qc.invalidateQueries({ queryKey: ["sources"] });
       void qc.invalidateQueries({ queryKey: keys.subscriptions });
+      void qc.invalidateQueries({ queryKey: keys.accounts });
     },
   });
 }
@@ -200,4 +209,18 @@ export const useWorkflow = (id: string | null) =>
     queryKey: keys.workflow(id ?? ""),
     queryFn: () => call("getWorkflow", id ?? ""),
     enabled: !!id,
+  });
+
+// -- connected accounts -----------------------------------------------------------------------
+
+/**
+ * Every account of the user, newest first (the panel groups them by app, the source form keeps
+ * one app's). One list for both: a few dozen accounts at most, where a per-app query would
+ * refetch for every app prop on screen.
+ */
+export const useAllAccounts = (enabled = true) =>
+  useQuery({
+    queryKey: keys.accounts,
+    enabled,
+    queryFn: () => readAll<Account>((q) => call("listMyAccounts", q)),
   });

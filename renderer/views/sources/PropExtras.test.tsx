@@ -31,6 +31,8 @@ describe("credentials and remote options: rules", () => {
   it("offers the fields the app reads, sends only the filled ones as $auth", () => {
     const state = initialState(DB_PROPS);
     expect(state.postgresql).toEqual({
+      mode: "new",
+      accountId: "",
       fields: [
         { name: "host", value: "" },
         { name: "user", value: "" },
@@ -84,11 +86,12 @@ function Harness({ props, onState }: { props: PropDescriptor[]; onState: (s: For
 }
 
 describe("credentials group", () => {
-  it("shows an app prop as named fields, masks secret ones, adds and removes fields", async () => {
+  it("shows a new account's credentials as named fields, every value masked, adds and removes fields", async () => {
     let last: FormState = {};
     renderWith(new FakeBridge(), <Harness props={DB_PROPS} onState={(s) => (last = s)} />);
     const group = screen.getByRole("group", { name: /postgresql credentials/ });
-    expect(within(group).getByLabelText("postgresql: host")).toHaveProperty("type", "text");
+    expect(within(group).getByRole("radio", { name: "Add a new account" })).toHaveProperty("checked", true);
+    expect(within(group).getByLabelText("postgresql: host")).toHaveProperty("type", "password");
     expect(within(group).getByLabelText("postgresql: password")).toHaveProperty("type", "password");
     // No raw JSON box for the app.
     expect(screen.queryByPlaceholderText("JSON")).toBeNull();
@@ -101,6 +104,8 @@ describe("credentials group", () => {
     expect(token).toHaveProperty("type", "password");
     await userEvent.type(token, "t0k");
     expect(last.postgresql).toEqual({
+      mode: "new",
+      accountId: "",
       fields: [
         { name: "host", value: "db.local" },
         { name: "password", value: "" },

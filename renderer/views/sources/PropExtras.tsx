@@ -1,17 +1,23 @@
 /**
- * Two parts of the props form for real apps: an app prop's credentials (the `$auth` fields, named
- * and typed by the user, secret-looking ones masked) and the choices of a prop whose definition
- * has `async options()`, asked of the server with the props configured so far and offered as a
- * select beside the typed value.
+ * Two parts of the props form for real apps: an app prop's account (an existing connected
+ * account, or a new one's credentials typed here, every value masked) and the choices of a prop
+ * whose definition has `async options()`, asked of the server with the props configured so far
+ * and offered as a select beside the typed value.
  */
-import { useState } from "react";
+import { useId, useState } from "react";
 import type { PropDescriptor, PropOption } from "../../../shared/resources/index.js";
-import { isSecretName } from "../../../shared/secrets.js";
 import { call } from "../../state/bridge.js";
+import { useAllAccounts } from "../../state/queries.js";
 import { ErrorNote } from "../../ui/ErrorNote.js";
 import { Spinner } from "../../ui/Spinner.js";
+import { CredentialFields } from "../accounts/CredentialFields.js";
 import { optionText, type AppState } from "./propsForm.js";
 
+/**
+ * An app prop: "Use an existing account" (a select of the user's accounts of the prop's app, or
+ * of every app when the prop names none) or "Add a new account" (its credentials, sent with the
+ * source as `$auth`; see AppState in propsForm.ts).
+ */
 export function CredentialsGroup(props: {
   p: PropDescriptor;
   value: AppState;
@@ -20,44 +26,65 @@ export function CredentialsGroup(props: {
   onChange: (v: AppState) => void;
 }) {
   const { p, value, disabled, describedBy, onChange } = props;
+  const id = useId();
   const label = p.label ?? p.name;
-  const fields = value.fields;
-  const set = (i: number, patch: Partial<AppState["fields"][number]>) =>
-    onChange({ fields: fields.map((f, j) => (j === i ? { ...f, ...patch } : f)) });
+  const accounts = useAllAccounts();
+  const choices = (accounts.data ?? []).filter((a) => !p.app || a.app === p.app);
+  // A reference the list does not hold (not loaded, or another page) still shows as chosen.
+  const unlisted = value.mode === "account" && value.accountId !== "" && !choices.some((a) => a.id === value.accountId);
+  const appWord = p.app ? `${p.app} ` : "";
   return (
     <fieldset className="credentials" aria-describedby={describedBy} disabled={disabled}>
       <legend>
         {label} credentials{p.app ? <span className="muted"> · app {p.app}</span> : null}
       </legend>
-      {fields.length === 0 && <p className="muted">No credentials yet: add the fields this app needs.</p>}
-      {fields.map((f, i) => (
-        <div className="credential" key={i}>
+      <div className="account-mode">
+        <label>
           <input
-            aria-label={`${label}: field ${i + 1} name`}
-            placeholder="name, e.g. host"
-            value={f.name}
-            onChange={(e) => set(i, { name: e.target.value })}
+            type="radio"
+            name={`${id}-mode`}
+            checked={value.mode === "account"}
+            onChange={() => onChange({ ...value, mode: "account" })}
           />
-          <input
-            aria-label={f.name ? `${label}: ${f.name}` : `${label}: field ${i + 1} value`}
-            type={isSecretName(f.name) ? "password" : "text"}
-            autoComplete="off"
-            value={f.value}
-            onChange={(e) => set(i, { value: e.target.value })}
-          />
-          <button
-            type="button"
-            className="btn small ghost"
-            aria-label={`Remove ${f.name || `field ${i + 1}`}`}
-            onClick={() => onChange({ fields: fields.filter((_, j) => j !== i) })}
+          Use an existing account
+        </label>
+        <label>
+          <input type="radio" name={`${id}-mode`} checked={value.mode === "new"} onChange={() => onChange({ ...value, mode: "new" })} />
+          Add a new account
+        </label>
+      </div>
+      {value.mode === "account" ? (
+        <>
+          <select
+            aria-label={`${label}: account`}
+            value={value.accountId}
+            onChange={(e) => onChange({ ...value, accountId: e.target.value })}
           >
-            ×
-          </button>
-        </div>
-      ))}
-      <button type="button" className="btn small" onClick={() => onChange({ fields: [...fields, { name: "", value: "" }] })}>
-        Add a credential
-      </button>
+            <option value="">{accounts.isPending ? "Loading the accounts…" : "Choose an account…"}</option>
+            {unlisted && <option value={value.accountId}>{value.accountId}</option>}
+            {choices.map((a) => (
+              <option key={a.id} value={a.id}>
+                {a.name}
+                {p.app ? "" : ` (${a.app})`}
+                {a.fields.length ? ` · ${a.fields.join(", ")}` : ""}
+              </option>
+            ))}
+          </select>
+          {accounts.isFetching && <Spinner label="Loading the accounts" />}
+          <ErrorNote error={accounts.error} title="Could not load the accounts" onRetry={() => void accounts.refetch()} />
+          {accounts.data && choices.length === 0 && (
+            <p className="muted">No {appWord}account yet: choose &quot;Add a new account&quot;, or add one under Connected accounts.</p>
+          )}
+        </>
+      ) : (
+        <>
+          <CredentialFields label={label} fields={value.fields} onChange={(fields) => onChange({ ...value, fields })} />
+          <p className="hint">
+            Saved on the server as a connected account named after the source and this prop; the values are not shown
+            again.
+          </p>
+        </>
+      )}
     </fieldset>
   );
 }

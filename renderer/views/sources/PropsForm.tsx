@@ -112,7 +112,7 @@ function PropField(props: {
       input = (
         <CredentialsGroup
           p={p}
-          value={(value as AppState | undefined) ?? { fields: [] }}
+          value={(value as AppState | undefined) ?? { mode: "new", accountId: "", fields: [] }}
           disabled={disabled}
           describedBy={describedBy}
           onChange={onChange}

@@ -4,6 +4,7 @@
  */
 import { useState } from "react";
 import type { Source } from "../../../shared/resources/index.js";
+import { redactConfiguredProps } from "../../../shared/secrets.js";
 import { navigate } from "../../app/router.js";
 import { errorLine } from "../../state/errors.js";
 import { fromUnixSeconds } from "../../state/format.js";
@@ -195,7 +196,8 @@ function SourceConfig({ source }: { source: Source }) {
           onRetry={() => void component.refetch()}
         />
         <h3>Configured props</h3>
-        <pre className="code-block">{JSON.stringify(source.configured_props, null, 2)}</pre>
+        {/* Secrets masked by the shared rule; an account reference is only an id, shown as it is. */}
+        <pre className="code-block">{JSON.stringify(redactConfiguredProps(source.configured_props), null, 2)}</pre>
       </div>
     );
   }

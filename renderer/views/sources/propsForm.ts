@@ -3,7 +3,10 @@
  * starting value (default or the source's current value), and the conversion of what the user
  * typed into `configured_props`, with a message per field when a value is not acceptable.
  */
-import type { PropDescriptor } from "../../../shared/resources/index.js";
+import { accountIdOf, type PropDescriptor } from "../../../shared/resources/index.js";
+import { authFromFields, type CredentialField } from "../accounts/credentials.js";
+
+export type { CredentialField };
 
 export type FieldKind =
   | "timer"
@@ -25,12 +28,20 @@ export interface TimerState {
   interval: string;
   cron: string;
 }
-/** An app prop's credentials: the `$auth` fields, named and filled in by the user. */
-export interface CredentialField {
-  name: string;
-  value: string;
-}
+/**
+ * An app prop: an existing connected account (sent as `{authProvisionId}`), or a new one's
+ * credentials typed here (sent inline as `{$auth: {...}}`).
+ *
+ * Why inline rather than `createAccount` first: the server turns `$auth` into an account named
+ * after the source and the prop in the same transaction as the source's write, so a source that
+ * is refused (bad props, a failing hook) leaves no stray account behind, and saving the source
+ * again with new values replaces that account's values instead of making another.
+ */
 export interface AppState {
+  mode: "account" | "new";
+  /** The chosen account (mode "account"); empty until one is chosen. */
+  accountId: string;
+  /** The new account's credentials (mode "new"). */
   fields: CredentialField[];
 }
 export type FieldValue = string | boolean | string[] | TimerState | AppState;
@@ -78,15 +89,20 @@ export function hasRemoteOptions(p: PropDescriptor): boolean {
 export const optionText = (value: unknown) => (typeof value === "string" ? value : JSON.stringify(value));
 
 function appFrom(p: PropDescriptor, v: unknown): AppState {
+  // The fields the app's code reads, not filled in yet, are offered empty.
+  const offered = (fields: CredentialField[]) => {
+    for (const name of p.authFields ?? []) if (!fields.some((f) => f.name === name)) fields.push({ name, value: "" });
+    return fields;
+  };
+  const accountId = accountIdOf(v);
+  if (accountId !== undefined) return { mode: "account", accountId, fields: offered([]) };
   const given = v !== null && typeof v === "object" ? (v as Record<string, unknown>) : undefined;
   const auth = given && given.$auth !== null && typeof given.$auth === "object" ? (given.$auth as Record<string, unknown>) : given;
   const fields: CredentialField[] = Object.entries(auth ?? {}).map(([name, value]) => ({
     name,
     value: typeof value === "string" ? value : JSON.stringify(value),
   }));
-  // The fields the app's code reads, not filled in yet, are offered empty.
-  for (const name of p.authFields ?? []) if (!fields.some((f) => f.name === name)) fields.push({ name, value: "" });
-  return { fields };
+  return { mode: "new", accountId: "", fields: offered(fields) };
 }
 
 export function optionItems(p: PropDescriptor): OptionItem[] {
@@ -189,17 +205,16 @@ function convert(
       continue;
     }
     if (kind === "app") {
-      const fields = (raw as AppState | undefined)?.fields ?? [];
-      const auth: Record<string, string> = {};
-      for (const f of fields) {
-        const name = f.name.trim();
-        // A field left empty (one the app's code reads, offered blank) is not sent.
-        if (!f.value) continue;
-        if (!name) fail("every credential needs a name");
-        else if (name in auth) fail(`"${name}" is given twice`);
-        else auth[name] = f.value;
+      const app = (raw as AppState | undefined) ?? appFrom(p, p.default);
+      if (app.mode === "account") {
+        if (app.accountId) value[p.name] = { authProvisionId: app.accountId };
+        else if (required) fail("choose an account, or add a new one");
+        continue;
       }
-      if (!errors[p.name]) value[p.name] = { $auth: auth };
+      // A field left empty (one the app's code reads, offered blank) is not sent.
+      const auth = authFromFields(app.fields);
+      if (!auth.ok) fail(auth.error);
+      else value[p.name] = { $auth: auth.auth };
       continue;
     }
     if (kind === "multiselect") {
