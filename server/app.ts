@@ -36,6 +36,13 @@ import { streamRoutes } from "./http/routes/streams.js";
 import { subscriptionRoutes } from "./http/routes/subscriptions.js";
 import { userRoutes } from "./http/routes/users.js";
 import { workflowRoutes } from "./http/routes/workflows.js";
+import { accountRoutes } from "./http/routes/accounts.js";
+import { Credentials } from "./accounts/credentials.js";
+import { AccountReferences } from "./accounts/references.js";
+import { AccountService } from "./accounts/service.js";
+import { adoptInlineCredentials, reportUnopenable } from "./accounts/adopt-inline.js";
+import { loadKeyring } from "./secrets/key-source.js";
+import { AccountsRepo } from "./store/repos/accounts.js";
 import { createRuntime } from "./runtime/index.js";
 import { resolveIsolationAsync } from "./runtime/sandbox/isolation.js";
 import { networkPolicyFor } from "./runtime/sandbox/policy.js";
@@ -86,6 +93,8 @@ export async function createServer(config: Config): Promise<Server> {
   isolation.catch(() => undefined); // awaited below; not unhandled if the start fails before
 
   try {
+    // The key that seals credentials: refused before anything opens (PostgreSQL needs a shared one).
+    const keyring = loadKeyring({ ...config.secrets, dataDir: config.dataDir, databaseUrl: config.databaseUrl });
     // -- storage: migrations run here; store/ is the only place with SQL ----------------------
     const store = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
     closers.push(() => store.close());
@@ -93,11 +102,19 @@ export async function createServer(config: Config): Promise<Server> {
       users: new UsersRepo(store.db, store.dialect),
       components: new ComponentsRepo(store.db),
       sources: new SourcesRepo(store.db),
+      accounts: new AccountsRepo(store.db),
     };
+    // Connected accounts: credentials sealed at rest, opened for runs only. Sources stored before
+    // accounts existed have their inline credentials moved into accounts, once, before serving.
+    const accounts = new AccountService(repos.accounts, keyring, (ids, db) => repos.accounts.holderNames(ids, db));
+    const accountRefs = new AccountReferences(repos.accounts, accounts);
+    const credentials = new Credentials(repos.accounts, keyring);
 
     // -- the HTTP app first: every service logs through it -------------------------------------
     const app = createHttpApp(config);
     const log = app.log;
+    await withStartupLock(store.db, store.dialect, () => adoptInlineCredentials(store, accountRefs, log));
+    await reportUnopenable(repos.accounts, keyring, log);
 
     // -- services ------------------------------------------------------------------------------
     // Events: the event store ($emit), bus, subscriptions and delivery, workflows.
@@ -126,6 +143,7 @@ export async function createServer(config: Config): Promise<Server> {
       publicUrl: getPublicUrl,
       log: (msg, err) => log.error({ err }, msg),
       isolation: await isolation,
+      credentials,
     });
     closers.push(() => runtime.close());
     // Stored events are routed to their listeners through the runtime's queue: each listener's
@@ -168,6 +186,7 @@ export async function createServer(config: Config): Promise<Server> {
       runtime.describer,
       (url) => fetchComponent(url, networkPolicyFor(config)),
       runtime.propOptions,
+      credentials,
     );
     const systemUserId = await withStartupLock(store.db, store.dialect, () =>
       seedBuiltinComponents(repos.users, components, runtime.describer),
@@ -200,6 +219,7 @@ export async function createServer(config: Config): Promise<Server> {
       components,
       lifecycle: runtime.lifecycle,
       publicUrl: getPublicUrl,
+      accounts: accountRefs,
       log,
     });
     sources.onDeleted((source) => {
@@ -222,6 +242,7 @@ export async function createServer(config: Config): Promise<Server> {
     await app.register(inspectionRoutes, { prefix: "/v1", events });
     await app.register(subscriptionRoutes, { prefix: "/v1", subscriptions: events.subscriptions });
     await app.register(workflowRoutes, { prefix: "/v1", workflows: events.workflows });
+    await app.register(accountRoutes, { prefix: "/v1", accounts });
     await app.register(streamRoutes, { events, db: store.db }); // SSE, at the host (no /v1)
     await app.register(runtime.httpRoutes); // `/e/:id`: HTTP triggers, no auth
     if (runtime.httpFastPath) setFastPath(app, runtime.httpFastPath); // their ingest case, before Fastify

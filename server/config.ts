@@ -6,6 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
 import { DEFAULT_EVENT_RETENTION } from "../shared/resources/index.js";
+import { decodeKey } from "./secrets/keyring.js";
 
 /**
  * Two sandbox processes per core, 2 to 8. More processes than that only take turns on the cores:
@@ -24,6 +25,15 @@ const Int = (min: number, max = Number.MAX_SAFE_INTEGER) =>
     .pipe(z.number().int().min(min).max(max));
 
 const Bool = z.enum(["1", "0", "true", "false", "yes", "no"]).transform((v) => ["1", "true", "yes"].includes(v));
+
+/** 32 bytes in base64 (or base64url), as `openssl rand -base64 32` prints. */
+const SecretsKey = z
+  .string()
+  .transform((v, ctx) => {
+    const key = decodeKey(v);
+    if (!key) ctx.addIssue({ code: "custom", message: "must be 32 bytes in base64 (make one with `openssl rand -base64 32`)" });
+    return key ?? Buffer.alloc(0);
+  });
 
 const Env = z.object({
   HEADWATER_HOST: z.string().min(1).default("127.0.0.1"),
@@ -62,6 +72,8 @@ const Env = z.object({
   HEADWATER_RATE_LIMIT: Int(0).default(100),
   HEADWATER_ENDPOINT_RATE_LIMIT: Int(0).default(0),
   HEADWATER_METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
+  HEADWATER_SECRETS_KEY: SecretsKey.optional(),
+  HEADWATER_SECRETS_KEY_PREVIOUS: SecretsKey.optional(),
 });
 
 export interface Config {
@@ -109,6 +121,8 @@ export interface Config {
   /** Bearer token that may scrape GET /metrics (besides admin keys). */
   metricsToken: string | undefined;
   logLevel: string;
+  /** The key that seals credentials, and the one before it (still opened); see server/secrets. */
+  secrets: { key: Buffer | undefined; previousKey: Buffer | undefined };
 }
 
 export class ConfigError extends Error {}
@@ -159,5 +173,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     endpointRateLimit: e.HEADWATER_ENDPOINT_RATE_LIMIT,
     metricsToken: e.HEADWATER_METRICS_TOKEN,
     logLevel: e.HEADWATER_LOG_LEVEL,
+    secrets: { key: e.HEADWATER_SECRETS_KEY, previousKey: e.HEADWATER_SECRETS_KEY_PREVIOUS },
   };
 }

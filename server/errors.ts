@@ -28,6 +28,7 @@ export class ConflictError extends Error {
   constructor(
     message: string,
     readonly code: string = "conflict",
+    readonly details?: Array<{ path: string; message: string }>,
   ) {
     super(message);
     this.name = "ConflictError";

@@ -16,7 +16,17 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const server = await createServer(config);
+  let server;
+  try {
+    server = await createServer(config);
+  } catch (err) {
+    // A setting that only the start can check (the secrets key on PostgreSQL): said, not a stack.
+    if (err instanceof ConfigError) {
+      process.stderr.write(`headwater: cannot start: ${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
   process.stdout.write(`headwater server listening on ${server.url}\n`);
 
   let stopping = false;

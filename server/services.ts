@@ -12,6 +12,7 @@
  *                                                       │                   ├─► streams/ (SSE)
  *                                                       └─► delivery/ ──► InvocationQueue (runtime/)
  */
+import type { Redactor } from "./secrets/redact.js";
 import type { Requester } from "./users/requester.js";
 import type { PropDescriptor } from "../shared/resources/index.js";
 import type { Db } from "./store/db.js";
@@ -201,4 +202,30 @@ export interface InvocationQueue {
   enqueueIn(trx: Db, jobs: InvocationJob[]): Promise<void>;
   /** Jobs for these targets were committed by enqueueIn: look for work now. */
   wake(targetIds: Iterable<string>): void;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Credentials of connected accounts (implemented in accounts/credentials.ts)
+
+/** A run cannot have its credentials: recorded on the holder's `$errors` with this code. */
+export class CredentialsError extends Error {
+  constructor(
+    readonly code: "secrets_key_mismatch" | "account_not_found",
+    message: string,
+  ) {
+    super(message);
+    this.name = "CredentialsError";
+  }
+}
+
+export interface OpenedCredentials {
+  /** The configured props with every account reference replaced by `{$auth: values}`. */
+  props: Record<string, unknown>;
+  /** Hides the values in the run's logs, errors and emits; undefined when there is nothing to hide. */
+  redactor: Redactor | undefined;
+}
+
+/** Opens the accounts a holder's props reference, as their owner (rejects with a CredentialsError). */
+export interface CredentialOpener {
+  open(userId: string, configured: Record<string, unknown>): Promise<OpenedCredentials>;
 }

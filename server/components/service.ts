@@ -5,7 +5,9 @@
 import crypto from "node:crypto";
 import { newId } from "../../shared/ids.js";
 import {
+  accountIdOf,
   ERROR_CODES,
+  referencesAccounts,
   type Component,
   type PropDescriptor,
   type PropOptions,
@@ -14,8 +16,10 @@ import {
 import { ConflictError, InvalidRequestError, NotFoundError, UnavailableError } from "../errors.js";
 import {
   ComponentLoadError,
+  CredentialsError,
   PropOptionsError,
   type ComponentDescriber,
+  type CredentialOpener,
   type ComponentDescription,
   type ComponentFiles,
   type PropOptionsRunner,
@@ -68,6 +72,8 @@ export class ComponentService {
     private readonly fetchCode: (url: string) => Promise<{ code: string; files: ComponentFiles }>,
     /** Runs a prop's `options()` in the sandbox (runtime/prop-options.ts). */
     private readonly optionsRunner?: PropOptionsRunner,
+    /** Opens the connected accounts that the configured props reference (`{authProvisionId}`). */
+    private readonly credentials?: CredentialOpener,
   ) {}
 
   /** Reads the code (component_code wins; the URL is then only metadata) and describes it. */
@@ -157,11 +163,12 @@ export class ComponentService {
       : await this.repo.findOwnByKey(userId, keyOrId);
     if (!row) throw new NotFoundError(`component ${keyOrId}`);
     if (!this.optionsRunner) throw new InvalidRequestError("prop options need the runtime, which this server runs without");
+    const configuredProps = await this.openAccounts(userId, body.configured_props ?? {});
     try {
       return await this.optionsRunner.options(row.code, componentFiles(row), {
         requester,
         prop,
-        configuredProps: body.configured_props ?? {},
+        configuredProps,
         prevContext: body.prev_context ?? {},
         query: body.query,
         page: body.page ?? 0,
@@ -170,6 +177,18 @@ export class ComponentService {
       if (!(err instanceof PropOptionsError)) throw err;
       if (err.code === "no_such_prop") throw new NotFoundError(`prop ${prop} of component ${keyOrId}`);
       throw new InvalidRequestError(err.message, err.code === "no_options" ? "no_options" : ERROR_CODES.propOptionsFailed);
+    }
+  }
+
+  /** The props with the caller's accounts opened: another user's or an unknown account is a 404. */
+  private async openAccounts(userId: string, configured: Record<string, unknown>): Promise<Record<string, unknown>> {
+    if (!this.credentials || !referencesAccounts(configured)) return configured;
+    try {
+      return (await this.credentials.open(userId, configured)).props;
+    } catch (err) {
+      if (err instanceof CredentialsError && err.code === "account_not_found") throw new NotFoundError(`account ${accountIdIn(configured)}`);
+      if (err instanceof CredentialsError) throw new InvalidRequestError(err.message, err.code);
+      throw err;
     }
   }
 
@@ -336,4 +355,13 @@ export function present(row: ComponentRow): Component {
   };
   if (row.key) c.key = row.key;
   return c;
+}
+
+/** The first account a set of props references (for a 404's message). */
+function accountIdIn(configured: Record<string, unknown>): string {
+  for (const v of Object.values(configured)) {
+    const id = accountIdOf(v);
+    if (id) return id;
+  }
+  return "";
 }

@@ -74,7 +74,7 @@ function toHttpError(err: unknown): HttpError | undefined {
   if (err instanceof z.core.$ZodError) return validationError(err, "request");
   if (err instanceof NotFoundError) return new HttpError(404, ERROR_CODES.notFound, err.message);
   if (err instanceof InvalidRequestError) return new HttpError(400, err.code, err.message, err.details);
-  if (err instanceof ConflictError) return new HttpError(409, err.code, err.message);
+  if (err instanceof ConflictError) return new HttpError(409, err.code, err.message, err.details);
   if (err instanceof QuotaExceededError) return new HttpError(429, ERROR_CODES.quotaExceeded, err.message);
   if (err instanceof UnavailableError) {
     const headers = err.retryAfterSeconds ? { "retry-after": String(err.retryAfterSeconds) } : undefined;

@@ -11,7 +11,7 @@ import type { ResponseRelay } from "../cluster/response-relay.js";
 import type { Config } from "../config.js";
 import { errorEvent } from "../delivery/error-event.js";
 import { Quotas, utcDay } from "../quotas/quotas.js";
-import type { ComponentDescriber, EventStore, InvocationQueue, PropOptionsRunner, RunnableSource, SourceLifecycle } from "../services.js";
+import type { ComponentDescriber, CredentialOpener, EventStore, InvocationQueue, PropOptionsRunner, RunnableSource, SourceLifecycle } from "../services.js";
 import type { Db } from "../store/db.js";
 import { JobsRepo } from "../store/repos/jobs.js";
 import { QuotasRepo } from "../store/repos/quotas.js";
@@ -64,6 +64,8 @@ export interface RuntimeDeps {
   instanceId?: string;
   /** The isolation mode, already resolved (app.ts probes it while the database opens); default: probed here. */
   isolation?: Isolation;
+  /** Opens the connected accounts sources reference (accounts/credentials.ts); absent: props run as stored. */
+  credentials?: CredentialOpener;
 }
 
 export interface Runtime {
@@ -131,7 +133,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
   const quotas = new Quotas(quotasRepo, config.quotas);
   const endpointUrl = (id: string) => endpointUrlFor(deps.publicUrl(), id);
   const timeoutMs = config.sandbox.invocationTimeoutMs;
-  const invoker = new Invoker({ pool, bundles, events: deps.events, state, quotas, timeoutMs, endpointUrl });
+  const invoker = new Invoker({ pool, bundles, events: deps.events, state, quotas, timeoutMs, endpointUrl, ...(deps.credentials ? { credentials: deps.credentials } : {}) });
   const queue = new DurableQueue(jobs, {
     // Targets held at once. More than the sandbox processes: a target waiting for a process keeps
     // its lease and its place (the pool serves waiters in order) instead of being looked for

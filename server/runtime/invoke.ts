@@ -19,7 +19,9 @@
  * batch's jobs run again).
  */
 import { Counter } from "prom-client";
-import type { EmitInput, EventStore, RunnableSource } from "../services.js";
+import { CredentialsError, type CredentialOpener, type EmitInput, type EventStore, type OpenedCredentials, type RunnableSource } from "../services.js";
+import { referencesAccounts } from "../../shared/resources/index.js";
+import { redactRun } from "./redact-run.js";
 import type { Quotas } from "../quotas/quotas.js";
 import type { NewJob } from "../store/repos/jobs.js";
 import type { SourceStateRepo } from "../store/repos/source-state.js";
@@ -58,7 +60,14 @@ export interface InvocationRequest extends RunItem {
   action: Action;
 }
 
-export type ErrorCode = "TIMEOUT" | "OUT_OF_MEMORY" | "QUOTA_EXCEEDED" | "COMPONENT_ERROR" | "LOAD_ERROR";
+export type ErrorCode =
+  | "TIMEOUT"
+  | "OUT_OF_MEMORY"
+  | "QUOTA_EXCEEDED"
+  | "COMPONENT_ERROR"
+  | "LOAD_ERROR"
+  // The source's connected accounts cannot be opened (accounts/credentials.ts).
+  | CredentialsError["code"];
 
 /**
  * How far a batch got: the first `ran` items ran, and their results and jobs are committed
@@ -93,7 +102,12 @@ export interface InvokerDeps {
   quotas: Quotas;
   timeoutMs: number;
   endpointUrl: (sourceId: string) => string;
+  /** Opens the connected accounts a source's props reference; absent: props run as stored. */
+  credentials?: CredentialOpener;
 }
+
+/** A source's credentials for one request: opened, or why they cannot be. */
+type Opened = { ok: true; value: OpenedCredentials | undefined } | { ok: false; error: CredentialsError };
 
 export class Invoker {
   constructor(private readonly deps: InvokerDeps) {}
@@ -114,9 +128,13 @@ export class Invoker {
       }
       throw e;
     }
+    const creds = await this.openCredentials(req.source);
+    if (!creds.ok) return { ok: false, error: { code: creds.error.code, message: creds.error.message }, emitted: 0, computeMs: 0 };
     const db = await this.deps.state.snapshot(req.source.id);
     const timeoutMs = Math.min(this.deps.timeoutMs, 60_000);
-    const { run, stop } = await this.worker((d) => requestHook(d, req.source, ready, db, req.action, timeoutMs));
+    const withProps = creds.value ? { ...req.source, configuredProps: creds.value.props } : req.source;
+    const { run, stop } = await this.worker((d) => requestHook(d, withProps, ready, db, req.action, timeoutMs));
+    if (creds.value?.redactor) redactRun(run, creds.value.redactor);
     if (stop?.kind === "crash") throw new PlatformFailure(stop.detail);
     const error = this.errorsOf(req, run, stop, timeoutMs)[0];
     // A failing hook fails the API request, which then changes nothing: nothing is recorded.
@@ -156,6 +174,9 @@ export class Invoker {
       if (!(e instanceof CompileError || e instanceof PackageError)) throw e;
       loadError = e.message;
     }
+    const creds = ready ? await this.openCredentials(source) : undefined;
+    const redactor = creds?.ok ? creds.value?.redactor : undefined;
+    const runSource = creds?.ok && creds.value ? { ...source, configuredProps: creds.value.props } : source;
     const db = ready ? await this.deps.state.snapshot(source.id) : {};
     const dbChanges: Record<string, string | null> = {};
     let dedupe: DedupeState | undefined;
@@ -163,6 +184,7 @@ export class Invoker {
 
     /** Stores one run's output in the batch (db changes, dedupe, events, its result). */
     const take = async (item: RunItem, run: RunOutput, stop?: Stop) => {
+      if (redactor) redactRun(run, redactor);
       counted.invocations += 1;
       counted.computeMs += run.computeMs;
       // db.set takes effect as it is called (as on the hosted service), even if run throws later;
@@ -187,15 +209,16 @@ export class Invoker {
     while (next < items.length) {
       const item = items[next]!;
       const quota = this.deps.quotas.verdict({ invocations: used.invocations + counted.invocations, computeMs: used.computeMs + counted.computeMs }, limits);
-      if (!quota.ok || !ready) {
+      if (!quota.ok || !ready || creds?.ok === false) {
         if (!quota.ok) refuse(item, "QUOTA_EXCEEDED", quota.message);
-        else refuse(item, "LOAD_ERROR", loadError!);
+        else if (!ready) refuse(item, "LOAD_ERROR", loadError!);
+        else if (creds?.ok === false) refuse(item, creds.error.code, creds.error.message);
         next += 1;
         continue;
       }
       const left = limits.dailyInvocations - used.invocations - counted.invocations;
       const chunk = items.slice(next, next + Math.max(1, left));
-      const out = await this.worker((d) => requestRuns(d, source, ready, db, chunk, this.deps.timeoutMs)).catch((e: unknown) => e as PlatformFailure);
+      const out = await this.worker((d) => requestRuns(d, runSource, ready, db, chunk, this.deps.timeoutMs)).catch((e: unknown) => e as PlatformFailure);
       if (out instanceof PlatformFailure) {
         failure = out;
         break;
@@ -247,6 +270,17 @@ export class Invoker {
     if (usage) this.deps.quotas.counted(usage);
     for (const r of results) invocationsTotal.inc({ kind: "source", outcome: r.ok ? "ok" : r.error?.code === "QUOTA_EXCEEDED" ? "quota_exceeded" : "error" });
     return { ran: results.length, ...(failure ? { failure } : {}), results };
+  }
+
+  /** The source's connected accounts, opened for this request (only sources that reference one pay). */
+  private async openCredentials(source: RunnableSource): Promise<Opened> {
+    if (!this.deps.credentials || !referencesAccounts(source.configuredProps)) return { ok: true, value: undefined };
+    try {
+      return { ok: true, value: await this.deps.credentials.open(source.userId, source.configuredProps) };
+    } catch (e) {
+      if (e instanceof CredentialsError) return { ok: false, error: e };
+      throw new PlatformFailure(`reading the source's accounts failed: ${(e as Error).message}`);
+    }
   }
 
   /** A worker request; no worker to be had is a platform failure (the queue retries). */

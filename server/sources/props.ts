@@ -8,8 +8,9 @@
  *   `{cron, interval_seconds}`, the cron expression checked.
  * - http (`$.interface.http`): always `{endpoint_url: <publicUrl>/e/<source id>}`; a value sent
  *   back (a round-trip of a GET) is accepted and replaced.
- * - app: an object of credentials, stored as `{$auth: {...}}` (an object already in that
- *   form is kept); left out, it is `{$auth: {}}`.
+ * - app: a connected account, `{authProvisionId: "apn_..."}`, or an object of credentials, as
+ *   `{$auth: {...}}` or bare (made `{$auth: {...}}`); left out, it is `{$auth: {}}`. Credentials
+ *   are then moved into an account (accounts/references.ts): only the reference is stored.
  * - `$.service.db`, `alert` and `$.interface.apphook` are not configurable: a value for them is
  *   refused.
  * - Other (future) types take any JSON value as given. Names that are not props are refused.
@@ -66,8 +67,16 @@ export function validateConfiguredProps(
     }
     if (prop.type === "app") {
       if (given === undefined) out[prop.name] = { $auth: {} };
-      else if (!isObject(given)) fail("an app prop takes an object of credentials");
-      else out[prop.name] = isObject(given.$auth) ? given : { $auth: given };
+      else if (!isObject(given)) fail("an app prop takes {authProvisionId} or an object of credentials");
+      else if ("authProvisionId" in given) {
+        const id = given.authProvisionId;
+        if (typeof id !== "string" || id === "") fail("authProvisionId must be an account id (apn_...)");
+        else if (Object.keys(given).length > 1) fail("give either authProvisionId or credentials, not both");
+        else out[prop.name] = { authProvisionId: id };
+      } else if ("$auth" in given) {
+        if (!isObject(given.$auth)) fail("$auth must be an object of credentials");
+        else out[prop.name] = { $auth: given.$auth };
+      } else out[prop.name] = { $auth: given };
       continue;
     }
     const value = given === undefined ? prop.default : given;

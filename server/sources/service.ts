@@ -15,6 +15,7 @@ import { isUniqueViolation } from "../store/repos/errors.js";
 import type { PageRequest, PageRows } from "../store/repos/paging.js";
 import type { SourceRow, SourcesRepo } from "../store/repos/sources.js";
 import { validateConfiguredProps } from "./props.js";
+import type { AccountReferences } from "../accounts/references.js";
 import type { Requester } from "../users/requester.js";
 
 export interface SourceInput {
@@ -37,6 +38,8 @@ export interface SourceServiceDeps {
   lifecycle: SourceLifecycle | undefined;
   /** Base of endpoint URLs, known once the server listens. */
   publicUrl: () => string;
+  /** Binds app props to connected accounts (inline credentials become accounts). */
+  accounts: AccountReferences;
   log?: { warn(obj: object, msg: string): void };
 }
 
@@ -78,9 +81,12 @@ export class SourceService {
       created_at: now,
       updated_at: now,
     };
+    const props = componentProps(component);
     await this.withFreeSlug(row, wanted, input.name === undefined, async (r) => {
       await this.deps.repo.transaction(async (trx) => {
         if (newComponent) await this.deps.components.save(newComponent, trx);
+        const bound = await this.deps.accounts.bind(trx, { userId, id, name: r.name }, props, configured);
+        r.configured_props = JSON.stringify(bound);
         await this.deps.repo.insert(r, trx);
       });
     });
@@ -89,6 +95,7 @@ export class SourceService {
     } catch (err) {
       await this.deps.repo.transaction(async (trx) => {
         await this.deps.repo.delete(userId, row.id, trx);
+        await this.deps.accounts.holderDeleted(trx, userId, row.id);
         if (newComponent) await this.deps.components.discard(newComponent, trx);
       });
       throw err;
@@ -119,9 +126,13 @@ export class SourceService {
       updated_at: nowSeconds(),
     };
     const renamed = input.name !== undefined && input.name !== before.name;
+    // What the source's accounts were, to put back if a hook fails (a failed request changes nothing).
+    const accountsBefore = await this.deps.accounts.snapshot(userId, id);
     const write = async (r: SourceRow) =>
       this.deps.repo.transaction(async (trx) => {
         if (newComponent) await this.deps.components.save(newComponent, trx);
+        const bound = await this.deps.accounts.bind(trx, { userId, id, name: r.name }, props, configured);
+        r.configured_props = JSON.stringify(bound);
         await this.deps.repo.replace(r, trx);
       });
     if (renamed) await this.withFreeSlug(after, after.name, false, write, before.name_slug);
@@ -131,6 +142,7 @@ export class SourceService {
     } catch (err) {
       await this.deps.repo.transaction(async (trx) => {
         await this.deps.repo.replace(before, trx);
+        await this.deps.accounts.restore(trx, userId, id, accountsBefore);
         if (newComponent) await this.deps.components.discard(newComponent, trx);
       });
       // The runtime may have deactivated the old configuration already: bring it back (activate
@@ -161,7 +173,10 @@ export class SourceService {
     } catch (err) {
       this.deps.log?.warn({ err, sourceId: id }, "deactivate hook failed while deleting a source");
     }
-    await this.deps.repo.delete(userId, id);
+    await this.deps.repo.transaction(async (trx) => {
+      await this.deps.repo.delete(userId, id, trx);
+      await this.deps.accounts.holderDeleted(trx, userId, id);
+    });
     for (const listener of this.deletedListeners) {
       await listener(runnable(row)).catch((err: unknown) =>
         this.deps.log?.warn({ err, sourceId: id }, "cleanup after deleting a source failed"),

@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { createServer, type Server } from "../../server/app.js";
 import { loadConfig } from "../../server/config.js";
 import { createClient } from "../../shared/client/index.js";
-import type { FreshDatabase } from "../support/databases.js";
+import { databaseEnv, type FreshDatabase } from "../support/databases.js";
 import { randomKey, tempDataDir } from "../support/server.js";
 import { postgresForScale } from "./cluster.js";
 
@@ -36,7 +36,7 @@ describe.skipIf(!pgDb)("instances starting together on one PostgreSQL database",
           HEADWATER_PORT: "0",
           HEADWATER_DATA_DIR: dataDir,
           HEADWATER_API_KEY: apiKey,
-          HEADWATER_DATABASE_URL: fresh!.databaseUrl!,
+          ...databaseEnv(fresh!.databaseUrl!),
           HEADWATER_LOG_LEVEL: "silent",
         }),
       );

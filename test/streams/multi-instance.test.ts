@@ -6,7 +6,7 @@ import fs from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createServer, type Server } from "../../server/app.js";
 import { loadConfig } from "../../server/config.js";
-import { testDatabases } from "../support/databases.js";
+import { databaseEnv, testDatabases } from "../support/databases.js";
 import { startServer, tempDataDir, type TestServer, type TestUser } from "../support/server.js";
 import { emitDirect, newSource } from "../events/fixtures.js";
 import { openSse } from "./sse-reader.js";
@@ -28,7 +28,7 @@ describe.skipIf(!pg)("two instances on one PostgreSQL database", () => {
         HEADWATER_HOST: "127.0.0.1",
         HEADWATER_PORT: "0",
         HEADWATER_DATA_DIR: secondDir,
-        HEADWATER_DATABASE_URL: first.databaseUrl,
+        ...databaseEnv(first.databaseUrl),
         HEADWATER_API_KEY: first.adminKey,
         HEADWATER_LOG_LEVEL: "error",
       }),

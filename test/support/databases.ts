@@ -19,6 +19,19 @@ export interface FreshDatabase {
   drop(): Promise<void>;
 }
 
+/**
+ * The secrets key of a test PostgreSQL database: the same for every server on that database
+ * (instances sharing it must share the key), made from its URL so that nothing has to carry it.
+ */
+export function testSecretsKey(databaseUrl: string): string {
+  return crypto.createHash("sha256").update(`headwater test secrets key\0${databaseUrl}`).digest("base64");
+}
+
+/** The variables a server on `databaseUrl` needs (none for SQLite). */
+export function databaseEnv(databaseUrl: string | undefined): Record<string, string> {
+  return databaseUrl ? { HEADWATER_DATABASE_URL: databaseUrl, HEADWATER_SECRETS_KEY: testSecretsKey(databaseUrl) } : {};
+}
+
 const sqlite: TestDatabase = {
   name: "sqlite",
   create: async () => ({ databaseUrl: undefined, drop: async () => undefined }),

@@ -16,7 +16,7 @@ import { createServer, type Server } from "../../server/app.js";
 import { loadConfig } from "../../server/config.js";
 import { serverEntry } from "../../shared/app-paths.js";
 import { observeLeaks } from "../../server/http/leak-guard.js";
-import { testDatabases, type FreshDatabase, type TestDatabase } from "./databases.js";
+import { databaseEnv, testDatabases, type FreshDatabase, type TestDatabase } from "./databases.js";
 
 /**
  * Every error answer of every in-process test server goes through the rule "no server path,
@@ -82,7 +82,7 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
     HEADWATER_NPM_COMPONENTS: "0",
     // Tests and benches hammer the API from one key; the rate limit's own tests turn it on.
     HEADWATER_RATE_LIMIT: "0",
-    ...(fresh.databaseUrl ? { HEADWATER_DATABASE_URL: fresh.databaseUrl } : {}),
+    ...databaseEnv(fresh.databaseUrl),
     ...opts.env,
   });
 
@@ -186,7 +186,7 @@ export function spawnServer(opts: SpawnOptions): Promise<SpawnedServer> {
       HEADWATER_NPM_COMPONENTS: "0",
       HEADWATER_RATE_LIMIT: "0",
       ...(opts.apiKey ? { HEADWATER_API_KEY: opts.apiKey } : {}),
-      ...(opts.databaseUrl ? { HEADWATER_DATABASE_URL: opts.databaseUrl } : {}),
+      ...databaseEnv(opts.databaseUrl),
       ...opts.env,
     },
     stdio: ["ignore", "pipe", "pipe"],

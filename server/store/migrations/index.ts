@@ -12,6 +12,7 @@ import * as eventInspection from "./0006_event_inspection.js";
 import * as searchIndexBehind from "./0007_search_index_behind.js";
 import * as dropJobsRunAfter from "./0008_drop_jobs_run_after.js";
 import * as searchIndexFile from "./0009_search_index_file.js";
+import * as accounts from "./0010_accounts.js";
 
 export const migrations: Record<string, Migration> = {
   "0001_core": core,
@@ -23,4 +24,5 @@ export const migrations: Record<string, Migration> = {
   "0007_search_index_behind": searchIndexBehind,
   "0008_drop_jobs_run_after": dropJobsRunAfter,
   "0009_search_index_file": searchIndexFile,
+  "0010_accounts": accounts,
 };

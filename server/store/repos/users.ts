@@ -154,8 +154,8 @@ export class UsersRepo {
   /**
    * Deletes the user and everything they own, in one transaction: keys, components (those other
    * users' sources still run go to `heirId`, the system user, so those sources keep working),
-   * registry keys, sources, workflows, their events, subscriptions, state, timers, queued jobs
-   * and quota counters. Refuses (LastAdminError) to delete the last enabled admin. False when
+   * registry keys, sources, workflows, their events, subscriptions, state, timers, queued jobs,
+   * quota counters and connected accounts. Refuses (LastAdminError) to delete the last enabled admin. False when
    * there is no such user. The ids of the deleted sources and workflows are returned, so the
    * caller can drop what it remembers of them.
    */
@@ -215,6 +215,8 @@ export class UsersRepo {
       await trx.deleteFrom("subscriptions").where("owner_id", "=", id).execute();
       await trx.deleteFrom("auto_subscriptions").where("owner_id", "=", id).execute();
       await trx.deleteFrom("quota_usage").where("user_id", "=", id).execute();
+      await trx.deleteFrom("account_uses").where("user_id", "=", id).execute();
+      await trx.deleteFrom("accounts").where("user_id", "=", id).execute();
       await trx.deleteFrom("workflows").where("owner_id", "=", id).execute();
       await trx.deleteFrom("sources").where("user_id", "=", id).execute();
       // A published component that another user's source runs outlives its author: the system
