@@ -36,7 +36,8 @@ export function parseValues(text: string): Values {
   if (body.trim() === "") {
     throw new UsageError("no values on stdin: give a JSON object or name=value lines (or run this on a terminal to be asked)");
   }
-  return body.trimStart().startsWith("{") ? jsonValues(body) : lineValues(body);
+  // No name=value line starts with { or [ (names are letters, digits, _ . -): this is JSON.
+  return /^[{[]/.test(body.trimStart()) ? jsonValues(body) : lineValues(body);
 }
 
 function jsonValues(text: string): Values {
@@ -45,7 +46,7 @@ function jsonValues(text: string): Values {
     value = JSON.parse(text);
   } catch {
     // JSON.parse's message quotes the text around the error, which may be a secret.
-    throw new UsageError("stdin starts with { but is not valid JSON");
+    throw new UsageError("stdin starts like JSON but is not valid JSON");
   }
   if (value === null || typeof value !== "object" || Array.isArray(value)) throw new UsageError("stdin must be one JSON object of field names and values");
   const values = value as Values;

@@ -191,7 +191,7 @@ describe("headwater accounts", { timeout: 180_000 }, () => {
     for (const [input, message] of [
       ["", /no values on stdin/],
       ["  \n\n", /no values on stdin/],
-      [`{"password": never-saved-5555`, /stdin starts with \{ but is not valid JSON/],
+      [`{"password": never-saved-5555`, /stdin starts like JSON but is not valid JSON/],
       [`["never-saved-5555"]`, /one JSON object/],
       ["never-saved-5555\n", /stdin line 1 is not name=value/],
       [`host=db\nhost=never-saved-5555\n`, /stdin gives host twice \(line 2\)/],
