@@ -163,4 +163,26 @@ describe.skipIf(pgUnavailable !== undefined)("the vendor's postgresql sources ag
     expect(all.map((e) => e.title).sort()).toEqual(["ship", "test", "write", "write more"]);
     expect(await channelEvents(alice.client, src.id, "$errors")).toEqual([]);
   });
+  it("new-row from a connected account: the source holds only the reference, the runs connect", { timeout: 300_000 }, async () => {
+    await db.query("CREATE TABLE invoices (id serial PRIMARY KEY, total int NOT NULL)");
+    await db.query("INSERT INTO invoices (total) VALUES (10), (20)");
+    const account = await alice.client.createAccount({ app: "postgresql", name: "test database", auth: auth().$auth });
+    expect(account.fields).toEqual(["host", "port", "user", "password", "database", "ssl_verification_mode"]);
+    const src = await alice.client.createSource({
+      component_url: `${files.url}/postgresql/sources/new-row/new-row.mjs`,
+      configured_props: {
+        postgresql: { authProvisionId: account.id },
+        schema: "public",
+        table: "invoices",
+        column: "id",
+        timer: { intervalSeconds: 1 },
+      },
+    });
+    expect(src.configured_props.postgresql).toEqual({ authProvisionId: account.id });
+    expect((await alice.client.getAccount(account.id)).used_by).toBe(1);
+    expect((await events(alice, src.id, 2)).map((e) => e.total).sort()).toEqual([10, 20]);
+    await db.query("INSERT INTO invoices (total) VALUES (30)");
+    expect((await events(alice, src.id, 3)).map((e) => e.total).sort()).toEqual([10, 20, 30]);
+    expect(await channelEvents(alice.client, src.id, "$errors")).toEqual([]);
+  });
 });
