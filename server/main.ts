@@ -3,7 +3,7 @@
  * cleanly on SIGINT / SIGTERM (in-flight requests finish before the database closes).
  */
 import { createServer } from "./app.js";
-import { ConfigError, loadConfig } from "./config.js";
+import { ConfigError, loadConfig, type Config } from "./config.js";
 
 async function main(): Promise<void> {
   let config;
@@ -16,6 +16,8 @@ async function main(): Promise<void> {
     }
     throw err;
   }
+  // `secrets rotate` (what `headwater secrets rotate` runs): re-seal every account, then exit.
+  if (process.argv[2] === "secrets" && process.argv[3] === "rotate") return rotate(config);
   let server;
   try {
     server = await createServer(config);
@@ -44,6 +46,21 @@ async function main(): Promise<void> {
   };
   process.on("SIGINT", () => stop("SIGINT"));
   process.on("SIGTERM", () => stop("SIGTERM"));
+}
+
+async function rotate(config: Config): Promise<void> {
+  const { rotateSecrets, describeRotation } = await import("./secrets/rotate.js");
+  try {
+    const { text, ok } = describeRotation(await rotateSecrets(config));
+    process.stdout.write(`${text}\n`);
+    process.exit(ok ? 0 : 1);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`headwater: ${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
 }
 
 main().catch((err: unknown) => {
