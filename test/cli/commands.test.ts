@@ -104,18 +104,22 @@ describe("headwater commands", { timeout: 180_000 }, () => {
     noSecret(deployed.stdout);
     const [row] = ndjson(deployed.stdout) as Source[];
     const shown = {
-      github: { $auth: { oauth_access_token: "••••" } },
+      // The app's inline credential is kept by the server as a connected account: the source
+      // holds its reference, an id that is shown as it is.
+      github: { authProvisionId: expect.stringMatching(/^apn_\w+$/) },
       hush: "••••", // declared secret: true
       apiToken: "••••", // a name that looks secret
       greeting: "hello",
     };
     expect(row!.configured_props).toMatchObject(shown);
     // Masked in what is printed only: the source runs with the real values.
+    const github = row!.configured_props.github as { authProvisionId: string };
     expect((await user.client.getSource(row!.id)).configured_props).toMatchObject({
-      github: { $auth: { oauth_access_token: "gho-secret-999" } },
+      github,
       hush: "hush-secret-42",
       apiToken: "tok-secret-7",
     });
+    expect((await user.client.getAccount(github.authProvisionId)).fields).toEqual(["oauth_access_token"]);
 
     const table = await hw("deploy", "secret-props.mjs", ...args);
     expect(table.code, table.stderr).toBe(0);
