@@ -30,6 +30,7 @@ const COMMANDS: Array<{ names: string[]; load: () => Promise<Register> }> = [
   { names: ["login"], load: async () => (await import("./commands/login.js")).registerLogin },
   { names: ["server"], load: async () => (await import("./commands/server.js")).registerServer },
   { names: ["backup"], load: async () => (await import("./commands/backup.js")).registerBackup },
+  { names: ["secrets"], load: async () => (await import("./commands/secrets.js")).registerSecrets },
   { names: ["users"], load: async () => (await import("./commands/users.js")).registerUsers },
 ];
 

@@ -70,3 +70,9 @@ export function accountIdOf(value: unknown): string | undefined {
   const id = (value as Record<string, unknown>).authProvisionId;
   return typeof id === "string" ? id : undefined;
 }
+
+/** Does any prop of `configured` reference an account? (The runtime's cheap test before a run.) */
+export function referencesAccounts(configured: Record<string, unknown>): boolean {
+  for (const name in configured) if (accountIdOf(configured[name]) !== undefined) return true;
+  return false;
+}
