@@ -17,6 +17,13 @@ requireChromium();
 
 const EMITTER = orderEmitter("a11y-orders", "Orders");
 const LISTENER = echoListener("a11y-listener");
+/** A component with an app prop, for the connected accounts. */
+const APP_COMPONENT = `
+export default {
+  key: "a11y-orders-rows", name: "Orders rows", version: "0.0.1",
+  props: { pg: { type: "app", app: "postgresql" } },
+  async run() { this.$emit({ ok: true }); },
+};`;
 
 const SCHEMES = ["light", "dark"] as const;
 
@@ -176,6 +183,46 @@ test.describe("accessibility: every view in light and dark (web mode, a real ser
     await expect(dialog.getByText(/required|must be/).first()).toBeVisible();
     await expectAccessibleInBothSchemes(page, "the create-source form with a validation error");
     await screenshot(page, "a11y-04-create-source-error");
+    await page.keyboard.press("Escape");
+    await expect(dialog).toBeHidden();
+  });
+
+  test("connected accounts: the panel by app, its dialogs, and an app prop in the source form", async () => {
+    const db = await user.client.createAccount({ app: "postgresql", name: "orders db", auth: { host: "db.internal", password: "a11y-pw" } });
+    await user.client.createAccount({ app: "slack", name: "team slack", auth: { token: "a11y-token" } });
+    // A source that uses the first account, so that deleting it is refused.
+    await user.client.createSource({ component_code: APP_COMPONENT, name: "orders rows", configured_props: { pg: { authProvisionId: db.id } } });
+
+    await page.getByRole("link", { name: "Connected accounts" }).click();
+    const row = page.getByRole("row", { name: "orders db", exact: true });
+    await expect(row).toContainText("1 source or step", { timeout: 15_000 });
+    await expectAccessibleInBothSchemes(page, "connected accounts");
+    await screenshot(page, "a11y-06-connected-accounts");
+
+    await page.getByRole("button", { name: "Add account" }).click();
+    const add = page.getByRole("dialog", { name: "Add account" });
+    await add.getByRole("button", { name: "Add account" }).click();
+    await expect(add.getByRole("alert").first()).toBeVisible();
+    await expectAccessibleInBothSchemes(page, "the Add account dialog with its validation errors");
+    await page.keyboard.press("Escape");
+    await expect(add).toBeHidden();
+
+    await row.getByRole("button", { name: "Delete orders db" }).click();
+    await page.getByRole("dialog", { name: "Delete orders db?" }).getByRole("button", { name: "Delete account" }).click();
+    const inUse = page.getByRole("alertdialog", { name: "orders db is still in use" });
+    await expect(inUse.getByRole("link")).toHaveCount(1);
+    await expectAccessibleInBothSchemes(page, "the account-in-use dialog");
+    await inUse.getByRole("button", { name: "OK" }).click();
+
+    await page.getByRole("link", { name: "Sources", exact: true }).click();
+    await page.getByRole("button", { name: "+ New source" }).click();
+    const dialog = page.getByRole("dialog");
+    await dialog.getByRole("list", { name: "Saved components" }).getByRole("button", { name: /Orders rows/ }).click();
+    await dialog.getByRole("radio", { name: "Use an existing account" }).check();
+    await dialog.getByRole("combobox", { name: "pg: account" }).selectOption({ label: "orders db · host, password" });
+    await expectAccessibleInBothSchemes(page, "an app prop using an existing account");
+    await dialog.getByRole("radio", { name: "Add a new account" }).check();
+    await expectAccessibleInBothSchemes(page, "an app prop with a new account's credentials");
     await page.keyboard.press("Escape");
     await expect(dialog).toBeHidden();
   });

@@ -2,7 +2,8 @@
  * The create-source form for a component with an app prop and a prop whose choices come from
  * `async options()` (issue 12, point 5), in Chromium against web mode and a real server: the app
  * is a credentials group (the secret field masked), the choices are loaded through the options
- * endpoint with the credentials typed so far, and the source is created with them as `$auth`.
+ * endpoint with the credentials typed so far, and the source is created with them as `$auth`
+ * (which the server keeps as a connected account: the source answers its reference).
  * Screenshots: e2e/screenshots/app-props-*.png.
  */
 import { expect, requireChromium, screenshot, test } from "../support/fixtures.js";
@@ -48,7 +49,7 @@ export default {
 `;
 
 test.describe("create-source form for an app with credentials and choices (web mode)", () => {
-  test("masks the secret credential, offers the options() choices, and creates the source with $auth", async ({
+  test("masks the secret credential, offers the options() choices, and creates the source with $auth as an account", async ({
     dashboard,
   }) => {
     const { page, api } = dashboard;
@@ -78,10 +79,14 @@ test.describe("create-source form for an app with credentials and choices (web m
     await dialog.getByRole("button", { name: "Create source" }).click();
     await page.getByRole("heading", { name: "e2e tickets", level: 2 }).waitFor({ timeout: 30_000 });
     const created = (await api.listMySources()).data.find((s) => s.name === "e2e tickets");
+    // The credentials went inline as $auth; the server keeps them as a connected account of
+    // their own and answers its reference, never the value.
     expect(created?.configured_props).toMatchObject({
-      ticketing: { $auth: { api_token: "tok-123" } },
+      ticketing: { authProvisionId: expect.stringMatching(/^apn_/) as unknown },
       queue: "billing",
     });
+    const account = await api.getAccount((created!.configured_props.ticketing as { authProvisionId: string }).authProvisionId);
+    expect([account.app, account.name, account.fields]).toEqual(["ticketing", "e2e tickets (ticketing)", ["api_token"]]);
     // The page never shows the credential in clear after it was typed.
     expect(await page.getByText("tok-123").count()).toBe(0);
     await screenshot(page, "app-props-02-source-created");

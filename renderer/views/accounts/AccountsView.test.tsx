@@ -110,7 +110,7 @@ describe("Connected accounts panel", () => {
   it("replaces every value at once, the fields offered empty, and renames", async () => {
     const bridge = bridgeWithAccounts();
     renderWith(bridge, <AccountsView />);
-    await userEvent.click(await screen.findByRole("button", { name: "Replace the values of staging db" }));
+    await userEvent.click(await screen.findByRole("button", { name: "Replace values of staging db" }));
     const dialog = screen.getByRole("dialog", { name: "Replace the values of staging db" });
     const host = within(dialog).getByLabelText("Credentials: host") as HTMLInputElement;
     expect([host.value, host.type]).toEqual(["", "password"]);

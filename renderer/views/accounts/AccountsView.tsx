@@ -141,7 +141,7 @@ function AppGroup(props: {
       <h3 id={titleId}>
         {app} <span className="muted small">· {accounts.length === 1 ? "1 account" : `${accounts.length} accounts`}</span>
       </h3>
-      <table className="data-table">
+      <table className="data-table accounts-table">
         <thead>
           <tr>
             <th scope="col">Name</th>
@@ -178,7 +178,7 @@ function AppGroup(props: {
               <td className={a.used_by === 0 ? "muted" : undefined}>{usedByText(a.used_by)}</td>
               <td className="muted">{fromUnixSeconds(a.updated_at)}</td>
               <td className="actions">
-                <button type="button" className="btn small" aria-label={`Replace the values of ${a.name}`} onClick={() => onReplace(a)}>
+                <button type="button" className="btn small" aria-label={`Replace values of ${a.name}`} onClick={() => onReplace(a)}>
                   Replace values
                 </button>
                 <button type="button" className="btn small" aria-label={`Rename ${a.name}`} onClick={() => onRename(a)}>
