@@ -7,7 +7,7 @@ import type { Component, PropDescriptor } from "../../../shared/resources/index.
 import { FakeBridge, makeAccount, makeSource, TIMER_COMPONENT } from "../../test/fakeBridge.js";
 import { renderWith } from "../../test/render.js";
 import { CreateSourceDialog } from "./CreateSourceDialog.js";
-import { buildConfiguredProps, initialState, type AppState } from "./propsForm.js";
+import { buildConfiguredProps, configuredSoFar, initialState, type AppState } from "./propsForm.js";
 import { SourceDetail } from "./SourceDetail.js";
 
 const PROPS: PropDescriptor[] = [
@@ -46,6 +46,8 @@ describe("app prop: rules", () => {
       ],
     });
     expect(buildConfiguredProps(PROPS, state)).toEqual({ ok: true, value: { pg: { authProvisionId: "apn_acct1" } } });
+    // options() of other props get the reference too: the server opens the account for them.
+    expect(configuredSoFar(PROPS, state)).toEqual({ pg: { authProvisionId: "apn_acct1" } });
   });
 
   it("an account to choose that was not chosen: a required prop says so, an optional one is left out", () => {
