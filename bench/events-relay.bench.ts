@@ -6,7 +6,7 @@
  *   3 rounds, after 2,000 paced events of warm-up each. First, on the warmed-up server: after
  *   the ingest rounds a server spends a minute indexing their hundreds of thousands of events
  *   for search, a state of its own (bench/after-burst.ts measures it; docs/benchmarks.md,
- *   eighth session);
+ *   26 Nov);
  * - ingest: wrk -t2 -c32, a small JSON POST, 5 s per system and round (3 rounds), on a
  *   source's endpoint (warm server, daily quota out of the way, the previous round's backlog
  *   run to the end first), on a bare node:http handler, and on a relay that stores nothing

@@ -5,8 +5,7 @@
  * Why: better-sqlite3 answers synchronously, and most of what a statement costs through Kysely is
  * Kysely's own machinery around it (a connection provider, several awaits, a frozen compiled
  * query, the result's transform). Measured on this project's 8-statement write transaction: 51
- * µs through Kysely, 28 µs with the statements run directly (docs/benchmarks.md, 26 Nov, fifth
- * session); the transaction of a run's results sits on every event's way to its streams.
+ * µs through Kysely, 28 µs with the statements run directly (docs/benchmarks.md, 26 Nov); the transaction of a run's results sits on every event's way to its streams.
  *
  * What keeps it safe: SQLite here has one connection, and Kysely's driver lends it to one user at
  * a time (a query, or a transaction from BEGIN to COMMIT). The driver made here also counts who

@@ -4,8 +4,7 @@
  *
  * Why: FTS5 merges its index segments inside the commit that adds to it, and the merges grow with
  * the index (`64 × levels` pages every 64 leaves flushed), not with the load: with 150,000 events
- * indexed, 8 to 39 ms of the server's one thread at a time (docs/benchmarks.md, "Eighth
- * session"). SQLite's write lock is per file, so an index in another file, written on another
+ * indexed, 8 to 39 ms of the server's one thread at a time (docs/benchmarks.md, 26 Nov). SQLite's write lock is per file, so an index in another file, written on another
  * connection in another thread, merges without holding up any commit of the events' path.
  *
  * What stays in this database is what must change in the same transaction as the events:
