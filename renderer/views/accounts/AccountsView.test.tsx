@@ -66,6 +66,13 @@ describe("Connected accounts panel", () => {
     await userEvent.selectOptions(screen.getByLabelText("App"), "slack (1)");
     expect(screen.queryByRole("region", { name: /^postgresql/ })).toBeNull();
     expect(screen.getByRole("row", { name: "team slack" })).toBeTruthy();
+
+    // The filtered app's last account deleted: every app shows again, and the filter goes (one app left).
+    await userEvent.click(screen.getByRole("button", { name: "Delete team slack" }));
+    await userEvent.click(within(screen.getByRole("dialog")).getByRole("button", { name: "Delete account" }));
+    expect(await screen.findByRole("region", { name: /^postgresql/ })).toBeTruthy();
+    expect(screen.queryByRole("region", { name: /^slack/ })).toBeNull();
+    expect(screen.queryByLabelText("App")).toBeNull();
   });
 
   it("says what to do when there is no account", async () => {

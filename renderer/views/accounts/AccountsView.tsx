@@ -41,7 +41,8 @@ export function AccountsView() {
   const [dialog, setDialog] = useState<Dialog | null>(null);
   const groups = useMemo(() => groupByApp(accounts.data ?? []), [accounts.data]);
   // A filter on an app whose last account was deleted shows every app again.
-  const shown = groups.filter(([name]) => !app || name === app);
+  const filter = groups.some(([name]) => name === app) ? app : "";
+  const shown = groups.filter(([name]) => !filter || name === filter);
   const refresh = () => void qc.invalidateQueries({ queryKey: keys.accounts });
   const close = () => setDialog(null);
 
@@ -78,7 +79,7 @@ export function AccountsView() {
           {groups.length > 1 && (
             <div className="accounts-filter">
               <label htmlFor="accounts-app">App</label>
-              <select id="accounts-app" value={app} onChange={(e) => setApp(e.target.value)}>
+              <select id="accounts-app" value={filter} onChange={(e) => setApp(e.target.value)}>
                 <option value="">All apps ({groups.length})</option>
                 {groups.map(([name, list]) => (
                   <option key={name} value={name}>
