@@ -33,6 +33,7 @@ import { createMetricsRegistry } from "./metrics/registry.js";
 import { openapiRoutes } from "./http/routes/openapi.js";
 import { sourceRoutes } from "./http/routes/sources.js";
 import { streamRoutes } from "./http/routes/streams.js";
+import { mcpRoutes } from "./mcp/route.js";
 import { subscriptionRoutes } from "./http/routes/subscriptions.js";
 import { userRoutes } from "./http/routes/users.js";
 import { workflowRoutes } from "./http/routes/workflows.js";
@@ -244,6 +245,7 @@ export async function createServer(config: Config): Promise<Server> {
     await app.register(workflowRoutes, { prefix: "/v1", workflows: events.workflows });
     await app.register(accountRoutes, { prefix: "/v1", accounts });
     await app.register(streamRoutes, { events, db: store.db }); // SSE, at the host (no /v1)
+    await app.register(mcpRoutes, { allowedOrigins: config.mcpAllowedOrigins, publicUrl: getPublicUrl, version: API_VERSION }); // MCP, beside /healthz
     await app.register(runtime.httpRoutes); // `/e/:id`: HTTP triggers, no auth
     if (runtime.httpFastPath) setFastPath(app, runtime.httpFastPath); // their ingest case, before Fastify
     closers.push(() => closeGracefully(app));

@@ -74,6 +74,10 @@ const Env = z.object({
   HEADWATER_METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
   HEADWATER_SECRETS_KEY: SecretsKey.optional(),
   HEADWATER_SECRETS_KEY_PREVIOUS: SecretsKey.optional(),
+  HEADWATER_MCP_ALLOWED_ORIGINS: z
+    .string()
+    .regex(/^\s*(https?:\/\/[^\s,/]+\s*(,\s*|$))*$/, "must be a comma-separated list of origins like https://app.example.com")
+    .default(""),
 });
 
 export interface Config {
@@ -123,6 +127,8 @@ export interface Config {
   logLevel: string;
   /** The key that seals credentials, and the one before it (still opened); see server/secrets. */
   secrets: { key: Buffer | undefined; previousKey: Buffer | undefined };
+  /** Origins a browser may call /mcp from (an `Origin` header not listed is refused); none by default. */
+  mcpAllowedOrigins: string[];
 }
 
 export class ConfigError extends Error {}
@@ -174,5 +180,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsToken: e.HEADWATER_METRICS_TOKEN,
     logLevel: e.HEADWATER_LOG_LEVEL,
     secrets: { key: e.HEADWATER_SECRETS_KEY, previousKey: e.HEADWATER_SECRETS_KEY_PREVIOUS },
+    mcpAllowedOrigins: e.HEADWATER_MCP_ALLOWED_ORIGINS.split(",")
+      .map((o) => o.trim())
+      .filter(Boolean),
   };
 }

@@ -229,6 +229,8 @@ export function createClient(options: ClientOptions) {
       const host = new URL(baseUrl).origin;
       return kind === "emits" ? `${host}/sources/${enc(id)}/sse` : `${host}/sse/dc/${enc(id)}/observations`;
     },
+    /** The SSE URL of a workflow's emits: at the host, like a source's. */
+    workflowStreamUrl: (id: string) => `${new URL(baseUrl).origin}/workflows/${enc(id)}/sse`,
 
     /** Low-level escape hatch for tests and tools: any method and path under the base URL. */
     raw: (method: string, path: string, opts?: RequestOptions) => request(method, path, z.unknown(), opts),

@@ -1,8 +1,10 @@
 /**
  * Server-sent-event streams of a source (decisions.md "Server-sent events"), at the host
  * without `/v1`: `/sources/{id}/sse` and its alias `/sse/dc/{id}/emits` stream the default
- * channel; `/sse/dc/{id}/observations` streams `$logs` and `$errors`. Same Bearer header as
- * the API (the dashboard proxies through its host, so no key in the URL is needed).
+ * channel; `/sse/dc/{id}/observations` streams `$logs` and `$errors`. `/workflows/{id}/sse`
+ * streams a workflow's emits the same way (what MCP's wait_for_events and resource
+ * subscriptions follow). Same Bearer header as the API (the dashboard proxies through its host,
+ * so no key in the URL is needed).
  */
 import type { ServerResponse } from "node:http";
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
@@ -28,10 +30,12 @@ export const streamRoutes: FastifyPluginAsync<StreamRouteOptions> = async (app, 
     for (const res of openStreams) res.destroy();
   });
 
-  const open = (channels: string[]) => async (request: FastifyRequest<{ Params: { id: string }; Querystring: Record<string, unknown> }>, reply: FastifyReply) => {
+  const open = (channels: string[], prefix: "dc_" | "p_" = "dc_") => async (request: FastifyRequest<{ Params: { id: string }; Querystring: Record<string, unknown> }>, reply: FastifyReply) => {
     const user = await app.authenticate(request);
     const id = request.params.id;
-    if (!id.startsWith("dc_") || !(await o.events.owns(user.id, id))) throw notFound(`source ${id}`);
+    if (!id.startsWith(prefix) || !(await o.events.owns(user.id, id))) {
+      throw notFound(`${prefix === "dc_" ? "source" : "workflow"} ${id}`);
+    }
 
     const header = request.headers["last-event-id"];
     const fromQuery = request.query.last_event_id;
@@ -52,7 +56,8 @@ export const streamRoutes: FastifyPluginAsync<StreamRouteOptions> = async (app, 
       connection: "keep-alive",
       "x-accel-buffering": "no",
     });
-    res.socket?.setNoDelay(true);
+    // (optional call: a request made in-process by `app.inject`, as MCP's tools do, has no TCP socket)
+    res.socket?.setNoDelay?.(true);
     res.write(HANDSHAKE);
     openStreams.add(res);
     runEventStream(res, {
@@ -70,8 +75,10 @@ export const streamRoutes: FastifyPluginAsync<StreamRouteOptions> = async (app, 
   app.get("/sources/:id/sse", open([""]));
   app.get("/sse/dc/:id/emits", open([""]));
   app.get("/sse/dc/:id/observations", open(["$logs", "$errors"]));
+  app.get("/workflows/:id/sse", open([""], "p_"));
   const sse = { method: "GET", tags: ["events"], contentType: "text/event-stream" } as const;
   documentRoute(app, { ...sse, url: "/sources/:id/sse", summary: "Live stream of a source's emits (SSE, resumable)" });
   documentRoute(app, { ...sse, url: "/sse/dc/:id/emits", summary: "Alias of /sources/{id}/sse" });
   documentRoute(app, { ...sse, url: "/sse/dc/:id/observations", summary: "Live stream of a source's $logs and $errors" });
+  documentRoute(app, { ...sse, url: "/workflows/:id/sse", summary: "Live stream of a workflow's emits (SSE, resumable)" });
 };

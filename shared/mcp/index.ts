@@ -1,0 +1,115 @@
+/**
+ * Headwater as an MCP server: one set of tools, resources and prompts, written once over the
+ * typed client, served by the API server at `/mcp` (server/mcp/) and by `headwater mcp` over
+ * stdio (cli/commands/mcp.ts). Both hand `createHeadwaterMcp` a client that acts as the key's
+ * user, so a tool can do exactly what that user's REST calls can, and nothing more.
+ *
+ *   tools/resources.ts  whoami, components, sources, workflows
+ *   tools/events.ts     list, get, wait for, replay, delete events; stats
+ *   tools/wiring.ts     subscriptions, send_test_event
+ *   resources.ts        headwater://{sources,workflows}/{id}[/events]
+ *   prompts.ts          debug_source
+ *   streams.ts          the SSE streams behind wait_for_events and resource subscriptions
+ */
+import { McpServer, ProtocolError, ProtocolErrorCode, ResourceNotFoundError } from "@modelcontextprotocol/server";
+import type { LegacySubscriptions, McpDeps } from "./deps.js";
+import { emitterOfEventsUri } from "./emitters.js";
+import { registerPrompts } from "./prompts.js";
+import { registerResources } from "./resources.js";
+import { McpRefusal } from "./results.js";
+import { register, type AnyTool } from "./tools/define.js";
+import { deleteEvents, eventStats, getEvent, listEvents, replayEvents, waitForEventsTool } from "./tools/events.js";
+import {
+  createSource,
+  createWorkflow,
+  deleteSource,
+  getComponent,
+  getSource,
+  listComponents,
+  listSources,
+  listWorkflows,
+  updateSource,
+  whoami,
+} from "./tools/resources.js";
+import { listSubscriptions, sendTestEvent, subscribe, unsubscribe } from "./tools/wiring.js";
+
+export type { EndpointAnswer, EndpointRequest, LegacySubscriptions, McpDeps } from "./deps.js";
+export { emitterOfEventsUri } from "./emitters.js";
+export { ResourceWatches } from "./streams.js";
+
+/** Every tool, in the order tools/list shows them. */
+export const TOOLS: AnyTool[] = [
+  whoami,
+  listComponents,
+  getComponent,
+  listSources,
+  getSource,
+  createSource,
+  updateSource,
+  deleteSource,
+  listEvents,
+  getEvent,
+  waitForEventsTool,
+  replayEvents,
+  deleteEvents,
+  eventStats,
+  listSubscriptions,
+  subscribe,
+  unsubscribe,
+  listWorkflows,
+  createWorkflow,
+  sendTestEvent,
+];
+
+const INSTRUCTIONS = `Headwater runs event sources (components that emit events from HTTP requests, timers or APIs) and workflows, for one user: the owner of the API key. Find things with list_sources / get_source; deploy with create_source; read events with list_events (q searches) and get_event; after send_test_event or a deploy, use wait_for_events rather than polling; $errors and $logs channels hold failures and console output (the debug_source prompt reads them for you). delete_source, delete_events and unsubscribe cannot be undone.`;
+
+export interface HeadwaterMcpOptions {
+  /** The server's version, shown to clients. */
+  version: string;
+  /** Where `resources/subscribe` (2025-11-25) keeps subscriptions; absent: not on this instance's era. */
+  legacySubscriptions?: LegacySubscriptions;
+}
+
+/** A fresh MCP server instance for one request (HTTP) or one connection (stdio). */
+export function createHeadwaterMcp(deps: McpDeps, o: HeadwaterMcpOptions): McpServer {
+  const server = new McpServer(
+    { name: "headwater", title: "Headwater", version: o.version },
+    {
+      capabilities: {
+        tools: { listChanged: false },
+        resources: { subscribe: true, listChanged: false },
+        prompts: { listChanged: false },
+      },
+      instructions: INSTRUCTIONS,
+    },
+  );
+  register(server, deps, TOOLS);
+  registerResources(server, deps);
+  registerPrompts(server, deps);
+  const subs = o.legacySubscriptions;
+  if (subs) {
+    server.server.setRequestHandler("resources/subscribe", async (request) => {
+      await legacySubscribe(subs.subscribe.bind(subs), request.params.uri);
+      return {};
+    });
+    server.server.setRequestHandler("resources/unsubscribe", async (request) => {
+      await legacySubscribe(subs.unsubscribe.bind(subs), request.params.uri);
+      return {};
+    });
+  }
+  return server;
+}
+
+/** Only events resources change on their own; a refusal is the protocol's invalid-params error. */
+async function legacySubscribe(fn: (uri: string) => Promise<void>, uri: string): Promise<void> {
+  if (!emitterOfEventsUri(uri)) {
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `only events resources (headwater://sources/{id}/events, headwater://workflows/{id}/events) can be subscribed to: ${uri}`);
+  }
+  try {
+    await fn(uri);
+  } catch (err) {
+    if (err instanceof McpRefusal && err.status === 404) throw new ResourceNotFoundError(uri, err.message);
+    if (err instanceof McpRefusal) throw new ProtocolError(ProtocolErrorCode.InvalidParams, err.message);
+    throw err;
+  }
+}
