@@ -59,9 +59,17 @@ export class AccountReferences {
       uses.push({ accountId: id, prop: prop.name });
     }
     if (referenced.length > 0) {
-      const found = new Set((await this.repo.findOwnMany(holder.userId, referenced.map((r) => r.id), trx)).map((r) => r.id));
+      const found = new Map((await this.repo.findOwnMany(holder.userId, referenced.map((r) => r.id), trx)).map((r) => [r.id, r]));
       for (const r of referenced) {
-        if (!found.has(r.id)) throw new NotFoundError(`account ${r.id}`);
+        const account = found.get(r.id);
+        if (!account) throw new NotFoundError(`account ${r.id}`);
+        // An account of another app would fail at run time with confusing errors: said now.
+        const app = props.find((p) => p.name === r.prop)?.app;
+        if (app !== undefined && account.app !== app) {
+          const path = `configured_props.${r.prop}`;
+          const message = `account ${r.id} is a ${account.app} account; this prop takes a ${app} account`;
+          throw new InvalidRequestError(`invalid ${path}: ${message}`, ERROR_CODES.validation, [{ path, message }]);
+        }
         uses.push({ accountId: r.id, prop: r.prop });
       }
     }

@@ -199,7 +199,10 @@ describe.each(testDatabases())("connected accounts on $name", (db) => {
       });
       expect(res.status, JSON.stringify(svc)).toBe(400);
     }
-    expect((await alice.client.listMyAccounts({ limit: 100 })).page_info.total_count).toBe(before + 1);
+    // An account of another app than the prop's.
+    const other = await alice.client.createAccount({ app: "otherapp", auth: { token: "x" } });
+    await expectApiError(alice.client.createSource({ component_code: leakyComponent(), configured_props: { svc: { authProvisionId: other.id } } }), 400, "validation_failed");
+    expect((await alice.client.listMyAccounts({ limit: 100 })).page_info.total_count).toBe(before + 2);
     await expectApiError(alice.client.listMyAccounts({ after: "not-a-cursor!" }), 400);
   });
 
