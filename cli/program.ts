@@ -32,6 +32,7 @@ const COMMANDS: Array<{ names: string[]; load: () => Promise<Register> }> = [
   { names: ["backup"], load: async () => (await import("./commands/backup.js")).registerBackup },
   { names: ["secrets"], load: async () => (await import("./commands/secrets.js")).registerSecrets },
   { names: ["users"], load: async () => (await import("./commands/users.js")).registerUsers },
+  { names: ["mcp"], load: async () => (await import("./commands/mcp.js")).registerMcp },
 ];
 
 export interface ProgramOptions {

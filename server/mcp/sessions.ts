@@ -12,7 +12,7 @@
 import crypto from "node:crypto";
 import type { ServerResponse } from "node:http";
 import type { LegacySubscriptions, McpDeps } from "../../shared/mcp/index.js";
-import { emitterOfEventsUri, ResourceWatches } from "../../shared/mcp/index.js";
+import { emitterOfEventsUri, requireReadable, ResourceWatches } from "../../shared/mcp/index.js";
 import { McpRefusal } from "../../shared/mcp/results.js";
 
 /** Idle sessions (no request, no stream) are forgotten after this long. */
@@ -25,6 +25,7 @@ const SUBSCRIPTIONS = 100;
 interface Session {
   id: string;
   userId: string;
+  deps: McpDeps;
   watches: ResourceWatches;
   stream: ServerResponse | undefined;
   seenAt: number;
@@ -47,6 +48,7 @@ export class LegacySessions {
     const session: Session = {
       id,
       userId,
+      deps,
       watches: new ResourceWatches(deps, (uri) => this.send(session, uri)),
       stream: undefined,
       seenAt: this.now(),
@@ -82,6 +84,7 @@ export class LegacySessions {
         if (!s.watches.has(uri) && s.watches.size >= SUBSCRIPTIONS) {
           throw new McpRefusal("too_many_subscriptions", `a session may hold ${SUBSCRIPTIONS} subscriptions`);
         }
+        await requireReadable(s.deps.client, e);
         s.watches.watch(uri, e);
       },
       unsubscribe: async (uri) => {

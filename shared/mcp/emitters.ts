@@ -65,6 +65,17 @@ export async function resolveEmitter(client: Client, ref: string): Promise<Emitt
   return pickOne(ref, matches, "source or workflow");
 }
 
+/** Resolves when the key's user may read `e` (a 404 refusal otherwise: someone else's is unknown). */
+export async function requireReadable(client: Client, e: Emitter): Promise<void> {
+  try {
+    if (e.kind === "source") await client.getSource(e.id);
+    else await client.getWorkflow(e.id);
+  } catch (err) {
+    if ((err as { status?: number }).status === 404) throw notFound(`${e.kind} ${e.id}`);
+    throw err;
+  }
+}
+
 /** The channel as REST names it: `default` (or absent) is the default channel `""`. */
 export const channelOf = (channel: string | undefined) => (channel === undefined || channel === "default" ? "" : channel);
 

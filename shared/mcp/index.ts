@@ -34,7 +34,7 @@ import {
 import { listSubscriptions, sendTestEvent, subscribe, unsubscribe } from "./tools/wiring.js";
 
 export type { EndpointAnswer, EndpointRequest, LegacySubscriptions, McpDeps } from "./deps.js";
-export { emitterOfEventsUri } from "./emitters.js";
+export { emitterOfEventsUri, requireReadable } from "./emitters.js";
 export { ResourceWatches } from "./streams.js";
 
 /** Every tool, in the order tools/list shows them. */

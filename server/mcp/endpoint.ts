@@ -1,0 +1,156 @@
+/**
+ * What `/mcp` does once a caller is admitted (route.ts), on the MCP SDK:
+ *
+ *   POST, 2026-07-28 (per-request _meta)  → the SDK's stateless handler: any instance answers
+ *        subscriptions/listen              → a stream with watches of its own (listen.ts)
+ *   POST, 2025-11-25                      → the SDK's stateless legacy handler; an initialize
+ *                                           answer also gets an Mcp-Session-Id (sessions.ts)
+ *   GET / DELETE with Mcp-Session-Id      → that session's notification stream / its end
+ *
+ * One factory makes every instance, per request, for the caller: the tool set acts through an
+ * in-process client holding the caller's key (inject.ts).
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { ServerResponse } from "node:http";
+import { Readable } from "node:stream";
+import type { ReadableStream as WebReadableStream } from "node:stream/web";
+import { createMcpHandler, isLegacyRequest, legacyStatelessFallback, type AuthInfo, type McpServerFactory } from "@modelcontextprotocol/server";
+import { createHeadwaterMcp } from "../../shared/mcp/index.js";
+import type { AuthUser } from "../users/service.js";
+import { injectedDeps } from "./inject.js";
+import { ListenStreams } from "./listen.js";
+import type { McpRouteOptions } from "./route.js";
+import { LegacySessions } from "./sessions.js";
+
+const SESSION_HEADER = "mcp-session-id";
+
+export interface Caller {
+  user: AuthUser;
+  key: string;
+}
+
+export interface McpEndpoint {
+  post(request: FastifyRequest, reply: FastifyReply, caller: Caller): Promise<unknown>;
+  get(request: FastifyRequest, reply: FastifyReply, caller: Caller): Promise<unknown>;
+  delete(request: FastifyRequest, reply: FastifyReply, caller: Caller): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+/** What the factory learns of the caller (AuthInfo is the SDK's pass-through): key and user id. */
+const authOf = (c: Caller): AuthInfo => ({ token: c.key, clientId: c.user.id, scopes: [] });
+
+const jsonRpcError = (reply: FastifyReply, status: number, message: string) =>
+  reply.code(status).type("application/json").send({ jsonrpc: "2.0", error: { code: -32000, message }, id: null });
+
+export function createMcpEndpoint(app: FastifyInstance, o: McpRouteOptions): McpEndpoint {
+  const onerror = (err: Error) => app.log.debug({ err }, "mcp");
+  const sessions = new LegacySessions();
+  const depsFor = (key: string) => injectedDeps(app, key, o.publicUrl);
+
+  const factory: McpServerFactory = ({ era, authInfo, requestInfo }) => {
+    if (!authInfo) throw new Error("an MCP request without its caller");
+    const sessionId = requestInfo?.headers.get(SESSION_HEADER) ?? undefined;
+    return createHeadwaterMcp(depsFor(authInfo.token), {
+      version: o.version,
+      ...(era === "legacy" ? { legacySubscriptions: sessions.subscriptionsFor(sessionId, authInfo.clientId) } : {}),
+    });
+  };
+  const modern = createMcpHandler(factory, { legacy: "reject", onerror });
+  const legacy = legacyStatelessFallback(factory, onerror);
+  const listens = new ListenStreams(factory, onerror);
+  // Streams never end by themselves: they are cut when the server stops, or it would wait.
+  const streams = new Set<ServerResponse>();
+
+  /** The web Request the SDK reads, aborted when the client goes away before the answer ends. */
+  function webRequest(request: FastifyRequest, reply: FastifyReply, body: string | undefined): Request {
+    const controller = new AbortController();
+    reply.raw.once("close", () => {
+      if (!reply.raw.writableFinished) controller.abort();
+    });
+    const headers = new Headers();
+    for (const [k, v] of Object.entries(request.headers)) {
+      if (typeof v === "string") headers.set(k, v);
+      else if (Array.isArray(v)) headers.set(k, v.join(", "));
+    }
+    const url = `http://${request.headers.host ?? "localhost"}${request.url}`;
+    return new Request(url, { method: request.method, headers, body, signal: controller.signal });
+  }
+
+  /** Writes the SDK's answer, streaming its body (SSE) until it or the client ends. */
+  function send(reply: FastifyReply, res: Response, extraHeaders: Record<string, string> = {}) {
+    reply.hijack();
+    const raw = reply.raw;
+    raw.writeHead(res.status, { ...Object.fromEntries(res.headers.entries()), ...extraHeaders });
+    if (!res.body) {
+      raw.end();
+      return;
+    }
+    streams.add(raw);
+    const body = Readable.fromWeb(res.body as WebReadableStream<Uint8Array>);
+    raw.once("close", () => {
+      streams.delete(raw);
+      body.destroy();
+    });
+    body.on("error", () => raw.destroy());
+    body.pipe(raw);
+  }
+
+  return {
+    async post(request, reply, caller) {
+      const text = typeof request.body === "string" ? request.body : undefined;
+      let parsed: unknown;
+      try {
+        parsed = text ? JSON.parse(text) : undefined;
+      } catch {
+        parsed = undefined; // the SDK answers the parse error
+      }
+      const method = (parsed as { method?: unknown } | undefined)?.method;
+      const auth = authOf(caller);
+      const req = webRequest(request, reply, text);
+      const opts = { authInfo: auth, ...(parsed !== undefined ? { parsedBody: parsed } : {}) };
+
+      if (method === "subscriptions/listen") return send(reply, await listens.serve(req, parsed, auth, depsFor(caller.key)));
+      if (!(await isLegacyRequest(req, parsed))) return send(reply, await modern.fetch(req, opts));
+
+      const sessionId = request.headers[SESSION_HEADER];
+      if ((method === "resources/subscribe" || method === "resources/unsubscribe") && typeof sessionId === "string") {
+        // A session this instance does not hold (another instance's, or ended): 404, so the
+        // client initializes again, as the 2025-11-25 transport says.
+        if (!sessions.find(sessionId, caller.user.id)) return jsonRpcError(reply, 404, "unknown Mcp-Session-Id: initialize again");
+      }
+      const res = await legacy(req, opts);
+      const extra: Record<string, string> = {};
+      if (method === "initialize" && res.ok) extra[SESSION_HEADER] = sessions.create(caller.user.id, depsFor(caller.key));
+      return send(reply, res, extra);
+    },
+
+    async get(request, reply, caller) {
+      const id = request.headers[SESSION_HEADER];
+      if (typeof id !== "string") {
+        // 2026-07-28 has no GET stream; a 2025-11-25 client opens one only with its session.
+        reply.header("allow", "POST, DELETE");
+        return jsonRpcError(reply, 405, "GET /mcp needs the Mcp-Session-Id of a 2025-11-25 session (2026-07-28 clients use subscriptions/listen)");
+      }
+      const session = sessions.find(id, caller.user.id);
+      if (!session) return jsonRpcError(reply, 404, "unknown Mcp-Session-Id: initialize again");
+      reply.hijack();
+      streams.add(reply.raw);
+      reply.raw.once("close", () => streams.delete(reply.raw));
+      sessions.attachStream(session, reply.raw);
+    },
+
+    async delete(request, reply, caller) {
+      const id = request.headers[SESSION_HEADER];
+      if (typeof id !== "string") return jsonRpcError(reply, 400, "DELETE /mcp needs an Mcp-Session-Id");
+      if (!sessions.find(id, caller.user.id) || !sessions.end(id)) return jsonRpcError(reply, 404, "unknown Mcp-Session-Id");
+      return reply.code(200).send();
+    },
+
+    async close() {
+      sessions.close();
+      await listens.close();
+      await modern.close();
+      for (const res of streams) res.destroy();
+    },
+  };
+}
