@@ -61,9 +61,12 @@ export function formatMessage(row: EventRow): string {
  * Writes SSE text to a response whose headers were sent, straight to its socket. A chunked
  * response (HTTP/1.1) gets each write as one chunk, so that `res.end()` still ends it properly.
  */
-function socketWriter(res: ServerResponse): { socket: Socket; write(text: string): void } | undefined {
+function socketWriter(res: ServerResponse): { socket: Pick<Socket, "writableLength" | "once">; write(text: string): void } | undefined {
   const socket = res.socket;
   if (!socket || !res.headersSent) return undefined;
+  // A request made in-process (Fastify's `inject`, as MCP's tools make theirs) has no socket to
+  // write to: its response is the stream its caller reads.
+  if ((res as { isLightMyRequest?: boolean }).isLightMyRequest) return { socket: res, write: (text) => void res.write(text) };
   const chunked = (res as unknown as { chunkedEncoding?: boolean }).chunkedEncoding === true;
   return {
     socket,
