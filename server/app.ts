@@ -38,6 +38,8 @@ import { subscriptionRoutes } from "./http/routes/subscriptions.js";
 import { userRoutes } from "./http/routes/users.js";
 import { workflowRoutes } from "./http/routes/workflows.js";
 import { accountRoutes } from "./http/routes/accounts.js";
+import { actionRoutes } from "./http/routes/actions.js";
+import { ActionService } from "./actions/service.js";
 import { Credentials } from "./accounts/credentials.js";
 import { AccountReferences } from "./accounts/references.js";
 import { AccountService } from "./accounts/service.js";
@@ -229,6 +231,11 @@ export async function createServer(config: Config): Promise<Server> {
     });
     sources.onCreated((userId, id) => events.subscriptions.participantCreated(userId, id));
 
+    // Actions: run by key in the runtime's pool; workflow steps may name one (their accounts
+    // are recorded as the workflow's uses).
+    const actions = new ActionService({ components, run: runtime.runAction, options: runtime.propOptions, credentials });
+    events.workflows.useActions({ actions, accounts: accountRefs });
+
     // -- routes: one plugin per concern --------------------------------------------------------
     // Rate limits first: they attach to the routes declared after them.
     await registerRateLimits(app, config);
@@ -244,6 +251,7 @@ export async function createServer(config: Config): Promise<Server> {
     await app.register(subscriptionRoutes, { prefix: "/v1", subscriptions: events.subscriptions });
     await app.register(workflowRoutes, { prefix: "/v1", workflows: events.workflows });
     await app.register(accountRoutes, { prefix: "/v1", accounts });
+    await app.register(actionRoutes, { prefix: "/v1", actions });
     await app.register(streamRoutes, { events, db: store.db }); // SSE, at the host (no /v1)
     await app.register(mcpRoutes, { allowedOrigins: config.mcpAllowedOrigins, publicUrl: getPublicUrl, version: API_VERSION }); // MCP, beside /healthz
     await app.register(runtime.httpRoutes); // `/e/:id`: HTTP triggers, no auth

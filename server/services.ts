@@ -34,6 +34,8 @@ export interface ComponentDescription {
   dedupe: "unique" | "greatest" | "last" | undefined;
   hooks: Array<"deploy" | "activate" | "deactivate">;
   hasRun: boolean;
+  /** `type: "action"` in the module: run by key rather than deployed (absent in older descriptions). */
+  type?: "action" | "source" | undefined;
 }
 
 /** Module sources beside the main file, by relative path (`./app.mjs`), for component_url imports. */

@@ -4,7 +4,7 @@
  * first `-` (`postgresql-new-row` is in `@pipedream/postgresql`). For a key no registry
  * component has, this installs that package into the server's package cache (runtime/npm/
  * cache.ts: the server runs npm, install scripts off), finds the source file under `sources/`
- * that declares the key (a text scan picks candidates; the sandbox's describe confirms the key,
+ * (or, for an action, under `actions/`) that declares the key (a text scan picks candidates; the sandbox's describe confirms the key,
  * so the server never evaluates the code), and gathers its relative imports from the package
  * folder as a component_url fetch gathers them over HTTP (gather.ts).
  *
@@ -45,6 +45,17 @@ export interface NpmComponentsOptions {
 /** A key whose app part can name an npm package: `app-rest`, lower case. */
 const KEY = /^([a-z0-9][a-z0-9_.]*)-[a-z0-9][a-z0-9_.-]*$/;
 const SOURCE_FILE = /\.(mjs|js|cjs|ts)$/;
+/** An app's name as the package names it (`@pipedream/<app>`). */
+export const APP_NAME = /^[a-z0-9][a-z0-9_.]*$/;
+/** The folders of a package that hold components: sources, then actions. */
+const COMPONENT_FOLDERS = ["sources", "actions"];
+
+/** An action of a package that does not load, and why (GET /actions leaves it out). */
+export interface UnloadableAction {
+  file: string;
+  reason: string;
+}
+
 /** Most files scanned in one package's sources/ folder. */
 const MAX_SCANNED = 3000;
 /** How long "there is no such package" is believed before the registry is asked again. */
@@ -62,6 +73,8 @@ export const npmLookups = new Counter({
 
 export class NpmComponents {
   private readonly missing = new Map<string, number>();
+  /** Each installed package's described actions, by package folder and version. */
+  private readonly actionLists = new Map<string, Promise<{ actions: NpmComponent[]; unloadable: UnloadableAction[] }>>();
   private readonly limits: FetchLimits;
 
   constructor(private readonly options: NpmComponentsOptions) {
@@ -93,6 +106,57 @@ export class NpmComponents {
       return { code, files, url: `npm:${name}@${version}/${rel}`, description };
     }
     return undefined;
+  }
+
+  /**
+   * The actions of `@pipedream/<app>` (`actions/<name>/<name>.mjs`), each described in the
+   * sandbox (once per package version: the list is remembered), with those that do not load and
+   * why; undefined when there is no such package.
+   */
+  async actions(app: string, requester?: Requester): Promise<{ actions: NpmComponent[]; unloadable: UnloadableAction[] } | undefined> {
+    if (!APP_NAME.test(app)) return undefined;
+    const name = `@pipedream/${app}`;
+    const pkgDir = await this.install(name, requester);
+    if (!pkgDir) return undefined;
+    const version = readVersion(pkgDir);
+    const cacheKey = `${pkgDir}@${version}`;
+    let list = this.actionLists.get(cacheKey);
+    if (!list) {
+      list = this.describeActions(pkgDir, name, version, requester);
+      this.actionLists.set(cacheKey, list);
+      // A failure (the registry, a full disk) is not remembered: the next request tries again.
+      list.catch(() => this.actionLists.delete(cacheKey));
+    }
+    return list;
+  }
+
+  private async describeActions(pkgDir: string, name: string, version: string, requester?: Requester) {
+    const root = path.join(pkgDir, "actions");
+    const files = fs.existsSync(root)
+      ? fs
+          .readdirSync(root, { withFileTypes: true })
+          .filter((d) => d.isDirectory())
+          .flatMap((d) => [".mjs", ".js", ".ts"].map((ext) => path.join(root, d.name, d.name + ext)).filter((f) => fs.existsSync(f)).slice(0, 1))
+          .slice(0, MAX_SCANNED)
+      : [];
+    const actions: NpmComponent[] = [];
+    const unloadable: UnloadableAction[] = [];
+    // Described side by side: the describer's one-shot slots bound how many at once.
+    const settled = await Promise.allSettled(
+      files.map(async (file) => {
+        const { code, files: modules } = await this.load(pkgDir, file);
+        const description = await this.options.describer.describe(code, modules, requester);
+        const rel = path.relative(pkgDir, file).split(path.sep).join("/");
+        return { code, files: modules, url: `npm:${name}@${version}/${rel}`, description };
+      }),
+    );
+    settled.forEach((r, i) => {
+      const rel = path.relative(pkgDir, files[i]!).split(path.sep).join("/");
+      if (r.status === "fulfilled") actions.push(r.value);
+      else unloadable.push({ file: rel, reason: r.reason instanceof Error ? r.reason.message : String(r.reason) });
+    });
+    actions.sort((a, b) => (a.description.key ?? "").localeCompare(b.description.key ?? ""));
+    return { actions, unloadable };
   }
 
   /**
@@ -172,10 +236,8 @@ export class NpmComponents {
   }
 }
 
-/** Files under `sources/` whose text declares `key: "<key>"`, the likeliest first. */
+/** Files under `sources/` and `actions/` whose text declares `key: "<key>"`, the likeliest first. */
 function candidates(pkgDir: string, key: string): string[] {
-  const root = path.join(pkgDir, "sources");
-  if (!fs.existsSync(root)) return [];
   const declares = new RegExp(`\\bkey\\s*:\\s*(["'\`])${key.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\1`);
   const found: string[] = [];
   let scanned = 0;
@@ -192,7 +254,10 @@ function candidates(pkgDir: string, key: string): string[] {
       }
     }
   };
-  walk(root, 0);
+  for (const folder of COMPONENT_FOLDERS) {
+    const root = path.join(pkgDir, folder);
+    if (fs.existsSync(root)) walk(root, 0);
+  }
   // `sources/<name>/<name>.mjs` is how the vendor lays out a source: try those first.
   const conventional = (f: string) => path.basename(path.dirname(f)) === path.basename(f).replace(SOURCE_FILE, "");
   return found.sort((a, b) => Number(conventional(b)) - Number(conventional(a)));

@@ -55,6 +55,7 @@ interface ComponentMeta {
   dedupe: ComponentDescription["dedupe"];
   hooks: ComponentDescription["hooks"];
   hasRun: boolean;
+  type?: "action" | "source" | undefined;
 }
 
 export const sha256Hex = (text: string) => crypto.createHash("sha256").update(text, "utf8").digest("hex");
@@ -103,6 +104,7 @@ export class ComponentService {
       dedupe: c.description.dedupe,
       hooks: c.description.hooks,
       hasRun: c.description.hasRun,
+      type: c.description.type,
     };
     return {
       id: newId("component"),
@@ -302,6 +304,28 @@ export class ComponentService {
       throw registryConflict(err);
     }
     return present({ ...row, published: 1, updated_at: now });
+  }
+
+  /** The user's own components of type action, newest first (one per key). */
+  async listOwnActions(userId: string): Promise<ComponentRow[]> {
+    const seen = new Set<string>();
+    return (await this.repo.listOwnActions(userId)).filter((r) => {
+      const k = r.key ?? r.id;
+      if (seen.has(k)) return false;
+      seen.add(k);
+      return true;
+    });
+  }
+
+  /** The vendor's actions of an app's package (GET /actions), or undefined when npm lookups are off or there is no such package. */
+  async vendorActions(app: string, requester: Requester) {
+    if (!this.npm) return undefined;
+    try {
+      return await this.npm.components.actions(app, requester);
+    } catch (err) {
+      if (err instanceof ComponentFetchError) throw new InvalidRequestError(err.message, ERROR_CODES.componentFetchFailed);
+      throw err;
+    }
   }
 
   async list(userId: string, page: PageRequest): Promise<PageRows<Component>> {

@@ -72,5 +72,6 @@ function normalise(d: ComponentDescription): ComponentDescription {
     dedupe: d.dedupe ?? undefined,
     hooks: d.hooks,
     hasRun: d.hasRun,
+    type: d.type === "action" ? "action" : "source",
   };
 }

@@ -42,6 +42,7 @@ import { WriteGroup } from "../store/write-group.js";
 import { runnableHttpEvent } from "./http-body.js";
 import { TimerScheduler } from "./triggers/timer.js";
 import { createWorkflowStepRunner, type RunWorkflowSteps } from "./workflow-steps.js";
+import { createActionRunner, type RunAction } from "./actions.js";
 
 export interface RuntimeDeps {
   config: Config;
@@ -87,6 +88,8 @@ export interface Runtime {
   };
   quotas: Quotas;
   runWorkflowSteps: RunWorkflowSteps;
+  /** One action run (POST /actions/run), in the pool, as an invocation of its owner. */
+  runAction: RunAction;
   /** `ALL /e/:id[/*]`: register at the root (no prefix, no auth). */
   httpRoutes: (app: FastifyInstance) => Promise<void>;
   /**
@@ -199,7 +202,15 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     },
     queue,
     quotas,
-    runWorkflowSteps: createWorkflowStepRunner({ pool, bundles, quotas, timeoutMs }),
+    runWorkflowSteps: createWorkflowStepRunner({
+      pool,
+      bundles,
+      quotas,
+      timeoutMs,
+      component: (id) => catalog.component(id),
+      ...(deps.credentials ? { credentials: deps.credentials } : {}),
+    }),
+    runAction: createActionRunner({ pool, bundles, quotas, timeoutMs }),
     httpRoutes: httpTriggerRoutes({
       resolvers,
       enqueue: (j) => queue.enqueueWithIds(j),

@@ -1,10 +1,15 @@
 /**
  * runWorkflowSteps: the sandbox primitive the workflows concern runs step code with, under the
  * same isolation, limits and quotas as sources (the steps of one run share one worker process
- * of the owner, in order). See sandbox/steps.cjs for the step API.
+ * of the owner, in order). See sandbox/steps.cjs for the step API. An action step's component is
+ * read by the id saved with the step, its accounts opened for this run (CredentialOpener), and
+ * what the run leaves behind (error, emits, logs) has their values hidden.
  */
 import { randomUUID } from "node:crypto";
 import type { Quotas } from "../quotas/quotas.js";
+import type { Redactor } from "../secrets/redact.js";
+import { CredentialsError, type CredentialOpener } from "../services.js";
+import type { RuntimeComponent } from "./catalog.js";
 import type { BundleCache } from "./bundles.js";
 import { CompileError } from "./compile.js";
 import { PlatformFailure, platformStep } from "./platform-failure.js";
@@ -14,7 +19,12 @@ import type { SandboxPool } from "./sandbox/pool.js";
 export interface WorkflowStep {
   id: string;
   name: string;
-  code: string;
+  /** A code step's code (an action step's is a comment, not run). */
+  code?: string | undefined;
+  /** An action step: its key, the component saved for it, its props. */
+  action?: string | undefined;
+  component_id?: string | undefined;
+  props?: Record<string, unknown> | undefined;
 }
 
 export interface RunWorkflowStepsInput {
@@ -56,7 +66,17 @@ export type RunWorkflowSteps = (input: RunWorkflowStepsInput) => Promise<RunWork
  * Rejects with PlatformFailure when the worker died for a reason of its own (the queue retries);
  * every fault of the steps themselves is in `error`.
  */
-export function createWorkflowStepRunner(deps: { pool: SandboxPool; bundles: BundleCache; quotas: Quotas; timeoutMs: number }): RunWorkflowSteps {
+export interface WorkflowStepDeps {
+  pool: SandboxPool;
+  bundles: BundleCache;
+  quotas: Quotas;
+  timeoutMs: number;
+  /** Action steps' components, by id. */
+  component?: (id: string) => Promise<RuntimeComponent | undefined>;
+  credentials?: CredentialOpener;
+}
+
+export function createWorkflowStepRunner(deps: WorkflowStepDeps): RunWorkflowSteps {
   return async (input) => {
     const fail = (code: string, message: string, cellId = ""): RunWorkflowStepsResult => ({
       returnValues: {},
@@ -70,13 +90,25 @@ export function createWorkflowStepRunner(deps: { pool: SandboxPool; bundles: Bun
     if (!quota.ok) return fail("QUOTA_EXCEEDED", quota.message);
     const steps = [];
     const packageDirs: Record<string, string> = {};
+    const redactors: Redactor[] = [];
     for (const step of input.steps) {
       try {
-        const ready = await deps.bundles.ready(step.code, undefined);
+        if (step.action === undefined) {
+          const ready = await deps.bundles.ready(step.code ?? "", undefined);
+          Object.assign(packageDirs, ready.packageDirs);
+          steps.push({ id: step.id, name: step.name, bundle: ready.bundle });
+          continue;
+        }
+        const component = step.component_id ? await platformStep("reading an action step's component", () => deps.component!(step.component_id!)) : undefined;
+        if (!component) return fail("LOAD_ERROR", `step ${step.name}: the action ${step.action ?? ""} is not available`, step.id);
+        const ready = await deps.bundles.ready(component.code, component.files, component);
         Object.assign(packageDirs, ready.packageDirs);
-        steps.push({ id: step.id, name: step.name, bundle: ready.bundle });
+        const opened = deps.credentials ? await deps.credentials.open(input.ownerId, step.props ?? {}) : { props: step.props ?? {}, redactor: undefined };
+        if (opened.redactor) redactors.push(opened.redactor);
+        steps.push({ id: step.id, name: step.name, bundle: ready.bundle, action: step.action ?? "", props: opened.props });
       } catch (e) {
         if (e instanceof CompileError || e instanceof PackageError) return fail("LOAD_ERROR", e.message, step.id);
+        if (e instanceof CredentialsError) return fail(e.code.toUpperCase(), e.message, step.id);
         throw e;
       }
     }
@@ -109,15 +141,28 @@ export function createWorkflowStepRunner(deps: { pool: SandboxPool; bundles: Bun
         await platformStep("counting the stopped run", () => deps.quotas.record(input.ownerId, computeMs));
         throw new PlatformFailure(outcome.detail);
       case "timeout":
-        return { ...fail("TIMEOUT", `the workflow ran longer than ${deps.timeoutMs} ms and was stopped`), logs, computeMs, ran: true };
+        return redacted({ ...fail("TIMEOUT", `the workflow ran longer than ${deps.timeoutMs} ms and was stopped`), logs, computeMs, ran: true }, redactors);
       case "oom":
         return { ...fail("OUT_OF_MEMORY", "the workflow ran out of memory and was stopped"), logs, computeMs, ran: true };
       case "done": {
         const err = outcome.message.error;
-        if (err) return { ...fail(err.name, err.message), logs, computeMs, ran: true };
+        if (err) return redacted({ ...fail(err.name, err.message), logs, computeMs, ran: true }, redactors);
         const result = outcome.message.result as Pick<RunWorkflowStepsResult, "returnValues" | "emits" | "error">;
-        return { returnValues: result.returnValues, emits: result.emits, ...(result.error ? { error: result.error } : {}), logs, computeMs, ran: true };
+        return redacted({ returnValues: result.returnValues, emits: result.emits, ...(result.error ? { error: result.error } : {}), logs, computeMs, ran: true }, redactors);
       }
     }
   };
+}
+
+/** The run's output with the opened credentials' values hidden (what is stored or streamed of it). */
+function redacted(r: RunWorkflowStepsResult, redactors: Redactor[]): RunWorkflowStepsResult {
+  for (const red of redactors) {
+    for (const line of r.logs) line.message = red.text(line.message);
+    if (r.error) {
+      r.error.message = red.text(r.error.message);
+      r.error.stack = red.text(r.error.stack);
+    }
+    for (const e of r.emits) e.data = red.emitted(e.data);
+  }
+  return r;
 }

@@ -1,11 +1,16 @@
 /**
  * Workflow records (decisions.md "Workflows"): create, read, update, delete, list. Ids `p_`,
  * a deployment `d_` per version of the steps, `c_` per step; endpoint_url under the public URL.
+ * A step is code, or an action by key (action-steps.ts): its component is resolved and its
+ * props checked when the step is saved, and the accounts its app props reference are the
+ * workflow's account uses (written in the workflow's transaction, dropped with it).
  */
 import { newId } from "../../shared/ids.js";
 import type { CreateWorkflowBody, UpdateWorkflowBody, Workflow, WorkflowStep } from "../../shared/resources/index.js";
 import { compileModule, CompileError } from "../runtime/compile.js";
 import type { Db } from "../store/db.js";
+import type { Requester } from "../users/requester.js";
+import { ActionSteps, type ActionStepDeps, type StepInput } from "./action-steps.js";
 import { pageByCreation, type PageRequest, type PageRows } from "../store/repos/paging.js";
 import {
   deleteWorkflow,
@@ -25,8 +30,6 @@ export interface WorkflowHooks {
   deleted(id: string): Promise<void>;
 }
 
-type StepInput = { name?: string | undefined; code: string };
-
 /** Strictly increasing within the process, so lists order by creation even within one ms. */
 let lastCreatedMs = 0;
 function createdMs(): number {
@@ -35,11 +38,18 @@ function createdMs(): number {
 }
 
 export class WorkflowService {
+  private actionSteps: ActionSteps | undefined;
+
   constructor(
     private readonly db: Db,
     private readonly publicUrl: () => string,
     private readonly hooks: WorkflowHooks,
   ) {}
+
+  /** Turns on action steps (app.ts, once actions and accounts exist). */
+  useActions(deps: ActionStepDeps): void {
+    this.actionSteps = new ActionSteps(deps);
+  }
 
   toResource(row: WorkflowRow): Workflow {
     return {
@@ -55,39 +65,68 @@ export class WorkflowService {
     };
   }
 
-  /** Names every step (step_1, step_2, … by default), keeps ids of unchanged names, checks code. */
-  private buildSteps(inputs: StepInput[], previous: WorkflowStep[] = []): WorkflowStep[] {
+  /**
+   * Names every step (step_1, step_2, … by default), keeps ids of unchanged steps, checks code;
+   * action steps are resolved and their props checked (the caller binds their accounts).
+   */
+  private async buildSteps(requester: Requester, inputs: StepInput[], previous: WorkflowStep[] = []): Promise<WorkflowStep[]> {
     const seen = new Set<string>();
-    return inputs.map((s, i) => {
+    const out: WorkflowStep[] = [];
+    for (const [i, s] of inputs.entries()) {
       const name = s.name ?? `step_${i + 1}`;
       if (name === "trigger") throw new WorkflowInputError(`steps[${i}]: the step name "trigger" is reserved`);
       if (seen.has(name)) throw new WorkflowInputError(`steps[${i}]: duplicate step name "${name}"`);
       seen.add(name);
+      if (s.action !== undefined) {
+        if (!this.actionSteps) throw new WorkflowInputError(`steps[${i}]: action steps need the runtime, which this server runs without`);
+        out.push(await this.actionSteps.build(requester, i, name, s, previous));
+        continue;
+      }
+      const code = s.code ?? "";
       try {
-        compileModule(s.code, `${name}.mjs`);
+        compileModule(code, `${name}.mjs`);
       } catch (err) {
         if (err instanceof CompileError) throw new WorkflowInputError(`steps[${i}]: ${err.message}`);
         throw err;
       }
-      const kept = previous.find((p) => p.name === name && p.code === s.code);
-      return { id: kept?.id ?? newId("cell"), name, code: s.code };
+      const kept = previous.find((p) => p.name === name && p.action === undefined && p.code === code);
+      out.push({ id: kept?.id ?? newId("cell"), name, code });
+    }
+    return out;
+  }
+
+  /** Writes the workflow and its steps' account uses together (inline credentials become accounts). */
+  private async write(ownerId: string, row: Pick<WorkflowRow, "id" | "name">, steps: WorkflowStep[] | undefined, save: (trx: Db, steps: WorkflowStep[] | undefined) => Promise<void>): Promise<WorkflowStep[] | undefined> {
+    if (!this.actionSteps || !steps) {
+      await save(this.db, steps);
+      return steps;
+    }
+    const actionSteps = this.actionSteps;
+    return this.db.transaction().execute(async (trx) => {
+      const bound = await actionSteps.bind(trx, { userId: ownerId, id: row.id, name: row.name }, steps);
+      await save(trx, bound);
+      return bound;
     });
   }
 
-  async create(ownerId: string, body: CreateWorkflowBody): Promise<Workflow> {
+  async create(ownerId: string, body: CreateWorkflowBody, requester: Requester = { userId: ownerId, admin: false }): Promise<Workflow> {
     const now = Math.floor(Date.now() / 1000);
     const row: WorkflowRow = {
       id: newId("workflow"),
       owner_id: ownerId,
       name: body.name,
       deployment_id: newId("deployment"),
-      steps_json: JSON.stringify(this.buildSteps(body.steps)),
+      steps_json: "",
       active: body.active === false ? 0 : 1,
       created_ms: createdMs(),
       created_at: now,
       updated_at: now,
     };
-    await insertWorkflow(this.db, row);
+    const built = await this.buildSteps(requester, body.steps);
+    await this.write(ownerId, row, built, async (trx, steps) => {
+      row.steps_json = JSON.stringify(steps);
+      await insertWorkflow(trx, row);
+    });
     await this.hooks.created(ownerId, row.id);
     return this.toResource(row);
   }
@@ -97,23 +136,32 @@ export class WorkflowService {
     return row && this.toResource(row);
   }
 
-  async update(ownerId: string, id: string, body: UpdateWorkflowBody): Promise<Workflow | undefined> {
+  async update(ownerId: string, id: string, body: UpdateWorkflowBody, requester: Requester = { userId: ownerId, admin: false }): Promise<Workflow | undefined> {
     const row = await getWorkflow(this.db, ownerId, id);
     if (!row) return undefined;
     const patch: Partial<WorkflowRow> = { updated_at: Math.floor(Date.now() / 1000) };
     if (body.name !== undefined) patch.name = body.name;
     if (body.active !== undefined) patch.active = body.active ? 1 : 0;
-    if (body.steps !== undefined) {
-      const steps = this.buildSteps(body.steps, JSON.parse(row.steps_json) as WorkflowStep[]);
-      patch.steps_json = JSON.stringify(steps);
-      if (patch.steps_json !== row.steps_json) patch.deployment_id = newId("deployment");
-    }
-    await updateWorkflow(this.db, ownerId, id, patch);
+    const built = body.steps === undefined ? undefined : await this.buildSteps(requester, body.steps, JSON.parse(row.steps_json) as WorkflowStep[]);
+    await this.write(ownerId, { id, name: patch.name ?? row.name }, built, async (trx, steps) => {
+      if (steps) {
+        patch.steps_json = JSON.stringify(steps);
+        if (patch.steps_json !== row.steps_json) patch.deployment_id = newId("deployment");
+      }
+      await updateWorkflow(trx, ownerId, id, patch);
+    });
     return this.toResource({ ...row, ...patch });
   }
 
   async delete(ownerId: string, id: string): Promise<boolean> {
-    const deleted = await deleteWorkflow(this.db, ownerId, id);
+    const actionSteps = this.actionSteps;
+    const deleted = actionSteps
+      ? await this.db.transaction().execute(async (trx) => {
+          const gone = await deleteWorkflow(trx, ownerId, id);
+          if (gone) await actionSteps.holderDeleted(trx, ownerId, id);
+          return gone;
+        })
+      : await deleteWorkflow(this.db, ownerId, id);
     if (deleted) await this.hooks.deleted(id);
     return deleted;
   }

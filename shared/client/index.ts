@@ -5,6 +5,9 @@
 import * as z from "../zod.js";
 import {
   Account,
+  Action,
+  ActionOptions,
+  ActionResult,
   AutoSubscription,
   Component,
   EventSummary,
@@ -17,6 +20,9 @@ import {
   User,
   Workflow,
   type AccountListQuery,
+  type ActionOptionsBody,
+  type ActionsQuery,
+  type RunActionBody,
   type AutoSubscriptionParams,
   type CreateAccountBody,
   type CreateSourceBody,
@@ -223,6 +229,16 @@ export function createClient(options: ClientOptions) {
     updateWorkflow: async (id: string, body: UpdateWorkflowBody) =>
       (await request("PUT", `/workflows/${enc(id)}`, Data(Workflow), { body })).data,
     deleteWorkflow: (id: string) => request("DELETE", `/workflows/${enc(id)}`, null),
+
+    // -- actions (extension) ---------------------------------------------------------------------
+    /** An app's actions (its package is installed on first use: allow for a slow first answer). */
+    listActions: async (q: ActionsQuery = {}) =>
+      (await request("GET", "/actions", z.object({ data: z.array(Action) }), { query: { app: q.app, q: q.q } })).data,
+    getAction: async (key: string) => (await request("GET", `/actions/${enc(key)}`, Data(Action))).data,
+    /** A thrown error is the result's `error` (the request succeeds). */
+    runAction: async (body: RunActionBody) => (await request("POST", "/actions/run", Data(ActionResult), { body })).data,
+    actionOptions: async (body: ActionOptionsBody) =>
+      (await request("POST", "/actions/options", Data(ActionOptions), { body })).data,
 
     /** The SSE URL of a source's emits: at the host, without the `/v1` segment (spec §4). */
     sourceStreamUrl: (id: string, kind: "emits" | "observations" = "emits") => {

@@ -9,3 +9,4 @@ export * from "./event.js";
 export * from "./workflow.js";
 export * from "./inspection.js";
 export * from "./account.js";
+export * from "./action.js";

@@ -2,10 +2,20 @@ import * as z from "../zod.js";
 import { UnixSeconds } from "./common.js";
 import { MAX_COMPONENT_CODE_BYTES } from "./component.js";
 
+/**
+ * A step runs code, or an action by key (decisions.md "Actions"): `action` is the key asked for,
+ * `component_id` the component it was found as when the step was saved (what runs), `props` its
+ * configured props (app props as `{authProvisionId}`; values may hold `{{ steps.<path> }}`).
+ * An action step's `code` is a one-line comment naming the action (so that every step has code
+ * to show); sent back with `action`, it is ignored.
+ */
 export const WorkflowStep = z.object({
   id: z.string(),
   name: z.string(),
   code: z.string(),
+  action: z.optional(z.string()),
+  component_id: z.optional(z.string()),
+  props: z.optional(z.record(z.string(), z.unknown())),
 });
 export type WorkflowStep = z.infer<typeof WorkflowStep>;
 
@@ -33,8 +43,21 @@ const StepInput = z.object({
         z.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "a step name is an identifier"),
       ),
   ),
-  code: z.string().check(z.minLength(1), z.maxLength(MAX_COMPONENT_CODE_BYTES)),
-});
+  /** Ignored when `action` is given (a step read back carries both). */
+  code: z.optional(z.string().check(z.maxLength(MAX_COMPONENT_CODE_BYTES))),
+  /** An action's key (or a component id, `sc_...`), instead of code. */
+  action: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
+  props: z.optional(z.record(z.string(), z.unknown())),
+}).check(
+  z.refine((s) => s.action !== undefined || (s.code !== undefined && s.code.length > 0), {
+    message: "a step needs code or an action",
+    path: ["code"],
+  }),
+  z.refine((s) => s.action !== undefined || s.props === undefined, {
+    message: "props belong to an action step",
+    path: ["props"],
+  }),
+);
 
 export const CreateWorkflowBody = z.object({
   name: z.string().check(z.minLength(1), z.maxLength(200)),

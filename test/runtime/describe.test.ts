@@ -39,6 +39,7 @@ describe("describe", () => {
       dedupe: "unique",
       hooks: ["deploy", "activate"],
       hasRun: true,
+      type: "source",
       props: [
         { name: "db", type: "$.service.db" },
         { name: "http", type: "$.interface.http", customResponse: true },

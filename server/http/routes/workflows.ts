@@ -28,7 +28,7 @@ export const workflowRoutes: FastifyPluginAsync<{ workflows: WorkflowService }> 
   route(
     app,
     { method: "POST", url: "/workflows", summary: "Create a workflow", tags, body: CreateWorkflowBody, response: Data(Workflow) },
-    async ({ body, user }) => ({ data: await as400(() => workflows.create(user.id, body)) }),
+    async ({ body, user, requester }) => ({ data: await as400(() => workflows.create(user.id, body, requester)) }),
   );
 
   route(
@@ -52,8 +52,8 @@ export const workflowRoutes: FastifyPluginAsync<{ workflows: WorkflowService }> 
       body: UpdateWorkflowBody,
       response: Data(Workflow),
     },
-    async ({ params, body, user }) => {
-      const wf = await as400(() => workflows.update(user.id, params.id, body));
+    async ({ params, body, user, requester }) => {
+      const wf = await as400(() => workflows.update(user.id, params.id, body, requester));
       if (!wf) throw notFound(`workflow ${params.id}`);
       return { data: wf };
     },

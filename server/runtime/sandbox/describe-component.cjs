@@ -146,6 +146,8 @@ function describe(component) {
     dedupe,
     hooks,
     hasRun,
+    // Actions (`type: "action"`) run by key (POST /actions/run); anything else is a source.
+    type: component.type === "action" ? "action" : "source",
   };
 }
 

@@ -9,19 +9,27 @@
  * A flow exit is not an error: `$.flow.exit(reason)`, or throwing the platform's `$end(reason)`
  * (its error carries END_NEEDLE), ends the run there, keeping what ran before; later steps do
  * not run and nothing goes to `$errors`.
+ * An action step (`{action, props}`: the server sends its component's bundle) runs the vendor's
+ * action with its props, `{{ steps.<path> }}` references resolved first (action.cjs); its return
+ * value and exports land in `steps.<name>` as a code step's do, its error stops the run likewise.
  */
 "use strict";
 const { loadBundle } = require("./loader.cjs");
 // The one definition of `$end`'s marker (the shim components import `$end` from).
-const { END_NEEDLE } = require("./shims/platform/send.cjs");
+const { runAction, makeDollar, resolveTemplates, isFlowExit, flushHttpSends } = require("./action.cjs");
 
-/** Whether a step's error is a flow exit rather than a failure. @param {any} err */
-function isFlowExit(err) {
-  return Boolean(err) && (typeof err === "object" || typeof err === "function") && (err.flowExit === true || Boolean(err[END_NEEDLE]));
+/** A step's error as the run reports it. @param {{id: string}} step @param {any} err */
+function stepError(step, err) {
+  return {
+    cellId: step.id,
+    code: (err && typeof err.code === "string" && err.code) || (err && err.name) || "Error",
+    message: err && err.message !== undefined ? String(err.message) : String(err),
+    stack: (err && err.stack) || String(err),
+  };
 }
 
 /**
- * @param {{ steps: Array<{ id: string, name: string, bundle: any }>, packageDirs: Record<string,string>,
+ * @param {{ steps: Array<{ id: string, name: string, bundle: any, action?: string, props?: Record<string, unknown> }>, packageDirs: Record<string,string>,
  *           triggerEvent: unknown, context: Record<string, unknown> }} input
  */
 async function runSteps(input) {
@@ -35,25 +43,25 @@ async function runSteps(input) {
     /** @param {unknown} x @param {string} [channel] */
     emit: (x, channel) => emits.push({ data: x ?? null, channel: typeof channel === "string" ? channel : "" }),
   };
+  /** @param {unknown} data @param {string} channel */
+  const emit = (data, channel) => emits.push({ data: { raw_event: data ?? null }, channel });
   for (const step of input.steps) {
+    if (step.action !== undefined) {
+      const mod = loadOrError(step, input.packageDirs);
+      const out = mod.error
+        ? { ret: undefined, exports: {}, error: mod.error }
+        : await runAction(mod.module, { props: /** @type {Record<string, unknown>} */ (resolveTemplates(step.props ?? {}, { steps })), steps, emit });
+      if (out.error) return { returnValues, emits, error: stepError(step, out.error) };
+      steps[step.name] = { ...out.exports, $return_value: out.ret };
+      returnValues[step.name] = out.ret;
+      if (out.exit !== undefined) break;
+      continue;
+    }
     /** @type {Record<string, unknown>} */
     const exported = {};
-    const $ = {
-      send: {
-        /** @param {unknown} data @param {string} [channel] */
-        emit: (data, channel) => emits.push({ data: { raw_event: data ?? null }, channel: typeof channel === "string" ? channel : "" }),
-      },
-      /** @param {string} name @param {unknown} value */
-      export: (name, value) => {
-        exported[String(name)] = value;
-      },
-      flow: {
-        /** @param {string} [reason] */
-        exit: (reason) => {
-          throw Object.assign(new Error(reason === undefined ? "$.flow.exit" : String(reason)), { flowExit: true });
-        },
-      },
-    };
+    /** @type {Array<Record<string, any>>} */
+    const httpSends = [];
+    const $ = makeDollar({ exported, httpSends, emit });
     /** @type {any} */ (globalThis).$send = legacySend;
     try {
       const mod = loadBundle(step.bundle, input.packageDirs);
@@ -62,24 +70,29 @@ async function runSteps(input) {
       const json = value === undefined ? undefined : JSON.parse(JSON.stringify(value) ?? "null");
       steps[step.name] = { ...exported, $return_value: json };
       returnValues[step.name] = json;
+      await flushHttpSends(httpSends);
     } catch (e) {
       const err = /** @type {any} */ (e);
-      if (isFlowExit(err)) break;
-      return {
-        returnValues,
-        emits,
-        error: {
-          cellId: step.id,
-          code: (err && typeof err.code === "string" && err.code) || (err && err.name) || "Error",
-          message: err && err.message !== undefined ? String(err.message) : String(err),
-          stack: (err && err.stack) || String(err),
-        },
-      };
+      if (isFlowExit(err)) {
+        await flushHttpSends(httpSends);
+        break;
+      }
+      return { returnValues, emits, error: stepError(step, err) };
     } finally {
       delete (/** @type {any} */ (globalThis).$send);
     }
   }
   return { returnValues, emits };
+}
+
+/** An action step's module, or the error of loading it. @param {{bundle: any}} step @param {Record<string,string>} packageDirs */
+function loadOrError(step, packageDirs) {
+  try {
+    return { module: loadBundle(step.bundle, packageDirs), error: undefined };
+  } catch (e) {
+    const err = /** @type {any} */ (e);
+    return { module: undefined, error: { name: String(err?.name ?? "Error"), message: String(err?.message ?? e), stack: String(err?.stack ?? e) } };
+  }
 }
 
 module.exports = { runSteps };

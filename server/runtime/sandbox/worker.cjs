@@ -15,6 +15,8 @@
  *             streams emit / log / respond with `item`, then itemDone {item, dbChanges, error?}
  *             per item; the last one says `last: true` and ends the request (no `done`)
  *   steps     {steps, packageDirs, triggerEvent, context} -> done {result: {returnValues, emits, error?}}
+ *   action    {bundleKey, bundle, packageDirs, props}    -> done {result: {ret, exports, exit?, error?}}
+ *             an action run on its own (action.cjs), its module kept by bundleKey like a source's
  *   options   {bundle, packageDirs, prop, props, prevContext, query, page}
  *             -> done {result: {data: [{label, value}], context}}   (prop-options.cjs)
  *
@@ -33,6 +35,7 @@ const { describe } = require("./describe-component.cjs");
 const { buildContext } = require("./context.cjs");
 const { runSteps } = require("./steps.cjs");
 const { propOptions } = require("./prop-options.cjs");
+const { runAction } = require("./action.cjs");
 const platform = require("./shims/platform.cjs");
 // Where the platform shim's libraries (axios, mime-types) are: see mounts.ts (SANDBOX_PACKAGES).
 require("./shims/platform/modules.cjs").configure(JSON.parse(process.argv[3] || "{}"));
@@ -200,8 +203,8 @@ function serialiseError(e) {
 /** Loaded component modules by bundle key (the code hash): warm invocations skip evaluation. */
 const components = new Map();
 
-/** @param {any} msg @param {number} [item] the run's index in a batch */
-async function handleInvoke(msg, item) {
+/** The module of a request's bundle, evaluated once per worker. @param {any} msg */
+function componentOf(msg) {
   let component = components.get(msg.bundleKey);
   if (!component) {
     if (!msg.bundle) throw new Error("internal: bundle not loaded in this worker");
@@ -210,6 +213,12 @@ async function handleInvoke(msg, item) {
       throw new Error("the module does not export a component");
     components.set(msg.bundleKey, component);
   }
+  return component;
+}
+
+/** @param {any} msg @param {number} [item] the run's index in a batch */
+async function handleInvoke(msg, item) {
+  const component = componentOf(msg);
   const id = msg.id;
   const { ctx, dbChanges } = buildContext(component, msg, {
     emit: (data, meta) => send({ t: "emit", id, item, data, meta: safeMeta(meta) }),
@@ -304,6 +313,9 @@ process.on("message", async (/** @type {any} */ msg) => {
       if (msg.items.length === 0) send({ t: "done", id: msg.id });
     } else if (msg.t === "steps") {
       const result = await runSteps(msg);
+      send({ t: "done", id: msg.id, result });
+    } else if (msg.t === "action") {
+      const result = await runAction(componentOf(msg), { props: msg.props || {}, steps: {} });
       send({ t: "done", id: msg.id, result });
     } else if (msg.t === "options") {
       await handleOptions(msg);

@@ -143,6 +143,22 @@ export class ComponentsRepo {
     });
   }
 
+  /**
+   * The owner's components described as actions (their meta says `"type":"action"`), newest
+   * first, at most `limit` (GET /actions lists them before the vendor's).
+   */
+  async listOwnActions(userId: string, limit = 500): Promise<ComponentRow[]> {
+    return this.db
+      .selectFrom("components")
+      .selectAll()
+      .where("user_id", "=", userId)
+      .where("meta", "like", '%"type":"action"%')
+      .orderBy("created_ms", "desc")
+      .orderBy("id", "desc")
+      .limit(limit)
+      .execute();
+  }
+
   async listOwn(userId: string, page: PageRequest): Promise<PageRows<ComponentRow>> {
     return pageByCreation<ComponentRow>(this.db, "components", { user_id: userId }, page);
   }
