@@ -104,7 +104,7 @@ export function stepProps(props: PropDescriptor[], input: Record<string, unknown
   } catch (err) {
     if (!(err instanceof InvalidRequestError)) throw err;
     // Say which step: `steps.<name>.props.<prop>` rather than the run's `configured_props.<prop>`.
-    const where = (p: string) => p.replace(/^configured_props/, `steps.${step}.props`);
+    const where = (p: string) => p.replace(/configured_props/g, `steps.${step}.props`);
     throw new InvalidRequestError(where(err.message), err.code, err.details?.map((d) => ({ path: where(d.path), message: d.message })));
   }
 }
