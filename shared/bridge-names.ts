@@ -54,6 +54,7 @@ export const BRIDGE_METHOD_NAMES = [
   "deleteAccount",
   "sendTestRequest",
   "listTestRequests",
+  "testAgentConnection",
   "watch",
   "unwatch",
 ] as const;

@@ -260,6 +260,34 @@ export interface SavedTestRequest extends TestRequestInput {
   sentAt: number;
 }
 
+// ---------------------------------------------------------------------------------------------
+// Agents: "Connect an agent" in Account. The host tests the connection's MCP endpoint
+// (`<origin>/mcp`) with its key, as an agent would, and answers what the agent would see.
+
+/**
+ * The MCP endpoint of a connection: `/mcp` at the origin of its `/v1` base, beside `/healthz`
+ * (as the live streams are). Throws on a base URL that is not a URL.
+ */
+export function mcpUrlOf(baseUrl: string): string {
+  return `${new URL(baseUrl).origin}/mcp`;
+}
+
+export interface AgentTool {
+  name: string;
+  description?: string;
+}
+
+export interface AgentConnectionTest {
+  /** The endpoint the host reached: the connection's origin + `/mcp`. */
+  url: string;
+  /** Every tool the server lists (all pages), in its order. */
+  tools: AgentTool[];
+  /** The protocol revision agreed on (`2026-07-28`, `2025-11-25`). */
+  protocolVersion?: string;
+  /** The server as it named itself. */
+  server?: { name: string; version: string };
+}
+
 export const bridgeArgs = {
   // host
   hostInfo: z.tuple([]),
@@ -322,6 +350,8 @@ export const bridgeArgs = {
   // test requests
   sendTestRequest: z.tuple([EmitterId, TestRequestInput]),
   listTestRequests: z.tuple([EmitterId]),
+  // agents
+  testAgentConnection: z.tuple([]),
   // live streams
   watch: z.tuple([EmitterId, Channel]),
   unwatch: z.tuple([WatchId]),
@@ -437,6 +467,13 @@ export interface HeadwaterBridge {
   sendTestRequest(emitterId: string, request: TestRequestInput): R<TestResponse>;
   /** The emitter's kept test requests, newest first. */
   listTestRequests(emitterId: string): R<SavedTestRequest[]>;
+
+  /**
+   * Connects to the current connection's MCP endpoint (`<origin>/mcp`, Streamable HTTP) with its
+   * key, lists the tools and disconnects: what an agent given that URL and key would see. Errors:
+   * 401 `unauthorized`, 404 `no_mcp` (no MCP endpoint there), 0 `network_error`, 504 `timeout`.
+   */
+  testAgentConnection(): R<AgentConnectionTest>;
 
   /**
    * Starts a live feed of an emitter's channel (`""`, `$logs`, `$errors`). Sources stream over

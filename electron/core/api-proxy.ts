@@ -22,6 +22,7 @@ type HostMethod =
   | "rotateApiKey"
   | "sendTestRequest"
   | "listTestRequests"
+  | "testAgentConnection"
   | "watch"
   | "unwatch";
 

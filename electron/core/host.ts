@@ -20,6 +20,7 @@ import {
 } from "../../shared/bridge.js";
 import { createClient, type Client } from "../../shared/client/index.js";
 import type { BackoffOptions } from "../../shared/sse/index.js";
+import { testAgentConnection } from "./agent-connection.js";
 import { API_METHODS, apiHandlers, withoutKey, type ApiMethod } from "./api-proxy.js";
 import { HostError, argumentError, toBridgeError } from "./errors.js";
 import { keyStatus, type KeyVault } from "./key-vault.js";
@@ -128,8 +129,11 @@ export class Host {
       return { ok: true, value: await this.hostMethod(m, parsed.data as unknown[]) };
     } catch (err) {
       const error = toBridgeError(err, { origin });
-      // `no_key` is our own 401 (nothing stored): that is not the server refusing a key.
-      if (profileId && error.status === 401 && error.code !== "no_key") this.markRefused(profileId, error.message);
+      // `no_key` is our own 401 (nothing stored): that is not the server refusing a key. Nor is a
+      // 401 from `/mcp`: what answers there may be something else than the server of `/v1`.
+      if (profileId && error.status === 401 && error.code !== "no_key" && m !== "testAgentConnection") {
+        this.markRefused(profileId, error.message);
+      }
       return { ok: false, error };
     }
   }
@@ -228,6 +232,15 @@ export class Host {
       case "listTestRequests": {
         const profileId = this.profiles.currentId();
         return profileId ? this.testRequests.list(profileId, args[0] as string) : [];
+      }
+      case "testAgentConnection": {
+        const { client, profileId } = await this.connection();
+        return testAgentConnection({
+          baseUrl: client.baseUrl,
+          apiKey: this.keyOf(profileId) ?? "",
+          fetch: this.opts.fetch,
+          clientVersion: this.opts.version,
+        });
       }
       case "watch": {
         const [emitterId, channel] = args as [string, StreamChannel];

@@ -27,6 +27,8 @@ const TITLES: Record<string, string> = {
   hook_failed: "The component's hook failed",
   no_profile: "No connection selected",
   no_host: "Not connected to the host",
+  no_mcp: "No MCP endpoint",
+  timeout: "No answer in time",
   unexpected_response: "Unexpected answer from the server",
   internal_error: "The server had a problem",
 };

@@ -4,6 +4,7 @@
  * to wait on a gate; stream batches and states are pushed by the test.
  */
 import type {
+  AgentConnectionTest,
   BridgeError,
   BridgeMethod,
   BridgeResult,
@@ -568,6 +569,19 @@ export class FakeBridge implements HeadwaterBridge {
     });
   listTestRequests = (emitterId: string) =>
     this.respond("listTestRequests", [emitterId], () => this.testRequests.get(emitterId) ?? []);
+
+  /** What `testAgentConnection` answers (`fail("testAgentConnection", ...)` for a refusal). */
+  agentTest: AgentConnectionTest = {
+    url: "http://127.0.0.1:7433/mcp",
+    protocolVersion: "2026-07-28",
+    server: { name: "headwater", version: "1.0.0" },
+    tools: [
+      { name: "whoami", description: "The Headwater user this connection acts as." },
+      { name: "list_sources", description: "The user's sources, newest first." },
+      { name: "wait_for_events", description: "Waits for new events of a source or workflow." },
+    ],
+  };
+  testAgentConnection = () => this.respond("testAgentConnection", [], () => this.agentTest);
 
   watch = (emitterId: string, channel: string) =>
     this.respond("watch", [emitterId, channel], () => {

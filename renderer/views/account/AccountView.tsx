@@ -1,6 +1,6 @@
 /**
- * Account: the user, quotas with usage bars, key rotation; the connection profiles; and for
- * admins, the server's users (UsersPanel).
+ * Account: the user, quotas with usage bars, key rotation; the connection profiles; connecting an
+ * agent over MCP (AgentPanel); and for admins, the server's users (UsersPanel).
  */
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
@@ -13,6 +13,7 @@ import { ErrorNote } from "../../ui/ErrorNote.js";
 import { Spinner } from "../../ui/Spinner.js";
 import { UsageBar } from "../../ui/UsageBar.js";
 import { toast } from "../../ui/Toasts.js";
+import { AgentPanel } from "./AgentPanel.js";
 import { ConnectionsPanel } from "./ConnectionsPanel.js";
 import { UsersPanel } from "./UsersPanel.js";
 
@@ -31,6 +32,10 @@ export function AccountView() {
         {usable ? <UserCard /> : <div className="card muted">Connect to see the account.</div>}
         <ConnectionsPanel />
       </div>
+      {/* Keyed by connection: a test's answer is about the connection it ran on. */}
+      {current && (
+        <AgentPanel key={`${current.id} ${current.baseUrl}`} profile={current} admin={me.data?.admin} />
+      )}
       {usable && me.data?.admin === true && <UsersPanel meId={me.data.id} />}
     </div>
   );
