@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { FakeBridge, remoteProfile } from "../../test/fakeBridge.js";
 import { renderWith } from "../../test/render.js";
 import { AccountView } from "./AccountView.js";
-import { firstSentence, isHostedService } from "./agentConfig.js";
+import { firstSentence, isHostedService, prettyJson, stdioConfig } from "./agentConfig.js";
 
 const panel = () => screen.findByRole("region", { name: "Connect an agent" });
 /** The configuration under a heading ("Over HTTP"), parsed: it must be valid JSON as shown. */
@@ -228,6 +228,13 @@ describe("agentConfig", () => {
     expect(isHostedService("https://hw.example.com/v1")).toBe(false);
     expect(isHostedService("https://notpipedream.com/v1")).toBe(false);
     expect(isHostedService("")).toBe(false);
+  });
+  it("writes JSON as people write these files: an array of strings on one line", () => {
+    expect(stdioConfig()).toBe(
+      '{\n  "mcpServers": {\n    "headwater": {\n      "command": "npx",\n      "args": ["headwater", "mcp"]\n    }\n  }\n}',
+    );
+    const odd = { a: ['say "hi"', "x"], b: [1, 2] };
+    expect(JSON.parse(prettyJson(odd))).toEqual(odd);
   });
   it("cuts a description to its first sentence", () => {
     expect(firstSentence("Lists sources. Newest first.")).toBe("Lists sources.");

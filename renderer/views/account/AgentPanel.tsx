@@ -60,39 +60,41 @@ export function AgentPanel({ profile, admin }: { profile: Profile; admin: boolea
         <p className="muted">The Local server has not started yet: its MCP URL shows here once it runs.</p>
       )}
 
-      {!hosted && mcpUrl && (
-        <ConfigBlock
-          id="agent-http"
-          title="Over HTTP"
-          what="HTTP configuration"
-          text={httpConfig(mcpUrl)}
-          intro={
-            <>
-              For clients that take a URL. The agent reaches this server directly; the key goes in the{" "}
-              <code>Authorization</code> header.
-            </>
-          }
-        />
-      )}
+      <div className="agent-configs">
+        {!hosted && mcpUrl && (
+          <ConfigBlock
+            id="agent-http"
+            title="Over HTTP"
+            what="HTTP configuration"
+            text={httpConfig(mcpUrl)}
+            intro={
+              <>
+                For clients that take a URL. The agent reaches this server directly; the key goes in the{" "}
+                <code>Authorization</code> header.
+              </>
+            }
+          />
+        )}
 
-      {stdio && (
-        <ConfigBlock
-          id="agent-stdio"
-          title="Over stdio"
-          what="stdio configuration"
-          text={stdio}
-          intro={
-            <>
-              The client starts <code>headwater mcp</code> (the CLI) itself.{" "}
-              {stdioFinds
-                ? "With no variables it finds this Local server and its key by itself."
-                : "The variables name this connection and its key."}{" "}
-              <code>npx headwater</code> finds the CLI of a Headwater clone: run <code>npm link</code> in the
-              clone once so it is found from any folder.
-            </>
-          }
-        />
-      )}
+        {stdio && (
+          <ConfigBlock
+            id="agent-stdio"
+            title="Over stdio"
+            what="stdio configuration"
+            text={stdio}
+            intro={
+              <>
+                The client starts <code>headwater mcp</code> (the CLI) itself.{" "}
+                {stdioFinds
+                  ? "With no variables it finds this Local server and its key by itself."
+                  : "The variables name this connection and its key."}{" "}
+                <code>npx headwater</code> finds the CLI of a Headwater clone: run <code>npm link</code> in
+                the clone once so it is found from any folder.
+              </>
+            }
+          />
+        )}
+      </div>
 
       <KeyNote profile={profile} hosted={hosted} admin={admin} stdioFinds={stdioFinds} />
 

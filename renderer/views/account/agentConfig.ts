@@ -41,26 +41,31 @@ export function stdioFindsConnection(p: Profile, keyStorage: KeyStorage | undefi
 
 export type AgentEnv = { HEADWATER_API_URL: string; HEADWATER_API_KEY: string };
 
+/**
+ * JSON as people write these files: indented, but an array of strings on one line
+ * (`"args": ["headwater", "mcp"]`). A string with an escaped quote keeps the array as it was.
+ */
+export function prettyJson(value: unknown): string {
+  return JSON.stringify(value, null, 2).replace(
+    /\[\n\s+("[^"\n]*"(?:,\n\s+"[^"\n]*")*)\n\s+\]/g,
+    (_all, items: string) => `[${items.replace(/,\n\s+/g, ", ")}]`,
+  );
+}
+
 /** The stdio entry: `npx headwater mcp`, with the connection in `env` unless the CLI finds it. */
 export function stdioConfig(env?: AgentEnv): string {
-  return JSON.stringify(
-    { mcpServers: { headwater: { command: "npx", args: ["headwater", "mcp"], ...(env ? { env } : {}) } } },
-    null,
-    2,
-  );
+  return prettyJson({
+    mcpServers: { headwater: { command: "npx", args: ["headwater", "mcp"], ...(env ? { env } : {}) } },
+  });
 }
 
 /** The HTTP entry: the MCP URL with the key as a bearer token. */
 export function httpConfig(mcpUrl: string): string {
-  return JSON.stringify(
-    {
-      mcpServers: {
-        headwater: { type: "http", url: mcpUrl, headers: { Authorization: `Bearer ${API_KEY_PLACEHOLDER}` } },
-      },
+  return prettyJson({
+    mcpServers: {
+      headwater: { type: "http", url: mcpUrl, headers: { Authorization: `Bearer ${API_KEY_PLACEHOLDER}` } },
     },
-    null,
-    2,
-  );
+  });
 }
 
 /** The env of the stdio entry for a connection the CLI does not find by itself. */
@@ -69,7 +74,7 @@ export function envFor(p: Profile): AgentEnv {
 }
 
 /** A tool's description cut to its first sentence, for a list of twenty. */
-export function firstSentence(text: string | undefined, max = 140): string {
+export function firstSentence(text: string | undefined, max = 110): string {
   if (!text) return "";
   const one = text.trim().split(/(?<=[.!?])\s+/)[0] ?? "";
   return one.length > max ? `${one.slice(0, max - 1).trimEnd()}…` : one;
