@@ -51,6 +51,8 @@ export function refusal(err: unknown): CallToolResult {
 /** What a list answer holds: its items under `listKey`, a cursor to the next page. */
 export interface ListCut<T> {
   listKey: string;
+  /** The field that says where to continue (default `next_cursor`). */
+  cursorKey?: string;
   /** The cursor that continues right after `item` (an event id, or the item's page cursor). */
   cursorAfter: (item: T) => string;
 }
@@ -90,8 +92,10 @@ export function fitToLimit(
     }
     if (lo < items.length) {
       const kept = items.slice(0, lo);
-      out = { ...out, [list.listKey]: kept, next_cursor: list.cursorAfter(kept[kept.length - 1]) };
-      notes.push(`${lo} of ${items.length} items kept to stay under ${limit / 1024} KB: ask again with cursor ${String(out.next_cursor)} for the rest`);
+      const cursorKey = list.cursorKey ?? "next_cursor";
+      const cursor = list.cursorAfter(kept[kept.length - 1]);
+      out = { ...out, [list.listKey]: kept, [cursorKey]: cursor };
+      notes.push(`${lo} of ${items.length} items kept to stay under ${limit / 1024} KB: ask again from ${cursorKey} ${cursor} for the rest`);
     }
   }
 
@@ -136,11 +140,27 @@ function cutLargest(root: unknown, excess: number): { value: unknown; note: stri
   if (size <= 64) return undefined;
   const keep = Math.max(32, size - excess - 128);
   const where = path.join(".");
+  // A string keeps its start, an array its first items (both keep their type for the output
+  // schema); anything else becomes a preview of its JSON.
   const replacement =
     typeof node === "string"
       ? `${sliceBytes(node, keep)}… [cut: ${size} bytes in all]`
-      : { truncated: true, size, preview: sliceBytes(json, keep) };
+      : Array.isArray(node)
+        ? headOf(node, keep)
+        : { truncated: true, size, preview: sliceBytes(json, keep) };
   return { value: setAt(root, path, replacement), note: `${where} cut from ${size} bytes` };
+}
+
+/** The first items of `list` whose JSON fits in `bytes`. */
+function headOf(list: unknown[], bytes: number): unknown[] {
+  let used = 2;
+  const out: unknown[] = [];
+  for (const item of list) {
+    used += byteLength(JSON.stringify(item) ?? "null") + 1;
+    if (used > bytes) break;
+    out.push(item);
+  }
+  return out;
 }
 
 function childrenOf(node: unknown): Array<[string | number, unknown]> {

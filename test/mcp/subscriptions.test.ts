@@ -61,9 +61,12 @@ describe.each(combos)("over %s, protocol %s", (via, era) => {
     await new Promise((r) => setTimeout(r, 200));
     const t0 = Date.now();
     for (let i = 0; i < 5; i++) expect(await post(src.url, { i })).toBe(200);
-    await until(() => updates.some((u) => u.uri === src.uri), 3000, "the first notification");
+    await until(() => updates.some((u) => u.uri === src.uri), 5000, "the first notification");
     const first = updates.find((u) => u.uri === src.uri)!;
-    expect(first.at - t0).toBeLessThan(1500);
+    // Within a second of the first event's commit (the request before it waited for a sandbox).
+    const stored = (await alice.client.listSourceEvents(src.id, { limit: 100 })).data.map((e) => e.indexed_at_ms);
+    expect(first.at - Math.min(...stored)).toBeLessThan(1000);
+    expect(first.at).toBeGreaterThanOrEqual(t0);
     // More events a moment later: one more notification, not one per event, a second apart.
     await new Promise((r) => setTimeout(r, 300));
     for (let i = 5; i < 10; i++) expect(await post(src.url, { i })).toBe(200);
@@ -71,7 +74,9 @@ describe.each(combos)("over %s, protocol %s", (via, era) => {
     const mine = updates.filter((u) => u.uri === src.uri);
     expect(mine.length).toBeGreaterThanOrEqual(2);
     expect(mine.length).toBeLessThanOrEqual(3);
-    for (let k = 1; k < mine.length; k++) expect(mine[k]!.at - mine[k - 1]!.at).toBeGreaterThanOrEqual(900);
+    // The server sends them a second apart; what arrives here may be closer by the jitter of
+    // the way (a loaded machine delays one more than the next), never one per event.
+    for (let k = 1; k < mine.length; k++) expect(mine[k]!.at - mine[k - 1]!.at).toBeGreaterThanOrEqual(600);
 
     await unsubscribe();
     await new Promise((r) => setTimeout(r, 200));

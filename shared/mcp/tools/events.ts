@@ -88,6 +88,7 @@ export const waitForEventsTool = tool({
   },
   output: { id: z.string(), events: z.array(EventOut), timed_out: z.boolean(), last_event_id: z.string().nullable() },
   annotations: READ,
+  list: { listKey: "events", cursorKey: "last_event_id", cursorAfter: (e) => (e as EventSummary).id },
   run: async (a, { deps, signal }) => {
     const e = await resolveEmitter(deps.client, a.id);
     let after = a.after_event_id;
