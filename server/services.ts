@@ -46,9 +46,10 @@ export interface ComponentDescriber {
    * Evaluates the code in the sandbox, with time and memory limits.
    * Rejects with a `ComponentLoadError` (a 4xx for the API) when the code does not parse, is
    * not a component, loops, or allocates without end. npm packages it installs are charged to
-   * `requester` (none: the server's own work).
+   * `requester` (none: the server's own work). `packagesFrom`: an install directory of the package
+   * cache (a vendor package's) whose installed dependencies are used instead of installing them.
    */
-  describe(code: string, files?: ComponentFiles, requester?: Requester): Promise<ComponentDescription>;
+  describe(code: string, files?: ComponentFiles, requester?: Requester, packagesFrom?: string): Promise<ComponentDescription>;
 }
 
 export class ComponentLoadError extends Error {

@@ -73,6 +73,8 @@ export const npmLookups = new Counter({
 
 export class NpmComponents {
   private readonly missing = new Map<string, number>();
+  /** Install directories of the packages installed so far, by package name. */
+  private readonly installDirs = new Map<string, string>();
   /** Each installed package's described actions, by package folder and version. */
   private readonly actionLists = new Map<string, Promise<{ actions: NpmComponent[]; unloadable: UnloadableAction[] }>>();
   private readonly limits: FetchLimits;
@@ -100,7 +102,7 @@ export class NpmComponents {
     const version = readVersion(pkgDir);
     for (const file of candidates(pkgDir, key)) {
       const { code, files } = await this.load(pkgDir, file);
-      const description = await this.options.describer.describe(code, files, requester);
+      const description = await this.options.describer.describe(code, files, requester, installDirOf(pkgDir));
       if (description.key !== key) continue;
       const rel = path.relative(pkgDir, file).split(path.sep).join("/");
       return { code, files, url: `npm:${name}@${version}/${rel}`, description };
@@ -145,7 +147,7 @@ export class NpmComponents {
     const settled = await Promise.allSettled(
       files.map(async (file) => {
         const { code, files: modules } = await this.load(pkgDir, file);
-        const description = await this.options.describer.describe(code, modules, requester);
+        const description = await this.options.describer.describe(code, modules, requester, installDirOf(pkgDir));
         const rel = path.relative(pkgDir, file).split(path.sep).join("/");
         return { code, files: modules, url: `npm:${name}@${version}/${rel}`, description };
       }),
@@ -200,7 +202,17 @@ export class NpmComponents {
       if (!(err instanceof PackageError)) throw err;
       throw new ComponentFetchError(err.message);
     }
+    this.installDirs.set(name, dir);
     return path.join(dir, "node_modules", ...name.split("/"));
+  }
+
+  /**
+   * Where a vendor component's package (its `npm:@pipedream/<app>@<version>/...` url) is
+   * installed, when this server installed it: its dependencies are used from there.
+   */
+  installDirFor(url: string | null): string | undefined {
+    const m = url ? /^npm:(@pipedream\/[^@/]+)@/.exec(url) : null;
+    return m ? this.installDirs.get(m[1]!) : undefined;
   }
 
   /** A source file and the modules it imports, read from the package folder (never outside it). */
@@ -261,6 +273,12 @@ function candidates(pkgDir: string, key: string): string[] {
   // `sources/<name>/<name>.mjs` is how the vendor lays out a source: try those first.
   const conventional = (f: string) => path.basename(path.dirname(f)) === path.basename(f).replace(SOURCE_FILE, "");
   return found.sort((a, b) => Number(conventional(b)) - Number(conventional(a)));
+}
+
+/** The cache's install directory of a package folder (`<dir>/node_modules/@pipedream/x` → `<dir>`). */
+function installDirOf(pkgDir: string): string {
+  const at = pkgDir.lastIndexOf(`${path.sep}node_modules${path.sep}`);
+  return at < 0 ? pkgDir : pkgDir.slice(0, at);
 }
 
 function inside(root: string, full: string): boolean {

@@ -22,6 +22,8 @@ export interface ActionRunInput {
   files: ComponentFiles | undefined;
   /** Validated props, app props as `{$auth}` (accounts already opened). */
   props: Record<string, unknown>;
+  /** A vendor package's install directory: its installed dependencies are used (npm/cache.ts). */
+  packagesFrom?: string | undefined;
   /** Hides the opened credentials' values in what the run gives back. */
   redactor: Redactor | undefined;
 }
@@ -56,7 +58,7 @@ export function createActionRunner(deps: { pool: SandboxPool; bundles: BundleCac
     }
     let ready;
     try {
-      ready = await deps.bundles.ready(input.code, input.files);
+      ready = await deps.bundles.ready(input.code, input.files, undefined, input.packagesFrom);
     } catch (e) {
       if (e instanceof CompileError || e instanceof PackageError) throw new ComponentLoadError("invalid_component", e.message);
       throw e;

@@ -35,7 +35,7 @@ export class BundleCache {
    * holding `code` and `files` (a component, which never changes under its id), to remember the
    * key by instead of hashing the code again.
    */
-  async ready(code: string, files: ComponentFiles | undefined, owner?: object): Promise<ReadyBundle> {
+  async ready(code: string, files: ComponentFiles | undefined, owner?: object, packagesFrom?: string): Promise<ReadyBundle> {
     let key = owner && this.keys.get(owner);
     if (!key) {
       key = bundleKey(code, files);
@@ -49,7 +49,7 @@ export class BundleCache {
     }
     this.compiled.set(key, compiled);
     while (this.compiled.size > this.max) this.compiled.delete(this.compiled.keys().next().value!);
-    const packageDirs = await this.packages.prepare(compiled.packages);
+    const packageDirs = await this.packages.prepare(compiled.packages, undefined, packagesFrom);
     return { key, bundle: { main: compiled.main, files: compiled.files }, packageDirs };
   }
 }

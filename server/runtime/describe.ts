@@ -31,19 +31,19 @@ export function createDescriber(config: Config, options: DescriberOptions = {}):
   // Same code, same description: saving one component twice need not start a sandbox again.
   // Failures are not remembered (a package may install later). Callers get their own copy.
   const memo = new Map<string, Promise<ComponentDescription>>();
-  const describe = async (code: string, files?: ComponentFiles, requester?: Requester): Promise<ComponentDescription> => {
+  const describe = async (code: string, files?: ComponentFiles, requester?: Requester, packagesFrom?: string): Promise<ComponentDescription> => {
     const key = bundleKey(code, files);
     const known = memo.get(key);
     if (known) return structuredClone(await known);
-    const job = describeOnce(code, files, requester);
+    const job = describeOnce(code, files, requester, packagesFrom);
     memo.set(key, job);
     job.catch(() => memo.delete(key));
     while (memo.size > 200) memo.delete(memo.keys().next().value!);
     return job;
   };
 
-  async function describeOnce(code: string, files?: ComponentFiles, requester?: Requester): Promise<ComponentDescription> {
-    const { bundle, packageDirs } = await oneShot.load(code, files, requester);
+  async function describeOnce(code: string, files?: ComponentFiles, requester?: Requester, packagesFrom?: string): Promise<ComponentDescription> {
+    const { bundle, packageDirs } = await oneShot.load(code, files, requester, packagesFrom);
     const outcome = await oneShot.runOnce(
       { t: "describe", id: randomUUID(), bundle, packageDirs },
       { timeoutMs, memoryMb, what: "loading the component" },

@@ -60,10 +60,10 @@ export class OneShotRunner {
    * Compiles the code and prepares its packages (installs charged to `requester`); either
    * failing is an invalid_component.
    */
-  async load(code: string, files?: ComponentFiles, requester?: Requester): Promise<LoadedBundle> {
+  async load(code: string, files?: ComponentFiles, requester?: Requester, packagesFrom?: string): Promise<LoadedBundle> {
     try {
       const compiled = compileBundle(code, files);
-      const packageDirs = await this.packages.prepare(compiled.packages, requester);
+      const packageDirs = await this.packages.prepare(compiled.packages, requester, packagesFrom);
       return { bundle: { main: compiled.main, files: compiled.files }, packageDirs };
     } catch (e) {
       if (e instanceof CompileError || e instanceof PackageError) throw new ComponentLoadError("invalid_component", e.message);

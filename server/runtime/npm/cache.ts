@@ -52,9 +52,22 @@ export class PackageCache {
    * Makes every spec available and returns, for each, the directory whose node_modules holds
    * it. Rejects with a PackageError naming the first package that cannot be had.
    */
-  async prepare(specs: readonly string[], requester?: Requester): Promise<Record<string, string>> {
-    const entries = await Promise.all(specs.map(async (spec) => [spec, await this.ensure(spec, requester)] as const));
+  async prepare(specs: readonly string[], requester?: Requester, from?: string): Promise<Record<string, string>> {
+    const entries = await Promise.all(specs.map(async (spec) => [spec, this.within(from, spec) ?? (await this.ensure(spec, requester))] as const));
     return Object.fromEntries(entries);
+  }
+
+  /**
+   * `from`: an install directory of this cache (a vendor package's, whose dependencies npm
+   * installed beside it): a spec without a version that it holds is used from there, at the
+   * version the vendor's package asked for, instead of being installed on its own.
+   */
+  private within(from: string | undefined, spec: string): string | undefined {
+    if (!from || parseSpecifier(spec).version !== undefined) return undefined;
+    const { name } = parseSpecifier(spec);
+    const rel = path.relative(this.options.dir, from);
+    if (rel === "" || rel.startsWith("..") || path.isAbsolute(rel)) return undefined;
+    return fs.existsSync(path.join(from, "node_modules", name, "package.json")) ? fs.realpathSync(from) : undefined;
   }
 
   /** Whether a spec is in the cache already (using it spawns nothing). */
