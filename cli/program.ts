@@ -27,6 +27,7 @@ const COMMANDS: Array<{ names: string[]; load: () => Promise<Register> }> = [
   { names: ["delete", "activate", "deactivate"], load: async () => (await import("./commands/sources.js")).registerSourceCommands },
   { names: ["subscribe", "unsubscribe"], load: async () => (await import("./commands/subscribe.js")).registerSubscribe },
   { names: ["accounts"], load: async () => (await import("./commands/accounts.js")).registerAccounts },
+  { names: ["actions", "run"], load: async () => (await import("./commands/actions.js")).registerActions },
   { names: ["login"], load: async () => (await import("./commands/login.js")).registerLogin },
   { names: ["server"], load: async () => (await import("./commands/server.js")).registerServer },
   { names: ["backup"], load: async () => (await import("./commands/backup.js")).registerBackup },
