@@ -46,7 +46,7 @@ import { AccountService } from "./accounts/service.js";
 import { adoptInlineCredentials, reportUnopenable } from "./accounts/adopt-inline.js";
 import { loadKeyring } from "./secrets/key-source.js";
 import { AccountsRepo } from "./store/repos/accounts.js";
-import { createRuntime } from "./runtime/index.js";
+import { createRuntime, type Runtime } from "./runtime/index.js";
 import { resolveIsolationAsync } from "./runtime/sandbox/isolation.js";
 import { networkPolicyFor } from "./runtime/sandbox/policy.js";
 import { PgResponseRelay } from "./cluster/response-relay.js";
@@ -75,6 +75,8 @@ export interface Server {
     components: ComponentService;
     sources: SourceService;
     events: EventServices;
+    /** The sandbox's run primitives, for benchmarks that compare them without HTTP. */
+    runtime: Pick<Runtime, "runAction" | "runWorkflowSteps">;
   };
   /** Stops accepting requests, lets in-flight ones finish, stops every service, closes the db. */
   close(): Promise<void>;
@@ -270,7 +272,7 @@ export async function createServer(config: Config): Promise<Server> {
       url,
       publicUrl,
       store,
-      services: { users, components, sources, events },
+      services: { users, components, sources, events, runtime },
       close: closeAll,
     };
   } catch (err) {
