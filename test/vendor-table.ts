@@ -1,6 +1,7 @@
 /**
- * `npx tsx test/vendor-table.ts [--actions] [@pipedream/pkg@version ...]`: which of the vendor's
- * published source components (with --actions: actions too) load in Headwater. Each package is fetched from the npm registry into a
+ * `npx tsx test/vendor-table.ts [--actions | --actions-only] [@pipedream/pkg@version ...]`: which
+ * of the vendor's published source components (with --actions: actions too; --actions-only:
+ * actions alone) load in Headwater. Each package is fetched from the npm registry into a
  * temp dir (never committed: the vendor's licence), served by a local file server, and each
  * source file (`sources/<name>/<name>.mjs`) is sent to POST /components by URL, as a user
  * would. Prints a Markdown table: key, loads or not, its props, and the error when not.
@@ -33,7 +34,7 @@ interface Row {
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
-  const kinds = args.includes("--actions") ? "sources|actions" : "sources";
+  const kinds = args.includes("--actions-only") ? "actions" : args.includes("--actions") ? "sources|actions" : "sources";
   const named = args.filter((a) => !a.startsWith("--"));
   const specs = named.length ? named : DEFAULT_PACKAGES;
   const componentFile = new RegExp(`^(?:${kinds})/([^/]+)/([^/]+)\\.(mjs|js|ts)$`);
@@ -50,7 +51,8 @@ async function main(): Promise<void> {
     }
   }
   const server = await serveFiles(files);
-  const s = await startServer({ env: { HEADWATER_SANDBOX_ALLOW_PRIVATE_NETWORK: "1" } });
+  // A survey installs every package the components import: no per-user hourly budget.
+  const s = await startServer({ env: { HEADWATER_SANDBOX_ALLOW_PRIVATE_NETWORK: "1", HEADWATER_NPM_INSTALLS_PER_USER_HOUR: "0" } });
   const user = await s.newUser();
   const rows: Row[] = [];
   try {
