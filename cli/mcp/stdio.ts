@@ -82,7 +82,7 @@ export async function serveMcpOverStdio(o: StdioOptions, signal: AbortSignal): P
     const transport = new InboundTap(stdio, onInbound, resolve);
     const handle = serveStdio(
       ({ era }) =>
-        (current = createHeadwaterMcp(deps, { version: o.version, ...(era === "legacy" ? { legacySubscriptions } : {}) })),
+        (current = createHeadwaterMcp(deps, { version: o.version, era, ...(era === "legacy" ? { legacySubscriptions } : {}) })),
       { transport, onerror: (err) => o.log(`mcp: ${err.message}`) },
     );
     signal.addEventListener("abort", () => void handle.close(), { once: true });

@@ -52,6 +52,7 @@ export function createMcpEndpoint(app: FastifyInstance, o: McpRouteOptions): Mcp
     const sessionId = requestInfo?.headers.get(SESSION_HEADER) ?? undefined;
     return createHeadwaterMcp(depsFor(authInfo.token), {
       version: o.version,
+      era,
       ...(era === "legacy" ? { legacySubscriptions: sessions.subscriptionsFor(sessionId, authInfo.clientId) } : {}),
     });
   };
@@ -113,10 +114,13 @@ export function createMcpEndpoint(app: FastifyInstance, o: McpRouteOptions): Mcp
       if (!(await isLegacyRequest(req, parsed))) return send(reply, await modern.fetch(req, opts));
 
       const sessionId = request.headers[SESSION_HEADER];
-      if ((method === "resources/subscribe" || method === "resources/unsubscribe") && typeof sessionId === "string") {
-        // A session this instance does not hold (another instance's, or ended): 404, so the
-        // client initializes again, as the 2025-11-25 transport says.
-        if (!sessions.find(sessionId, caller.user.id)) return jsonRpcError(reply, 404, "unknown Mcp-Session-Id: initialize again");
+      if (typeof sessionId === "string") {
+        // A session ended here is a 404 for anything (the 2025-11-25 transport's rule: the client
+        // initializes again). One this instance never issued is another instance's: served
+        // statelessly like no session, but a subscription needs the session's own instance.
+        if (sessions.hasEnded(sessionId)) return jsonRpcError(reply, 404, "this Mcp-Session-Id has ended: initialize again");
+        const subscribing = method === "resources/subscribe" || method === "resources/unsubscribe";
+        if (subscribing && !sessions.find(sessionId, caller.user.id)) return jsonRpcError(reply, 404, "unknown Mcp-Session-Id: initialize again");
       }
       const res = await legacy(req, opts);
       const extra: Record<string, string> = {};

@@ -21,6 +21,9 @@ const IDLE_MS = 60 * 60 * 1000;
 const PER_USER = 64;
 /** Subscriptions one session may hold. */
 const SUBSCRIPTIONS = 100;
+/** Ended sessions remembered (a request naming one is a 404: the transport's rule), and how long. */
+const ENDED_KEPT = 10_000;
+const ENDED_MS = 24 * 60 * 60 * 1000;
 
 interface Session {
   id: string;
@@ -33,6 +36,7 @@ interface Session {
 
 export class LegacySessions {
   private readonly sessions = new Map<string, Session>();
+  private readonly ended = new Map<string, number>();
   private readonly sweeper: ReturnType<typeof setInterval>;
 
   constructor(private readonly now: () => number = Date.now) {
@@ -115,10 +119,17 @@ export class LegacySessions {
     });
   }
 
+  /** Whether `id` named a session of this instance that has ended (DELETE, idle, its user's limit). */
+  hasEnded(id: string): boolean {
+    return this.ended.has(id);
+  }
+
   end(id: string): boolean {
     const s = this.sessions.get(id);
     if (!s) return false;
     this.sessions.delete(id);
+    this.ended.set(id, this.now());
+    if (this.ended.size > ENDED_KEPT) this.ended.delete(this.ended.keys().next().value!);
     s.watches.closeAll();
     s.stream?.end();
     return true;
@@ -142,5 +153,7 @@ export class LegacySessions {
   private sweep(): void {
     const cutoff = this.now() - IDLE_MS;
     for (const s of [...this.sessions.values()]) if (!s.stream && s.seenAt < cutoff) this.end(s.id);
+    const forgotten = this.now() - ENDED_MS;
+    for (const [id, at] of this.ended) if (at < forgotten) this.ended.delete(id);
   }
 }

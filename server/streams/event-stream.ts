@@ -21,7 +21,6 @@
  */
 import { Gauge } from "prom-client";
 import type { ServerResponse } from "node:http";
-import type { Socket } from "node:net";
 import type { Db } from "../store/db.js";
 import { eventsAfter, type EventRow } from "../store/repos/events.js";
 import type { EventBus } from "../events/bus.js";
@@ -61,7 +60,13 @@ export function formatMessage(row: EventRow): string {
  * Writes SSE text to a response whose headers were sent, straight to its socket. A chunked
  * response (HTTP/1.1) gets each write as one chunk, so that `res.end()` still ends it properly.
  */
-function socketWriter(res: ServerResponse): { socket: Pick<Socket, "writableLength" | "once">; write(text: string): void } | undefined {
+/** What the stream watches of where it writes: how much waits, and when that drains. */
+interface Drainable {
+  readonly writableLength: number;
+  once(event: "drain", listener: () => void): unknown;
+}
+
+function socketWriter(res: ServerResponse): { socket: Drainable; write(text: string): void } | undefined {
   const socket = res.socket;
   if (!socket || !res.headersSent) return undefined;
   // A request made in-process (Fastify's `inject`, as MCP's tools make theirs) has no socket to

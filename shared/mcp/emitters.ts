@@ -76,6 +76,17 @@ export async function requireReadable(client: Client, e: Emitter): Promise<void>
   }
 }
 
+/** Completions of a prompt argument or template variable: the user's ids (or names) starting with `typed`. */
+export async function completeIds(client: Client, kind: EmitterKind, typed: string, by: "id" | "name" = "id"): Promise<string[]> {
+  try {
+    const page = kind === "source" ? await client.listMySources({ limit: 100 }) : await client.listMyWorkflows({ limit: 100 });
+    const values = page.data.map((item) => (by === "name" ? item.name : item.id));
+    return [...new Set(values)].filter((v) => v.startsWith(typed)).slice(0, 100);
+  } catch {
+    return []; // a completion is a hint: no list, no hint
+  }
+}
+
 /** The channel as REST names it: `default` (or absent) is the default channel `""`. */
 export const channelOf = (channel: string | undefined) => (channel === undefined || channel === "default" ? "" : channel);
 

@@ -66,6 +66,8 @@ const INSTRUCTIONS = `Headwater runs event sources (components that emit events 
 export interface HeadwaterMcpOptions {
   /** The server's version, shown to clients. */
   version: string;
+  /** The protocol era this instance serves (the SDK's factory says). */
+  era: "legacy" | "modern";
   /** Where `resources/subscribe` (2025-11-25) keeps subscriptions; absent: not on this instance's era. */
   legacySubscriptions?: LegacySubscriptions;
 }
@@ -79,6 +81,9 @@ export function createHeadwaterMcp(deps: McpDeps, o: HeadwaterMcpOptions): McpSe
         tools: { listChanged: false },
         resources: { subscribe: true, listChanged: false },
         prompts: { listChanged: false },
+        // logging/setLevel, for 2025-11-25 clients that set one (2026-07-28 deprecates it). The
+        // server sends no log notifications: a source's logs are its $logs events.
+        ...(o.era === "legacy" ? { logging: {} } : {}),
       },
       instructions: INSTRUCTIONS,
     },

@@ -3,11 +3,11 @@
  * stats, read when the prompt is asked for and put in front of the model with the question of
  * what goes wrong, so it starts from the facts rather than from guesses.
  */
-import { ProtocolError, ProtocolErrorCode, type GetPromptResult, type McpServer } from "@modelcontextprotocol/server";
+import { completable, ProtocolError, ProtocolErrorCode, type GetPromptResult, type McpServer } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { ApiError } from "../client/index.js";
 import type { McpDeps } from "./deps.js";
-import { resolveSource } from "./emitters.js";
+import { completeIds, resolveSource } from "./emitters.js";
 import { readEvents } from "./resources.js";
 import { fitToLimit, McpRefusal } from "./results.js";
 import { shownSource } from "./tools/resources.js";
@@ -53,7 +53,11 @@ export function registerPrompts(server: McpServer, deps: McpDeps): void {
     {
       title: "Debug a source",
       description: "Reads a source, its $errors, its $logs and its stats, and asks the model to say what goes wrong.",
-      argsSchema: z.object({ source: z.string().min(1).max(200).describe("source id (dc_...) or name") }),
+      argsSchema: z.object({
+        source: completable(z.string().min(1).max(200).describe("source id (dc_...) or name"), (typed) =>
+          completeIds(deps.client, "source", typed, "name"),
+        ),
+      }),
     },
     async ({ source }) => {
       try {

@@ -7,7 +7,7 @@
 import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, ResourceTemplate, type McpServer, type ReadResourceResult } from "@modelcontextprotocol/server";
 import { ApiError } from "../client/index.js";
 import type { McpDeps } from "./deps.js";
-import { cutEvent, eventsUri, kindOfId, resourceUri, type Emitter, type EmitterKind } from "./emitters.js";
+import { completeIds, cutEvent, eventsUri, kindOfId, resourceUri, type Emitter, type EmitterKind } from "./emitters.js";
 import { fitToLimit } from "./results.js";
 import { shownSource } from "./tools/resources.js";
 
@@ -53,12 +53,14 @@ async function listed(deps: McpDeps, kind: EmitterKind) {
 export function registerResources(server: McpServer, deps: McpDeps): void {
   for (const kind of ["source", "workflow"] as const) {
     const plural = `${kind}s`;
+    const complete = { id: (typed: string) => completeIds(deps.client, kind, typed) };
     server.registerResource(
       kind,
       new ResourceTemplate(`headwater://${plural}/{id}`, {
         list: async () => ({
           resources: (await listed(deps, kind)).map(({ e, name }) => ({ uri: resourceUri(e), name: `${kind} ${name}`, mimeType: "application/json" })),
         }),
+        complete,
       }),
       {
         title: `A ${kind}`,
@@ -84,6 +86,7 @@ export function registerResources(server: McpServer, deps: McpDeps): void {
             mimeType: "application/json",
           })),
         }),
+        complete,
       }),
       {
         title: `A ${kind}'s events`,

@@ -36,7 +36,8 @@ const mcpPost = (headers: Record<string, string>, body: unknown = INIT) =>
 
 describe("the door", () => {
   it("refuses a missing or unknown key with 401, WWW-Authenticate: Bearer and the error body", async () => {
-    for (const headers of [{}, { authorization: "Bearer not-a-key-of-anyone" }, { authorization: "Basic abc" }]) {
+    const tries: Array<Record<string, string>> = [{}, { authorization: "Bearer not-a-key-of-anyone" }, { authorization: "Basic abc" }];
+    for (const headers of tries) {
       const res = await mcpPost(headers);
       expect(res.status).toBe(401);
       expect(res.headers.get("www-authenticate")).toMatch(/^Bearer/);
