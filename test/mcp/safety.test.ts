@@ -89,6 +89,8 @@ describe("the door", () => {
     const del = (id: string) => fetch(`${s.origin}/mcp`, { method: "DELETE", headers: { ...auth, "mcp-session-id": id } });
     expect((await del(session)).status).toBe(200);
     expect((await del(session)).status).toBe(404);
+    // Once ended here, the session is a 404 for anything, so the client initializes again.
+    expect((await mcpPost({ ...auth, "mcp-protocol-version": "2025-11-25", "mcp-session-id": session }, list)).status).toBe(404);
   });
 });
 
