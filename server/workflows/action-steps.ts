@@ -43,6 +43,8 @@ export class ActionSteps {
     }
     const row = resolved.row!;
     this.appProps.set(row.id, resolved.props.filter((p) => p.type === "app"));
+    // Read by bind() in the same write; only the latest few are worth keeping.
+    while (this.appProps.size > 1000) this.appProps.delete(this.appProps.keys().next().value!);
     const props = stepProps(resolved.props, input.props ?? {}, name);
     const same = (p: WorkflowStep) => p.name === name && p.action === action && p.component_id === row.id && JSON.stringify(p.props) === JSON.stringify(props);
     return {

@@ -133,12 +133,8 @@ function resolveTemplates(value, scope, depth = 0) {
     });
   }
   if (Array.isArray(value)) return value.map((v) => resolveTemplates(v, scope, depth + 1));
-  if (value && typeof value === "object") {
-    /** @type {Record<string, unknown>} */
-    const out = {};
-    for (const [k, v] of Object.entries(value)) out[k] = resolveTemplates(v, scope, depth + 1);
-    return out;
-  }
+  // fromEntries defines own properties: a `__proto__` key stays a key, never a prototype.
+  if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolveTemplates(v, scope, depth + 1)]));
   return value;
 }
 
