@@ -124,5 +124,6 @@ function present(w: WorkerResult, logs: ActionRunResult["logs"], ms: number, red
     summary: out.summary === null ? null : redactor.text(out.summary),
     logs: logs.map((l) => ({ level: l.level, message: redactor.text(l.message) })),
     error: out.error ? { name: redactor.text(out.error.name), message: redactor.text(out.error.message) } : null,
+    ...(typeof out.exit === "string" ? { exit: redactor.text(out.exit) } : {}),
   };
 }
