@@ -10,6 +10,7 @@ import "./app/styles/combobox.css";
 import "./app/styles/widgets.css";
 import "./app/styles/master-detail.css";
 import "./app/styles/account.css";
+import "./app/styles/actions.css";
 import "./app/styles/source-create.css";
 import "./app/styles/code-editor.css";
 import "uplot/dist/uPlot.min.css";

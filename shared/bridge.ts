@@ -22,6 +22,9 @@
 import * as z from "./zod.js";
 import {
   AccountListQuery,
+  ActionOptionsBody,
+  ActionsQuery,
+  RunActionBody,
   AutoSubscriptionParams,
   CreateAccountBody,
   CreateComponentBody,
@@ -40,6 +43,9 @@ import {
   UpdateUserBody,
   UpdateWorkflowBody,
   type Account,
+  type Action,
+  type ActionOptions,
+  type ActionResult,
   type AutoSubscription,
   type Component,
   type EventSummary,
@@ -347,6 +353,11 @@ export const bridgeArgs = {
   getAccount: z.tuple([AccountId]),
   updateAccount: z.tuple([AccountId, UpdateAccountBody]),
   deleteAccount: z.tuple([AccountId]),
+  // actions: the vendor's (and the account's own) components of type "action", run by key
+  listActions: z.tuple([z.optional(ActionsQuery)]),
+  getAction: z.tuple([Str(200)]),
+  runAction: z.tuple([RunActionBody]),
+  actionOptions: z.tuple([ActionOptionsBody]),
   // test requests
   sendTestRequest: z.tuple([EmitterId, TestRequestInput]),
   listTestRequests: z.tuple([EmitterId]),
@@ -458,6 +469,17 @@ export interface HeadwaterBridge {
   updateAccount(id: string, body: BridgeArgs<"updateAccount">[1]): R<Account>;
   /** 409 `account_in_use` while a source or step references it; `details` name them. */
   deleteAccount(id: string): R<void>;
+
+  /**
+   * Actions (components of type "action"): an app's (its vendor package is installed on the
+   * server's first use, so the first answer may be slow), or the account's own without `app`.
+   */
+  listActions(q?: ActionsQuery): R<Action[]>;
+  getAction(key: string): R<Action>;
+  /** Runs one now; a thrown error is the result's `error` (the call itself succeeds). */
+  runAction(body: RunActionBody): R<ActionResult>;
+  /** A prop's choices from its `async options()`, with the props configured so far. */
+  actionOptions(body: ActionOptionsBody): R<ActionOptions>;
 
   /**
    * Sends a request to an HTTP source's or workflow's own endpoint, from the host (the page

@@ -85,6 +85,10 @@ export const apiHandlers: Handlers = {
   getAccount: (c, id) => c.getAccount(id),
   updateAccount: (c, id, body) => c.updateAccount(id, body),
   deleteAccount: async (c, id) => void (await c.deleteAccount(id)),
+  listActions: (c, q) => c.listActions(q),
+  getAction: (c, key) => c.getAction(key),
+  runAction: (c, body) => c.runAction(body),
+  actionOptions: (c, body) => c.actionOptions(body),
 };
 
 /** Names of the operations the proxy answers (the compiler checks `apiHandlers` covers them all). */

@@ -11,6 +11,7 @@ import { Loading } from "../ui/Spinner.js";
 import { Toasts } from "../ui/Toasts.js";
 import { AccountView } from "../views/account/AccountView.js";
 import { AccountsView } from "../views/accounts/AccountsView.js";
+import { ActionsView } from "../views/actions/ActionsView.js";
 import { ComponentsView } from "../views/components/ComponentsView.js";
 import { FlowView } from "../views/flow/FlowView.js";
 import { SourcesView } from "../views/sources/SourcesView.js";
@@ -100,6 +101,8 @@ function Routed({ route, current }: { route: Route; current: Profile | null }) {
       return <FlowView />;
     case "workflows":
       return <WorkflowsView selectedId={route.id} />;
+    case "actions":
+      return <ActionsView />;
     case "accounts":
       return <AccountsView />;
     default:

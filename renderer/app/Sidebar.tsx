@@ -12,6 +12,7 @@ const NAV: { view: ViewName; label: string; icon: string }[] = [
   { view: "subscriptions", label: "Subscriptions", icon: "⇄" },
   { view: "flow", label: "Flow", icon: "⤳" },
   { view: "workflows", label: "Workflows", icon: "⚙" },
+  { view: "actions", label: "Actions", icon: "▶" },
   // Apps' credentials (not the user's own account, below): "Connected" keeps the two apart.
   { view: "accounts", label: "Connected accounts", icon: "⚷" },
   { view: "account", label: "Account", icon: "◎" },

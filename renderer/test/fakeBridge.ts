@@ -20,6 +20,11 @@ import type {
 import { compareEventIds } from "../../shared/ids.js";
 import type {
   Account,
+  Action,
+  ActionOptions,
+  ActionOptionsBody,
+  ActionResult,
+  ActionsQuery,
   Component,
   EventSummary,
   Page,
@@ -27,6 +32,7 @@ import type {
   PropOptionsBody,
   ReplayEventsBody,
   ReplayResult,
+  RunActionBody,
   Source,
   Stats,
   StatsQuery,
@@ -544,6 +550,46 @@ export class FakeBridge implements HeadwaterBridge {
       }
       this.accounts = this.accounts.filter((a) => a.id !== id);
       this.accountValues.delete(id);
+    });
+
+  /** Actions by app (`""`: the account's own, listed first for every app). */
+  actions: Record<string, Action[]> = {};
+  listActions = (q: ActionsQuery = {}) =>
+    this.respond("listActions", [q], () => {
+      const own = this.actions[""] ?? [];
+      const all = q.app ? [...own, ...(this.actions[q.app] ?? [])] : own;
+      const needle = q.q?.toLowerCase();
+      return needle
+        ? all.filter((a) => `${a.key} ${a.name} ${a.description ?? ""}`.toLowerCase().includes(needle))
+        : all;
+    });
+  getAction = (key: string) =>
+    this.respond("getAction", [key], () => {
+      const a = Object.values(this.actions).flat().find((x) => x.key === key);
+      if (!a) throw this.notFound(`action ${key}`);
+      return a;
+    });
+  /** What `runAction` answers (a function sees the body). */
+  actionResult: ActionResult | ((body: RunActionBody) => ActionResult) = {
+    ret: { ok: true },
+    exports: {},
+    summary: "Done",
+    logs: [],
+    error: null,
+    duration_ms: 5,
+  };
+  runAction = (body: RunActionBody) =>
+    this.respond("runAction", [body], () =>
+      typeof this.actionResult === "function" ? this.actionResult(body) : this.actionResult,
+    );
+  /** Choices per prop name for `actionOptions`; others answer 400 no_options. */
+  actionChoices: Record<string, ActionOptions> = {};
+  actionOptions = (body: ActionOptionsBody) =>
+    this.respond("actionOptions", [body], () => {
+      const answer = this.actionChoices[body.prop_name];
+      if (!answer)
+        throw { status: 400, code: "no_options", message: `prop "${body.prop_name}" has no options` } as BridgeError;
+      return answer;
     });
 
   /** What `sendTestRequest` answers; each request is also kept in `testRequests` (newest first). */

@@ -5,7 +5,7 @@
  * and offered as a select beside the typed value.
  */
 import { useId, useState } from "react";
-import type { PropDescriptor, PropOption } from "../../../shared/resources/index.js";
+import type { PropDescriptor, PropOption, PropOptions, PropOptionsBody } from "../../../shared/resources/index.js";
 import { call } from "../../state/bridge.js";
 import { useAllAccounts } from "../../state/queries.js";
 import { ErrorNote } from "../../ui/ErrorNote.js";
@@ -22,10 +22,11 @@ export function CredentialsGroup(props: {
   p: PropDescriptor;
   value: AppState;
   disabled?: boolean;
-  describedBy?: string;
+  describedBy?: string | undefined;
   onChange: (v: AppState) => void;
+  newAccountHint?: string | undefined;
 }) {
-  const { p, value, disabled, describedBy, onChange } = props;
+  const { p, value, disabled, describedBy, onChange, newAccountHint } = props;
   const id = useId();
   const label = p.label ?? p.name;
   const accounts = useAllAccounts();
@@ -80,14 +81,17 @@ export function CredentialsGroup(props: {
         <>
           <CredentialFields label={label} fields={value.fields} onChange={(fields) => onChange({ ...value, fields })} />
           <p className="hint">
-            Saved on the server as a connected account named after the source and this prop; the values are not shown
-            again.
+            {newAccountHint ??
+              "Saved on the server as a connected account named after the source and this prop; the values are not shown again."}
           </p>
         </>
       )}
     </fieldset>
   );
 }
+
+/** Asks a prop's choices somewhere other than a component's options endpoint (an action's). */
+export type LoadChoices = (propName: string, body: PropOptionsBody) => Promise<PropOptions>;
 
 /**
  * Loads the prop's choices on request (each answer runs the component's code in a sandbox, and
@@ -97,12 +101,14 @@ export function CredentialsGroup(props: {
 export function RemoteChoices(props: {
   p: PropDescriptor;
   componentId: string;
+  /** Replaces the component's options endpoint when given. */
+  load?: LoadChoices | undefined;
   configuredSoFar: () => Record<string, unknown>;
   text: string;
   disabled?: boolean;
   onChange: (text: string) => void;
 }) {
-  const { p, componentId, configuredSoFar, text, disabled, onChange } = props;
+  const { p, componentId, load: loadFrom, configuredSoFar, text, disabled, onChange } = props;
   const label = p.label ?? p.name;
   const [choices, setChoices] = useState<PropOption[] | null>(null);
   const [next, setNext] = useState<{ page: number; context: Record<string, unknown> } | null>(null);
@@ -115,11 +121,12 @@ export function RemoteChoices(props: {
     setError(null);
     try {
       const page = more && next ? next.page : 0;
-      const answer = await call("propOptions", componentId, p.name, {
+      const body: PropOptionsBody = {
         configured_props: configuredSoFar(),
         page,
         ...(more && next ? { prev_context: next.context } : {}),
-      });
+      };
+      const answer = loadFrom ? await loadFrom(p.name, body) : await call("propOptions", componentId, p.name, body);
       const got = more ? [...(choices ?? []), ...answer.data] : answer.data;
       setChoices(got);
       // A context and a full-looking page mean there may be more.

@@ -1,7 +1,7 @@
 /** The inputs generated from `configurable_props` (see propsForm.ts for the rules). */
 import { useId, type ReactNode } from "react";
 import type { PropDescriptor } from "../../../shared/resources/index.js";
-import { CredentialsGroup, RemoteChoices } from "./PropExtras.js";
+import { CredentialsGroup, RemoteChoices, type LoadChoices } from "./PropExtras.js";
 import {
   configuredSoFar,
   editableProps,
@@ -22,8 +22,12 @@ export function PropsForm(props: {
   disabled?: boolean;
   /** The component's id: props with `async options()` ask it for their choices. */
   componentId?: string;
+  /** Instead of a component id: how to ask a prop's choices (an action's, `actionOptions`). */
+  loadChoices?: LoadChoices;
+  /** The hint under a new account's credentials (who keeps them). */
+  newAccountHint?: string;
 }) {
-  const { descriptors, state, onChange, errors, disabled, componentId } = props;
+  const { descriptors, state, onChange, errors, disabled, componentId, loadChoices, newAccountHint } = props;
   const fields = editableProps(descriptors);
   const hasHttp = descriptors.some((p) => fieldKind(p) === "http");
   const set = (name: string, v: FieldValue) => onChange({ ...state, [name]: v });
@@ -40,10 +44,15 @@ export function PropsForm(props: {
           disabled={disabled}
           onChange={(v) => set(p.name, v)}
           remote={
-            componentId && hasRemoteOptions(p)
-              ? { componentId, configuredSoFar: () => configuredSoFar(descriptors, state) }
+            (componentId || loadChoices) && hasRemoteOptions(p)
+              ? {
+                  componentId: componentId ?? "",
+                  load: loadChoices,
+                  configuredSoFar: () => configuredSoFar(descriptors, state),
+                }
               : undefined
           }
+          newAccountHint={newAccountHint}
         />
       ))}
     </div>
@@ -57,9 +66,12 @@ function PropField(props: {
   disabled?: boolean;
   onChange: (v: FieldValue) => void;
   /** Where this prop's choices come from, when its definition has `async options()`. */
-  remote?: { componentId: string; configuredSoFar: () => Record<string, unknown> } | undefined;
+  remote?:
+    | { componentId: string; load?: LoadChoices | undefined; configuredSoFar: () => Record<string, unknown> }
+    | undefined;
+  newAccountHint?: string | undefined;
 }) {
-  const { p, value, error, disabled, onChange, remote } = props;
+  const { p, value, error, disabled, onChange, remote, newAccountHint } = props;
   const id = useId();
   const kind = fieldKind(p);
   const label = p.label ?? p.name;
@@ -116,6 +128,7 @@ function PropField(props: {
           disabled={disabled}
           describedBy={describedBy}
           onChange={onChange}
+          newAccountHint={newAccountHint}
         />
       );
       break;
@@ -230,6 +243,7 @@ function PropField(props: {
         <RemoteChoices
           p={p}
           componentId={remote.componentId}
+          load={remote.load}
           configuredSoFar={remote.configuredSoFar}
           text={text}
           disabled={disabled}
