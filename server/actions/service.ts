@@ -104,8 +104,7 @@ export class ActionService {
     const action = await this.resolve(requester, body);
     const props = actionProps(action.props, body.configured_props ?? {});
     const opened = await this.open(requester.userId, props);
-    const packagesFrom = action.row ? this.deps.components.vendorPackagesDir(action.row) : undefined;
-    return this.deps.run({ ownerId: requester.userId, code: action.code, files: action.files, props: opened.props, redactor: opened.redactor, packagesFrom });
+    return this.deps.run({ ownerId: requester.userId, code: action.code, files: action.files, props: opened.props, redactor: opened.redactor, url: action.row?.component_url });
   }
 
   /** `POST /actions/options`: a prop's choices, from its `options()` (the prop-options runner). */

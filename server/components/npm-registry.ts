@@ -73,8 +73,6 @@ export const npmLookups = new Counter({
 
 export class NpmComponents {
   private readonly missing = new Map<string, number>();
-  /** Install directories of the packages installed so far, by package name. */
-  private readonly installDirs = new Map<string, string>();
   /** Each installed package's described actions, by package folder and version. */
   private readonly actionLists = new Map<string, Promise<{ actions: NpmComponent[]; unloadable: UnloadableAction[] }>>();
   private readonly limits: FetchLimits;
@@ -202,17 +200,7 @@ export class NpmComponents {
       if (!(err instanceof PackageError)) throw err;
       throw new ComponentFetchError(err.message);
     }
-    this.installDirs.set(name, dir);
     return path.join(dir, "node_modules", ...name.split("/"));
-  }
-
-  /**
-   * Where a vendor component's package (its `npm:@pipedream/<app>@<version>/...` url) is
-   * installed, when this server installed it: its dependencies are used from there.
-   */
-  installDirFor(url: string | null): string | undefined {
-    const m = url ? /^npm:(@pipedream\/[^@/]+)@/.exec(url) : null;
-    return m ? this.installDirs.get(m[1]!) : undefined;
   }
 
   /** A source file and the modules it imports, read from the package folder (never outside it). */

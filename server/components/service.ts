@@ -328,11 +328,6 @@ export class ComponentService {
     }
   }
 
-  /** A vendor component's package install directory (its dependencies are there), if known. */
-  vendorPackagesDir(row: ComponentRow): string | undefined {
-    return row.published === 1 && this.npm && row.user_id === this.npm.ownerId ? this.npm.components.installDirFor(row.component_url) : undefined;
-  }
-
   async list(userId: string, page: PageRequest): Promise<PageRows<Component>> {
     const { rows, totalCount } = await this.repo.listOwn(userId, page);
     return { rows: rows.map(present), totalCount };

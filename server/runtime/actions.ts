@@ -22,8 +22,8 @@ export interface ActionRunInput {
   files: ComponentFiles | undefined;
   /** Validated props, app props as `{$auth}` (accounts already opened). */
   props: Record<string, unknown>;
-  /** A vendor package's install directory: its installed dependencies are used (npm/cache.ts). */
-  packagesFrom?: string | undefined;
+  /** Where the component came from: a vendor package's runs use its installed dependencies (npm/cache.ts). */
+  url?: string | null | undefined;
   /** Hides the opened credentials' values in what the run gives back. */
   redactor: Redactor | undefined;
 }
@@ -49,7 +49,13 @@ interface WorkerResult {
   error?: { name: string; message: string };
 }
 
-export function createActionRunner(deps: { pool: SandboxPool; bundles: BundleCache; quotas: Quotas; timeoutMs: number }): RunAction {
+export function createActionRunner(deps: {
+  pool: SandboxPool;
+  bundles: BundleCache;
+  quotas: Quotas;
+  timeoutMs: number;
+  packagesFrom?: (url: string | null | undefined) => string | undefined;
+}): RunAction {
   return async (input) => {
     const quota = await deps.quotas.check(input.ownerId);
     if (!quota.ok) {
@@ -58,7 +64,7 @@ export function createActionRunner(deps: { pool: SandboxPool; bundles: BundleCac
     }
     let ready;
     try {
-      ready = await deps.bundles.ready(input.code, input.files, undefined, input.packagesFrom);
+      ready = await deps.bundles.ready(input.code, input.files, undefined, deps.packagesFrom?.(input.url));
     } catch (e) {
       if (e instanceof CompileError || e instanceof PackageError) throw new ComponentLoadError("invalid_component", e.message);
       throw e;

@@ -13,6 +13,8 @@ export interface RuntimeComponent {
   hooks: ComponentDescription["hooks"];
   dedupe: ComponentDescription["dedupe"];
   hasRun: boolean;
+  /** Where it came from (`npm:@pipedream/...` for the vendor's: runs use that package's dependencies). */
+  url?: string | null | undefined;
 }
 
 export interface RuntimeCatalog {

@@ -208,9 +208,10 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       quotas,
       timeoutMs,
       component: (id) => catalog.component(id),
+      packagesFrom: (url) => packages.vendorInstallDir(url),
       ...(deps.credentials ? { credentials: deps.credentials } : {}),
     }),
-    runAction: createActionRunner({ pool, bundles, quotas, timeoutMs }),
+    runAction: createActionRunner({ pool, bundles, quotas, timeoutMs, packagesFrom: (url) => packages.vendorInstallDir(url) }),
     httpRoutes: httpTriggerRoutes({
       resolvers,
       enqueue: (j) => queue.enqueueWithIds(j),

@@ -74,6 +74,8 @@ export interface WorkflowStepDeps {
   /** Action steps' components, by id. */
   component?: (id: string) => Promise<RuntimeComponent | undefined>;
   credentials?: CredentialOpener;
+  /** A vendor component's package install directory, from its url (npm/cache.ts). */
+  packagesFrom?: (url: string | null | undefined) => string | undefined;
 }
 
 export function createWorkflowStepRunner(deps: WorkflowStepDeps): RunWorkflowSteps {
@@ -101,7 +103,7 @@ export function createWorkflowStepRunner(deps: WorkflowStepDeps): RunWorkflowSte
         }
         const component = step.component_id ? await platformStep("reading an action step's component", () => deps.component!(step.component_id!)) : undefined;
         if (!component) return fail("LOAD_ERROR", `step ${step.name}: the action ${step.action ?? ""} is not available`, step.id);
-        const ready = await deps.bundles.ready(component.code, component.files, component);
+        const ready = await deps.bundles.ready(component.code, component.files, component, deps.packagesFrom?.(component.url));
         Object.assign(packageDirs, ready.packageDirs);
         const opened = deps.credentials ? await deps.credentials.open(input.ownerId, step.props ?? {}) : { props: step.props ?? {}, redactor: undefined };
         if (opened.redactor) redactors.push(opened.redactor);

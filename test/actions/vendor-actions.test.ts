@@ -130,5 +130,26 @@ describe("the vendor's actions", () => {
       const password = String(userDb.auth().$auth.password ?? "");
       if (password.length >= 4) expect(JSON.stringify(bad)).not.toContain(password);
     });
+
+    it("insert-row as a workflow step fed by the trigger; its account is the workflow's use", { timeout: INSTALL_MS }, async () => {
+      const wf = await alice.client.createWorkflow({
+        name: "signups",
+        steps: [
+          {
+            name: "store",
+            action: "postgresql-insert-row",
+            props: { postgresql: { authProvisionId: account }, schema: "public", table: "people", rowValues: { name: "{{steps.trigger.event.body.name}}", age: "{{steps.trigger.event.body.age}}" } },
+          },
+          { name: "out", code: step("$.send.emit({ stored: steps.store.$return_value, summary: steps.store.$summary });") },
+        ],
+      });
+      expect((await alice.client.getAccount(account)).used_by).toBe(1);
+      expect(await post(wf.endpoint_url, { name: "grace", age: 45 })).toBe(200);
+      const got = await waitForList(workflowEvents(alice.client, wf.id), 1, undefined, 120_000);
+      expect(got[0]!.event).toMatchObject({ raw_event: { stored: [[{ name: "grace", age: 45 }]], summary: "Successfully inserted 1 row" } });
+      expect((await userDb.client.query("SELECT age FROM people WHERE name = 'grace'")).rows).toEqual([{ age: 45 }]);
+      await alice.client.deleteWorkflow(wf.id);
+      expect((await alice.client.getAccount(account)).used_by).toBe(0);
+    });
   });
 });

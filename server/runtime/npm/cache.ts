@@ -70,6 +70,34 @@ export class PackageCache {
     return fs.existsSync(path.join(from, "node_modules", name, "package.json")) ? fs.realpathSync(from) : undefined;
   }
 
+  /**
+   * Where a vendor component's package is installed, from its url (`npm:@pipedream/<app>@<version>/...`,
+   * components/npm-registry.ts): the install directory (pinned `name@version`, else `latest`)
+   * holding exactly that version, so that its dependencies serve the component (`prepare`'s
+   * `from`). Undefined for any other url, or when that version is not installed.
+   */
+  vendorInstallDir(url: string | null | undefined): string | undefined {
+    const m = url ? /^npm:(@pipedream\/[a-z0-9][a-z0-9_.]*)@([^/]+)\//.exec(url) : null;
+    if (!m) return undefined;
+    const [, name, version] = m as unknown as [string, string, string];
+    for (const spec of [`${name}@${version}`, name]) {
+      let dir: string;
+      try {
+        dir = this.locate(spec).dir;
+      } catch {
+        continue;
+      }
+      if (!fs.existsSync(path.join(dir, ".installed"))) continue;
+      try {
+        const pkg = JSON.parse(fs.readFileSync(path.join(dir, "node_modules", name, "package.json"), "utf8")) as { version?: unknown };
+        if (pkg.version === version) return fs.realpathSync(dir);
+      } catch {
+        // Not readable: treated as not installed (its dependencies are then installed on their own).
+      }
+    }
+    return undefined;
+  }
+
   /** Whether a spec is in the cache already (using it spawns nothing). */
   isInstalled(spec: string): boolean {
     const where = this.locate(spec);

@@ -24,7 +24,7 @@ const sourceById = prepared((db, $: { id: string }) =>
     .where("sources.id", "=", $.id),
 );
 const componentById = prepared((db, $: { id: string }) =>
-  db.selectFrom("components").select(["id", "code", "files", "props", "meta"]).where("id", "=", $.id),
+  db.selectFrom("components").select(["id", "code", "files", "props", "meta", "component_url"]).where("id", "=", $.id),
 );
 
 export class RuntimeCatalogRepo implements RuntimeCatalog {
@@ -55,6 +55,7 @@ export class RuntimeCatalogRepo implements RuntimeCatalog {
       hooks: meta.hooks ?? ["deploy", "activate", "deactivate"],
       dedupe: meta.dedupe ?? undefined,
       hasRun: meta.hasRun ?? true,
+      url: row.component_url,
     };
   }
 }
