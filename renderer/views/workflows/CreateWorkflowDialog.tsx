@@ -1,4 +1,4 @@
-/** New workflow: a name and one or more steps of code. */
+/** New workflow: a name and one or more steps, each code or an action with its props. */
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import type { Workflow } from "../../../shared/resources/index.js";
@@ -10,6 +10,8 @@ import { ErrorNote } from "../../ui/ErrorNote.js";
 import { Modal } from "../../ui/Modal.js";
 import { Spinner } from "../../ui/Spinner.js";
 import { toast } from "../../ui/Toasts.js";
+import { ActionStepFields, emptyActionStep, type ActionStepDraft } from "../actions/ActionStepFields.js";
+import { actionDescriptors, buildStepProps } from "../actions/actionForm.js";
 
 const STEP_TEMPLATE = `export default defineComponent({
   async run({ steps, $ }) {
@@ -24,6 +26,8 @@ interface StepDraft {
   key: number;
   name: string;
   code: string;
+  /** A step that runs an action (instead of code). */
+  action?: ActionStepDraft;
 }
 
 export function CreateWorkflowDialog(props: { onClose: () => void; onCreated: (w: Workflow) => void }) {
@@ -41,10 +45,21 @@ export function CreateWorkflowDialog(props: { onClose: () => void; onCreated: (w
     },
   });
   const submit = () => {
-    const body = {
-      name: name.trim(),
-      steps: steps.map((s) => ({ name: s.name.trim() || undefined, code: s.code })),
-    };
+    const problems: string[] = [];
+    const stepBodies = steps.map((s, i) => {
+      if (!s.action) return { name: s.name.trim() || undefined, code: s.code };
+      const a = s.action.action;
+      if (!a) {
+        problems.push(`step ${i + 1}: choose an action`);
+        return { name: s.name.trim() || undefined, code: "" };
+      }
+      const built = buildStepProps(actionDescriptors(a), s.action.state);
+      update(s.key, { action: { ...s.action, errors: built.ok ? {} : built.errors } });
+      if (!built.ok) problems.push(`step ${i + 1}: some props are not valid`);
+      return { name: s.name.trim() || undefined, action: a.component_id ?? a.key, props: built.ok ? built.value : {} };
+    });
+    if (problems.length > 0) return setInvalid(problems);
+    const body = { name: name.trim(), steps: stepBodies };
     const parsed = CreateWorkflowBody.safeParse(body);
     if (!parsed.success) {
       return setInvalid(parsed.error.issues.map((i) => `${i.path.join(".") || "workflow"}: ${i.message}`));
@@ -95,7 +110,10 @@ export function CreateWorkflowDialog(props: { onClose: () => void; onCreated: (w
         </div>
         {steps.map((s, i) => (
           <fieldset key={s.key} className="step-draft">
-            <legend>Step {i + 1}</legend>
+            <legend>
+              Step {i + 1}
+              {s.action ? " (action)" : ""}
+            </legend>
             <div className="inline-form">
               <label htmlFor={`step-name-${s.key}`}>Name</label>
               <input
@@ -113,12 +131,20 @@ export function CreateWorkflowDialog(props: { onClose: () => void; onCreated: (w
                 </button>
               )}
             </div>
-            <CodeEditor
-              label={`Code of step ${i + 1}`}
-              value={s.code}
-              onChange={(code) => update(s.key, { code })}
-              minHeight={150}
-            />
+            {s.action ? (
+              <ActionStepFields
+                value={s.action}
+                onChange={(action) => update(s.key, { action })}
+                disabled={create.isPending}
+              />
+            ) : (
+              <CodeEditor
+                label={`Code of step ${i + 1}`}
+                value={s.code}
+                onChange={(code) => update(s.key, { code })}
+                minHeight={150}
+              />
+            )}
           </fieldset>
         ))}
         <button
@@ -129,6 +155,18 @@ export function CreateWorkflowDialog(props: { onClose: () => void; onCreated: (w
           }
         >
           + Add step
+        </button>{" "}
+        <button
+          type="button"
+          className="btn small"
+          onClick={() =>
+            setSteps((l) => [
+              ...l,
+              { key: Date.now(), name: `step_${l.length + 1}`, code: "", action: emptyActionStep() },
+            ])
+          }
+        >
+          + Add step from an action
         </button>
         {invalid.length > 0 && (
           <div role="alert" className="error-note">

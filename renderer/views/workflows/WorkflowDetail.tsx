@@ -11,6 +11,7 @@ import { CodeEditor } from "../../ui/CodeEditor.js";
 import { ConfirmDialog } from "../../ui/ConfirmDialog.js";
 import { CopyButton } from "../../ui/CopyButton.js";
 import { ErrorNote } from "../../ui/ErrorNote.js";
+import { JsonTree } from "../../ui/JsonTree.js";
 import { Loading } from "../../ui/Spinner.js";
 import { Switch } from "../../ui/Switch.js";
 import { Tabs } from "../../ui/Tabs.js";
@@ -18,10 +19,12 @@ import { toast } from "../../ui/Toasts.js";
 import { EventsPanel } from "../events/EventsPanel.js";
 import { Wiring } from "../flow/Wiring.js";
 import { SendTestEvent } from "../test-event/SendTestEvent.js";
+import { AddActionStepDialog } from "./AddActionStepDialog.js";
 
 export function WorkflowDetail({ id }: { id: string }) {
   const wf = useWorkflow(id);
   const [tab, setTab] = useState<"events" | "steps">("events");
+  const [addingStep, setAddingStep] = useState(false);
   if (wf.isPending) return <Loading label="Loading workflow" />;
   if (wf.error || !wf.data)
     return (
@@ -44,20 +47,43 @@ export function WorkflowDetail({ id }: { id: string }) {
         <EventsPanel kind="workflow" emitterId={w.id} />
       ) : (
         <div className="page">
+          <div className="section-head">
+            <span className="spacer" />
+            <button type="button" className="btn small" onClick={() => setAddingStep(true)}>
+              Add step from an action
+            </button>
+          </div>
+          {addingStep && <AddActionStepDialog workflow={w} onClose={() => setAddingStep(false)} />}
           {w.steps.map((s, i) => (
             <div key={s.id} className="step">
               <div className="section-head">
                 <h3>
                   {i + 1}. {s.name} <code className="muted">{s.id}</code>
                 </h3>
-                <CopyButton text={s.code} label={`Copy code of step ${s.name}`} />
+                {!s.action && <CopyButton text={s.code} label={`Copy code of step ${s.name}`} />}
               </div>
-              <CodeEditor
-                label={`Code of step ${s.name} (read only)`}
-                value={s.code}
-                readOnly
-                minHeight={100}
-              />
+              {s.action ? (
+                <div className="action-step">
+                  <p>
+                    Runs the action <code>{s.action}</code>
+                    {s.component_id && s.component_id !== s.action ? (
+                      <span className="muted"> · component {s.component_id}</span>
+                    ) : null}
+                  </p>
+                  {s.props && Object.keys(s.props).length > 0 ? (
+                    <JsonTree value={s.props} label={`Props of step ${s.name}`} />
+                  ) : (
+                    <p className="muted">No props.</p>
+                  )}
+                </div>
+              ) : (
+                <CodeEditor
+                  label={`Code of step ${s.name} (read only)`}
+                  value={s.code}
+                  readOnly
+                  minHeight={100}
+                />
+              )}
             </div>
           ))}
         </div>
