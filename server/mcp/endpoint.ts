@@ -36,8 +36,15 @@ export interface McpEndpoint {
   close(): Promise<void>;
 }
 
-/** What the factory learns of the caller (AuthInfo is the SDK's pass-through): key and user id. */
-const authOf = (c: Caller): AuthInfo => ({ token: c.key, clientId: c.user.id, scopes: [] });
+/**
+ * What the factory learns of the caller (AuthInfo is the SDK's pass-through): key and user id,
+ * and the tool a `tools/call` names (its instance registers that tool alone).
+ */
+function authOf(c: Caller, body: unknown): AuthInfo {
+  const call = body as { method?: unknown; params?: { name?: unknown } } | undefined;
+  const tool = call?.method === "tools/call" && typeof call.params?.name === "string" ? call.params.name : undefined;
+  return { token: c.key, clientId: c.user.id, scopes: [], ...(tool ? { extra: { tool } } : {}) };
+}
 
 const jsonRpcError = (reply: FastifyReply, status: number, message: string) =>
   reply.code(status).type("application/json").send({ jsonrpc: "2.0", error: { code: -32000, message }, id: null });
@@ -50,9 +57,11 @@ export function createMcpEndpoint(app: FastifyInstance, o: McpRouteOptions): Mcp
   const factory: McpServerFactory = ({ era, authInfo, requestInfo }) => {
     if (!authInfo) throw new Error("an MCP request without its caller");
     const sessionId = requestInfo?.headers.get(SESSION_HEADER) ?? undefined;
+    const tool = authInfo.extra?.tool;
     return createHeadwaterMcp(depsFor(authInfo.token), {
       version: o.version,
       era,
+      ...(typeof tool === "string" ? { onlyTool: tool } : {}),
       ...(era === "legacy" ? { legacySubscriptions: sessions.subscriptionsFor(sessionId, authInfo.clientId) } : {}),
     });
   };
@@ -77,15 +86,19 @@ export function createMcpEndpoint(app: FastifyInstance, o: McpRouteOptions): Mcp
     return new Request(url, { method: request.method, headers, body, signal: controller.signal });
   }
 
-  /** Writes the SDK's answer, streaming its body (SSE) until it or the client ends. */
-  function send(reply: FastifyReply, res: Response, extraHeaders: Record<string, string> = {}) {
+  /** Writes the SDK's answer: a JSON body whole, an SSE stream as it comes until it or the client ends. */
+  async function send(reply: FastifyReply, res: Response, extraHeaders: Record<string, string> = {}) {
     reply.hijack();
     const raw = reply.raw;
-    raw.writeHead(res.status, { ...Object.fromEntries(res.headers.entries()), ...extraHeaders });
-    if (!res.body) {
-      raw.end();
+    const headers = { ...Object.fromEntries(res.headers.entries()), ...extraHeaders };
+    if (!res.body || !headers["content-type"]?.startsWith("text/event-stream")) {
+      // (Read whole: a web stream piped into a Node one costs more than the answer itself.)
+      const body = res.body ? Buffer.from(await res.arrayBuffer()) : undefined;
+      raw.writeHead(res.status, { ...headers, ...(body ? { "content-length": String(body.length) } : {}) });
+      raw.end(body);
       return;
     }
+    raw.writeHead(res.status, headers);
     streams.add(raw);
     const body = Readable.fromWeb(res.body as WebReadableStream<Uint8Array>);
     raw.once("close", () => {
@@ -106,7 +119,7 @@ export function createMcpEndpoint(app: FastifyInstance, o: McpRouteOptions): Mcp
         parsed = undefined; // the SDK answers the parse error
       }
       const method = (parsed as { method?: unknown } | undefined)?.method;
-      const auth = authOf(caller);
+      const auth = authOf(caller, parsed);
       const req = webRequest(request, reply, text);
       const opts = { authInfo: auth, ...(parsed !== undefined ? { parsedBody: parsed } : {}) };
 

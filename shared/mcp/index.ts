@@ -70,6 +70,11 @@ export interface HeadwaterMcpOptions {
   era: "legacy" | "modern";
   /** Where `resources/subscribe` (2025-11-25) keeps subscriptions; absent: not on this instance's era. */
   legacySubscriptions?: LegacySubscriptions;
+  /**
+   * The instance serves one `tools/call` of this tool and nothing else (an HTTP request): only
+   * that tool is registered, which spares registering the rest for every call.
+   */
+  onlyTool?: string;
 }
 
 /** A fresh MCP server instance for one request (HTTP) or one connection (stdio). */
@@ -88,6 +93,11 @@ export function createHeadwaterMcp(deps: McpDeps, o: HeadwaterMcpOptions): McpSe
       instructions: INSTRUCTIONS,
     },
   );
+  const one = o.onlyTool === undefined ? undefined : TOOLS.find((t) => t.name === o.onlyTool);
+  if (one) {
+    register(server, deps, [one]);
+    return server;
+  }
   register(server, deps, TOOLS);
   registerResources(server, deps);
   registerPrompts(server, deps);

@@ -9,6 +9,8 @@ import { expect } from "vitest";
 import { cliEnv } from "../cli/helpers.js";
 import { REPO_ROOT, type TestServer } from "../support/server.js";
 
+export { echoSource, relayStep } from "./fixtures.js";
+
 export type Era = "2025-11-25" | "2026-07-28";
 export type Via = "http" | "stdio";
 export const ERAS: Era[] = ["2025-11-25", "2026-07-28"];
@@ -74,23 +76,6 @@ export async function refused(c: Client, name: string, args: Record<string, unkn
     return { error: text, code: "invalid_input" };
   }
 }
-
-/** An HTTP source that emits each request's body (summary: its method) and logs a line. */
-export const echoSource = (key: string) => `
-export default {
-  key: "${key}",
-  name: "MCP echo",
-  version: "0.1.0",
-  props: { http: { type: "$.interface.http" } },
-  async run(event) {
-    console.log("got", event.method, event.path);
-    this.$emit(event.body, { summary: "request " + event.method });
-  },
-};
-`;
-
-/** A workflow step that emits what it received, marked. */
-export const relayStep = `export default defineComponent({ async run({ steps, $ }) { $.send.emit({ relayed: steps.trigger.event }); } });`;
 
 /** Resolves once `pred` holds (checked every 20 ms), or fails after `ms`. */
 export async function until(pred: () => boolean, ms = 5000, what = "condition"): Promise<void> {

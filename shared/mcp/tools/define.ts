@@ -4,7 +4,7 @@
  * answer's object (or throws a refusal). `register` wires them onto an McpServer with the
  * result rules of results.ts.
  */
-import type { McpServer, ServerContext, ToolAnnotations } from "@modelcontextprotocol/server";
+import type { McpServer, ServerContext, StandardSchemaWithJSON, ToolAnnotations } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import type { McpDeps } from "../deps.js";
 import { run, type ListCut } from "../results.js";
@@ -23,6 +23,8 @@ export interface ToolContext {
 }
 
 export interface ToolSpec<I extends z.ZodRawShape, O extends z.ZodRawShape> {
+  /** Built once, here: every request's fresh server instance registers the same schemas. */
+  schemas?: { input: StandardSchemaWithJSON; output: StandardSchemaWithJSON };
   name: string;
   title: string;
   description: string;
@@ -34,9 +36,28 @@ export interface ToolSpec<I extends z.ZodRawShape, O extends z.ZodRawShape> {
   run: (args: z.infer<z.ZodObject<I>>, ctx: ToolContext) => Promise<z.infer<z.ZodObject<O>>>;
 }
 
-/** Declares a tool (typed; registered later by `register`). */
+/** Declares a tool (typed; registered later by `register`), its schemas built once. */
 export function tool<I extends z.ZodRawShape, O extends z.ZodRawShape>(spec: ToolSpec<I, O>): ToolSpec<I, O> {
-  return spec;
+  return { ...spec, schemas: { input: convertedOnce(z.object(spec.input)), output: convertedOnce(z.object({ ...spec.output, ...Cut })) } };
+}
+
+/**
+ * The schema as the SDK takes it (Standard Schema with JSON Schema), its JSON Schema converted
+ * once: over HTTP each request has a fresh server instance, which would otherwise convert a
+ * tool's input and output schemas on every call (a third of a small call's time in the SDK).
+ */
+function convertedOnce(schema: z.ZodType): StandardSchemaWithJSON {
+  const std = schema["~standard"] as StandardSchemaWithJSON["~standard"];
+  const cache = new Map<string, Record<string, unknown>>();
+  const memo =
+    (io: "input" | "output") =>
+    (options: Parameters<StandardSchemaWithJSON["~standard"]["jsonSchema"]["input"]>[0]) => {
+      const key = `${io} ${JSON.stringify(options)}`;
+      let json = cache.get(key);
+      if (!json) cache.set(key, (json = std.jsonSchema[io](options)));
+      return json;
+    };
+  return { "~standard": { ...std, jsonSchema: { input: memo("input"), output: memo("output") } } };
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a list of tools of different shapes
@@ -49,8 +70,8 @@ export function register(server: McpServer, deps: McpDeps, tools: AnyTool[]): vo
       {
         title: t.title,
         description: t.description,
-        inputSchema: z.object(t.input),
-        outputSchema: z.object({ ...t.output, ...Cut }),
+        inputSchema: t.schemas!.input,
+        outputSchema: t.schemas!.output,
         annotations: { title: t.title, ...t.annotations },
       },
       (args: unknown, ctx: ServerContext) =>
