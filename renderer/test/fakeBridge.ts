@@ -479,11 +479,22 @@ export class FakeBridge implements HeadwaterBridge {
       if (!w) throw this.notFound(`workflow ${id}`);
       return w;
     });
-  updateWorkflow = (id: string, body: { active?: boolean }) =>
-    this.respond("updateWorkflow", [id, body], () => ({
-      ...this.workflows.find((w) => w.id === id)!,
-      ...body,
-    }));
+  updateWorkflow = (id: string, body: Parameters<HeadwaterBridge["updateWorkflow"]>[1]) =>
+    this.respond("updateWorkflow", [id, body], () => {
+      const i = this.workflows.findIndex((w) => w.id === id);
+      const { steps, ...rest } = body;
+      const w: Workflow = { ...this.workflows[i]!, ...rest };
+      if (steps) {
+        w.steps = steps.map((st, n) => ({
+          id: `s_${n}`,
+          name: st.name ?? `step_${n + 1}`,
+          code: st.action ? `// action ${st.action}` : (st.code ?? ""),
+          ...(st.action ? { action: st.action, props: st.props ?? {} } : {}),
+        }));
+      }
+      if (i >= 0) this.workflows[i] = w;
+      return w;
+    });
   deleteWorkflow = (id: string) =>
     this.respond(
       "deleteWorkflow",

@@ -46,6 +46,7 @@ export function ActionStepFields(props: {
             errors={value.errors}
             disabled={disabled}
             loadChoices={actionChoices(value.action)}
+            references
             newAccountHint="Saved on the server as a connected account when the workflow is saved; the values are not shown again."
           />
         </div>

@@ -26,8 +26,10 @@ export function PropsForm(props: {
   loadChoices?: LoadChoices;
   /** The hint under a new account's credentials (who keeps them). */
   newAccountHint?: string;
+  /** Values may be `{{ steps.<path> }}` text (a workflow step's): number inputs take any text. */
+  references?: boolean;
 }) {
-  const { descriptors, state, onChange, errors, disabled, componentId, loadChoices, newAccountHint } = props;
+  const { descriptors, state, onChange, errors, disabled, componentId, loadChoices, newAccountHint, references } = props;
   const fields = editableProps(descriptors);
   const hasHttp = descriptors.some((p) => fieldKind(p) === "http");
   const set = (name: string, v: FieldValue) => onChange({ ...state, [name]: v });
@@ -53,6 +55,7 @@ export function PropsForm(props: {
               : undefined
           }
           newAccountHint={newAccountHint}
+          references={references}
         />
       ))}
     </div>
@@ -70,8 +73,9 @@ function PropField(props: {
     | { componentId: string; load?: LoadChoices | undefined; configuredSoFar: () => Record<string, unknown> }
     | undefined;
   newAccountHint?: string | undefined;
+  references?: boolean | undefined;
 }) {
-  const { p, value, error, disabled, onChange, remote, newAccountHint } = props;
+  const { p, value, error, disabled, onChange, remote, newAccountHint, references } = props;
   const id = useId();
   const kind = fieldKind(p);
   const label = p.label ?? p.name;
@@ -182,9 +186,10 @@ function PropField(props: {
       input = (
         <input
           {...common}
-          type="number"
-          min={p.min}
-          max={p.max}
+          type={references ? "text" : "number"}
+          inputMode={references ? "numeric" : undefined}
+          min={references ? undefined : p.min}
+          max={references ? undefined : p.max}
           value={text}
           onChange={(e) => onChange(e.target.value)}
         />
