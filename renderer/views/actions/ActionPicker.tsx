@@ -52,12 +52,18 @@ export function ActionPicker(props: {
         {actions.isFetching && <Spinner label="Loading the actions" />}
       </div>
       <p className="hint">
-        An app&apos;s actions come from its vendor package, installed by the server on first use (the first answer may
-        take a while). Without an app, only your own actions are listed.
+        An app&apos;s actions come from its vendor package, installed by the server on first use (the first
+        answer may take a while). Without an app, only your own actions are listed.
       </p>
-      <ErrorNote error={actions.error} title="Could not list the actions" onRetry={() => void actions.refetch()} />
+      <ErrorNote
+        error={actions.error}
+        title="Could not list the actions"
+        onRetry={() => void actions.refetch()}
+      />
       {actions.data && list.length === 0 && (
-        <p className="muted">{query.app ? `No actions of ${query.app} match.` : "No actions of your own: name an app."}</p>
+        <p className="muted">
+          {query.app ? `No actions of ${query.app} match.` : "No actions of your own: name an app."}
+        </p>
       )}
       {list.length > 0 && (
         <ul className="action-list" aria-label="Actions">

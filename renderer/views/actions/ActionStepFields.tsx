@@ -37,7 +37,8 @@ export function ActionStepFields(props: {
             <strong>{value.action.name}</strong> <code className="muted">{value.action.key}</code>
           </p>
           <p className="hint">
-            A value may refer to the trigger or an earlier step, e.g. <code>{"{{steps.trigger.event.body.x}}"}</code>.
+            A value may refer to the trigger or an earlier step, e.g.{" "}
+            <code>{"{{steps.trigger.event.body.x}}"}</code>.
           </p>
           <PropsForm
             descriptors={descriptors}

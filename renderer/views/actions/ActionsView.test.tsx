@@ -46,8 +46,14 @@ describe("actions: rules", () => {
     expect(d[1]).toMatchObject({ name: "channel", remoteOptions: true });
     expect(d[1]!.options).toBeUndefined();
     const state = { ...initialState(d), min: "{{steps.trigger.event.body.min}}" };
-    expect(buildStepProps(d, state)).toEqual({ ok: true, value: { min: "{{steps.trigger.event.body.min}}" } });
-    expect(buildStepProps(d, { ...state, min: "x" })).toEqual({ ok: false, errors: { min: "must be a whole number" } });
+    expect(buildStepProps(d, state)).toEqual({
+      ok: true,
+      value: { min: "{{steps.trigger.event.body.min}}" },
+    });
+    expect(buildStepProps(d, { ...state, min: "x" })).toEqual({
+      ok: false,
+      errors: { min: "must be a whole number" },
+    });
     expect(buildStepProps(d, { ...state, min: "3" })).toEqual({ ok: true, value: { min: 3 } });
   });
 });
@@ -108,7 +114,9 @@ describe("Actions view", () => {
     await userEvent.click(screen.getByRole("button", { name: "Run" }));
     expect(await screen.findByText("The action failed: TypeError")).toBeTruthy();
     expect(screen.getByText("min is not a number")).toBeTruthy();
-    expect(bridge.callsOf("runAction").at(-1)![0]).toMatchObject({ configured_props: { min: 1, channel: "C1" } });
+    expect(bridge.callsOf("runAction").at(-1)![0]).toMatchObject({
+      configured_props: { min: 1, channel: "C1" },
+    });
   });
 });
 
@@ -133,7 +141,10 @@ describe("workflow steps from an action", () => {
     const dialog = await screen.findByRole("dialog", { name: "Add step from an action" });
     await userEvent.type(within(dialog).getByLabelText("App"), "helper_functions");
     await userEvent.click(await within(dialog).findByRole("button", { name: /Random Integer/ }));
-    await userEvent.type(within(dialog).getByRole("textbox", { name: "Min" }), "{{{{steps.trigger.event.body.min}}");
+    await userEvent.type(
+      within(dialog).getByRole("textbox", { name: "Min" }),
+      "{{{{steps.trigger.event.body.min}}",
+    );
     await userEvent.click(within(dialog).getByRole("button", { name: "Add step" }));
     await waitFor(() => expect(bridge.callsOf("updateWorkflow")).toHaveLength(1));
     expect(bridge.callsOf("updateWorkflow")[0]).toEqual([

@@ -128,7 +128,11 @@ export function ActionResultView({ result }: { result: ActionResult }) {
         )}
       </div>
       <h4>Return value</h4>
-      {result.ret === undefined ? <p className="muted">Nothing returned.</p> : <JsonTree value={result.ret} label="Return value" />}
+      {result.ret === undefined ? (
+        <p className="muted">Nothing returned.</p>
+      ) : (
+        <JsonTree value={result.ret} label="Return value" />
+      )}
       {exportNames.length > 0 && (
         <>
           <h4>Exports</h4>

@@ -5,7 +5,12 @@
  * and offered as a select beside the typed value.
  */
 import { useId, useState } from "react";
-import type { PropDescriptor, PropOption, PropOptions, PropOptionsBody } from "../../../shared/resources/index.js";
+import type {
+  PropDescriptor,
+  PropOption,
+  PropOptions,
+  PropOptionsBody,
+} from "../../../shared/resources/index.js";
 import { call } from "../../state/bridge.js";
 import { useAllAccounts } from "../../state/queries.js";
 import { ErrorNote } from "../../ui/ErrorNote.js";
@@ -32,7 +37,8 @@ export function CredentialsGroup(props: {
   const accounts = useAllAccounts();
   const choices = (accounts.data ?? []).filter((a) => !p.app || a.app === p.app);
   // A reference the list does not hold (not loaded, or another page) still shows as chosen.
-  const unlisted = value.mode === "account" && value.accountId !== "" && !choices.some((a) => a.id === value.accountId);
+  const unlisted =
+    value.mode === "account" && value.accountId !== "" && !choices.some((a) => a.id === value.accountId);
   const appWord = p.app ? `${p.app} ` : "";
   return (
     <fieldset className="credentials" aria-describedby={describedBy} disabled={disabled}>
@@ -50,7 +56,12 @@ export function CredentialsGroup(props: {
           Use an existing account
         </label>
         <label>
-          <input type="radio" name={`${id}-mode`} checked={value.mode === "new"} onChange={() => onChange({ ...value, mode: "new" })} />
+          <input
+            type="radio"
+            name={`${id}-mode`}
+            checked={value.mode === "new"}
+            onChange={() => onChange({ ...value, mode: "new" })}
+          />
           Add a new account
         </label>
       </div>
@@ -72,14 +83,25 @@ export function CredentialsGroup(props: {
             ))}
           </select>
           {accounts.isFetching && <Spinner label="Loading the accounts" />}
-          <ErrorNote error={accounts.error} title="Could not load the accounts" onRetry={() => void accounts.refetch()} />
+          <ErrorNote
+            error={accounts.error}
+            title="Could not load the accounts"
+            onRetry={() => void accounts.refetch()}
+          />
           {accounts.data && choices.length === 0 && (
-            <p className="muted">No {appWord}account yet: choose &quot;Add a new account&quot;, or add one under Connected accounts.</p>
+            <p className="muted">
+              No {appWord}account yet: choose &quot;Add a new account&quot;, or add one under Connected
+              accounts.
+            </p>
           )}
         </>
       ) : (
         <>
-          <CredentialFields label={label} fields={value.fields} onChange={(fields) => onChange({ ...value, fields })} />
+          <CredentialFields
+            label={label}
+            fields={value.fields}
+            onChange={(fields) => onChange({ ...value, fields })}
+          />
           <p className="hint">
             {newAccountHint ??
               "Saved on the server as a connected account named after the source and this prop; the values are not shown again."}
@@ -126,12 +148,15 @@ export function RemoteChoices(props: {
         page,
         ...(more && next ? { prev_context: next.context } : {}),
       };
-      const answer = loadFrom ? await loadFrom(p.name, body) : await call("propOptions", componentId, p.name, body);
+      const answer = loadFrom
+        ? await loadFrom(p.name, body)
+        : await call("propOptions", componentId, p.name, body);
       const got = more ? [...(choices ?? []), ...answer.data] : answer.data;
       setChoices(got);
       // A context and a full-looking page mean there may be more.
       const ctx = answer.context;
-      const hasMore = answer.data.length > 0 && ctx !== null && typeof ctx === "object" && !Array.isArray(ctx);
+      const hasMore =
+        answer.data.length > 0 && ctx !== null && typeof ctx === "object" && !Array.isArray(ctx);
       setNext(hasMore ? { page: page + 1, context: ctx as Record<string, unknown> } : null);
     } catch (err) {
       setError(err);
@@ -188,7 +213,11 @@ export function RemoteChoices(props: {
         </button>
       )}
       {busy && <Spinner label={`Loading the choices of ${label}`} />}
-      <ErrorNote error={error} title={`Could not load the choices of ${label}`} onDismiss={() => setError(null)} />
+      <ErrorNote
+        error={error}
+        title={`Could not load the choices of ${label}`}
+        onDismiss={() => setError(null)}
+      />
     </div>
   );
 }

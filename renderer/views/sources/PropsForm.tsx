@@ -29,7 +29,17 @@ export function PropsForm(props: {
   /** Values may be `{{ steps.<path> }}` text (a workflow step's): number inputs take any text. */
   references?: boolean;
 }) {
-  const { descriptors, state, onChange, errors, disabled, componentId, loadChoices, newAccountHint, references } = props;
+  const {
+    descriptors,
+    state,
+    onChange,
+    errors,
+    disabled,
+    componentId,
+    loadChoices,
+    newAccountHint,
+    references,
+  } = props;
   const fields = editableProps(descriptors);
   const hasHttp = descriptors.some((p) => fieldKind(p) === "http");
   const set = (name: string, v: FieldValue) => onChange({ ...state, [name]: v });

@@ -35,8 +35,10 @@ export function AddActionStepDialog(props: { workflow: Workflow; onClose: () => 
   });
   const submit = () => {
     const a = draft.action;
-    if (!STEP_NAME.test(name.trim())) return setProblem("The step's name must be an identifier (letters, digits, _).");
-    if (w.steps.some((s) => s.name === name.trim())) return setProblem(`There is already a step named ${name.trim()}.`);
+    if (!STEP_NAME.test(name.trim()))
+      return setProblem("The step's name must be an identifier (letters, digits, _).");
+    if (w.steps.some((s) => s.name === name.trim()))
+      return setProblem(`There is already a step named ${name.trim()}.`);
     if (!a) return setProblem("Choose an action.");
     const built = buildStepProps(actionDescriptors(a), draft.state);
     setDraft({ ...draft, errors: built.ok ? {} : built.errors });

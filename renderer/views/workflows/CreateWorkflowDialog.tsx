@@ -56,7 +56,11 @@ export function CreateWorkflowDialog(props: { onClose: () => void; onCreated: (w
       const built = buildStepProps(actionDescriptors(a), s.action.state);
       update(s.key, { action: { ...s.action, errors: built.ok ? {} : built.errors } });
       if (!built.ok) problems.push(`step ${i + 1}: some props are not valid`);
-      return { name: s.name.trim() || undefined, action: a.component_id ?? a.key, props: built.ok ? built.value : {} };
+      return {
+        name: s.name.trim() || undefined,
+        action: a.component_id ?? a.key,
+        props: built.ok ? built.value : {},
+      };
     });
     if (problems.length > 0) return setInvalid(problems);
     const body = { name: name.trim(), steps: stepBodies };
