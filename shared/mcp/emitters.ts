@@ -95,6 +95,7 @@ export function cutEvent(item: EventSummary, limit = EVENT_DATA_LIMIT): EventSum
   const meta = item.metadata as { truncated?: boolean };
   const alreadyCut = meta.truncated === true;
   const json = JSON.stringify(item.event) ?? "null";
+  if (json.length * 3 <= limit && !alreadyCut) return item;
   const size = byteLength(json);
   if (size <= limit && !alreadyCut) return item;
   if (alreadyCut) return { ...item, truncated: true };

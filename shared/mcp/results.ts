@@ -31,7 +31,9 @@ export class McpRefusal extends Error {
 }
 
 const utf8 = new TextEncoder();
-const byteLength = (s: string) => utf8.encode(s).length;
+/** UTF-8 bytes of `s` (Buffer's count where there is one: it does not copy the string). */
+const byteLength: (s: string) => number =
+  typeof Buffer === "undefined" ? (s) => utf8.encode(s).length : (s) => Buffer.byteLength(s, "utf8");
 
 export function refusalOf(err: unknown): Refusal {
   if (err instanceof ApiError) {
@@ -74,7 +76,8 @@ export function fitToLimit(
   limit = RESULT_TEXT_LIMIT,
 ): { value: Record<string, unknown>; text: string } {
   let text = JSON.stringify(value);
-  if (byteLength(text) <= limit) return { value, text };
+  // (A string is at most 3 bytes a character: most answers need no count at all.)
+  if (text.length * 3 <= limit || byteLength(text) <= limit) return { value, text };
   // Room for the note and flags added below.
   const budget = limit - 400;
   let out: Record<string, unknown> = { ...value };
