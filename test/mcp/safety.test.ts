@@ -182,6 +182,30 @@ describe.each(["2025-11-25", "2026-07-28"] as Era[])("protocol %s", (era) => {
   });
 });
 
+describe("GET /workflows/{id}/sse", () => {
+  it("streams a workflow's emits to its owner only, as a source's stream does", async () => {
+    const wf = await alice.client.createWorkflow({ name: "sse", steps: [{ code: "export default defineComponent({ async run({ $ }) { $.send.emit({ ok: 1 }); } })" }] });
+    const open = (id: string, key: string) => fetch(`${s.origin}/workflows/${id}/sse`, { headers: { authorization: `Bearer ${key}` } });
+    expect((await open(wf.id, bob.key)).status).toBe(404);
+    const src = await alice.client.createSource({ component_code: echoSource(uniqueKey("not-a-workflow")) });
+    expect((await open(src.id, alice.key)).status).toBe(404);
+    expect((await fetch(`${s.origin}/workflows/${wf.id}/sse`)).status).toBe(401);
+    const controller = new AbortController();
+    const res = await fetch(`${s.origin}/workflows/${wf.id}/sse?last_event_id=0-0`, {
+      headers: { authorization: `Bearer ${alice.key}` },
+      signal: controller.signal,
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/text\/event-stream/);
+    expect((await fetch(wf.endpoint_url, { method: "POST" })).status).toBe(200);
+    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let text = "";
+    while (!text.includes('"ok":1')) text += (await reader.read()).value ?? "";
+    expect(text).toMatch(/^id: \d+-\d+$/m);
+    controller.abort();
+  });
+});
+
 describe("a user's limits", () => {
   it("refuses a disabled user's calls: 403 at /mcp", async () => {
     const u = await s.newUser();
