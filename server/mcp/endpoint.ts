@@ -52,7 +52,9 @@ const jsonRpcError = (reply: FastifyReply, status: number, message: string) =>
 export function createMcpEndpoint(app: FastifyInstance, o: McpRouteOptions): McpEndpoint {
   const onerror = (err: Error) => app.log.debug({ err }, "mcp");
   const sessions = new LegacySessions();
-  const depsFor = (key: string) => injectedDeps(app, key, o.publicUrl);
+  // Aborted at close: a tool still waiting (wait_for_events) answers at once.
+  const lifetime = new AbortController();
+  const depsFor = (key: string) => injectedDeps(app, key, o.publicUrl, lifetime.signal);
 
   const factory: McpServerFactory = ({ era, authInfo, requestInfo }) => {
     if (!authInfo) throw new Error("an MCP request without its caller");
@@ -164,6 +166,7 @@ export function createMcpEndpoint(app: FastifyInstance, o: McpRouteOptions): Mcp
     },
 
     async close() {
+      lifetime.abort();
       sessions.close();
       await listens.close();
       await modern.close();

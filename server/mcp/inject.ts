@@ -81,8 +81,9 @@ export function injectEndpoint(app: FastifyInstance, publicUrl: () => string) {
 }
 
 /** The deps of the tool set for one key: everything in-process. */
-export function injectedDeps(app: FastifyInstance, apiKey: string, publicUrl: () => string): McpDeps {
+export function injectedDeps(app: FastifyInstance, apiKey: string, publicUrl: () => string, lifetime?: AbortSignal): McpDeps {
   return {
+    ...(lifetime ? { lifetime } : {}),
     client: createClient({ baseUrl: `${INJECT_ORIGIN}/v1`, apiKey, fetch: injectFetch(app) }),
     apiKey,
     streamFetch: injectStreamFetch(app),

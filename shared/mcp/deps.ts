@@ -30,6 +30,8 @@ export interface McpDeps {
   streamFetch: typeof globalThis.fetch;
   /** Sends one request to an endpoint URL the server handed out (`/e/...`). */
   sendToEndpoint: (url: string, init: EndpointRequest) => Promise<EndpointAnswer>;
+  /** Aborted when whatever serves the tools stops: waits end then (not at their timeout). */
+  lifetime?: AbortSignal;
 }
 
 /**

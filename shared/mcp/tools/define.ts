@@ -63,6 +63,10 @@ function convertedOnce(schema: z.ZodType): StandardSchemaWithJSON {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a list of tools of different shapes
 export type AnyTool = ToolSpec<any, any>;
 
+/** The call's signal: the client cancels, or the server stops. */
+const signalOf = (ctx: ServerContext, deps: McpDeps) =>
+  deps.lifetime ? AbortSignal.any([ctx.mcpReq.signal, deps.lifetime]) : ctx.mcpReq.signal;
+
 export function register(server: McpServer, deps: McpDeps, tools: AnyTool[]): void {
   for (const t of tools) {
     server.registerTool(
@@ -75,7 +79,7 @@ export function register(server: McpServer, deps: McpDeps, tools: AnyTool[]): vo
         annotations: { title: t.title, ...t.annotations },
       },
       (args: unknown, ctx: ServerContext) =>
-        run(() => t.run(args as never, { deps, signal: ctx.mcpReq.signal }) as Promise<Record<string, unknown>>, t.list),
+        run(() => t.run(args as never, { deps, signal: signalOf(ctx, deps) }) as Promise<Record<string, unknown>>, t.list),
     );
   }
 }
