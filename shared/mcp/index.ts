@@ -32,6 +32,7 @@ import {
   whoami,
 } from "./tools/resources.js";
 import { listSubscriptions, sendTestEvent, subscribe, unsubscribe } from "./tools/wiring.js";
+import { listActions, runAction } from "./tools/actions.js";
 
 export type { EndpointAnswer, EndpointRequest, LegacySubscriptions, McpDeps } from "./deps.js";
 export { emitterOfEventsUri, requireReadable } from "./emitters.js";
@@ -59,6 +60,8 @@ export const TOOLS: AnyTool[] = [
   listWorkflows,
   createWorkflow,
   sendTestEvent,
+  listActions,
+  runAction,
 ];
 
 const INSTRUCTIONS = `Headwater runs event sources (components that emit events from HTTP requests, timers or APIs) and workflows, for one user: the owner of the API key. Find things with list_sources / get_source; deploy with create_source; read events with list_events (q searches) and get_event; after send_test_event or a deploy, use wait_for_events rather than polling; $errors and $logs channels hold failures and console output (the debug_source prompt reads them for you). delete_source, delete_events and unsubscribe cannot be undone.`;
