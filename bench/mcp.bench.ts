@@ -2,7 +2,8 @@
  * Agents (MCP), run by `npm run bench mcp`: what a tool call costs next to the REST call it
  * wraps, measured in the same run against one server (SQLite), each figure beside its baseline:
  * - `list_events` (20 events of ~300 bytes, data expanded) over Streamable HTTP, protocol
- *   2026-07-28 (stateless: one POST per call) and 2025-11-25, against
+ *   2026-07-28 (stateless: one POST per call) and 2025-11-25 with the SDK's client, and as a
+ *   bare POST (the server's share, without the client library's), against
  *   `GET /sources/{id}/event_summaries?limit=20&expand=event` with the typed client; `whoami`
  *   against `GET /users/me` shows the fixed cost of a call;
  * - `wait_for_events`: from the request to a source's endpoint to the tool's answer, against the
@@ -60,6 +61,22 @@ export default defineBench("mcp", async () => {
   const modern = await mcpClient(s.origin, u.key, "2026-07-28");
   const legacy = await mcpClient(s.origin, u.key, "2025-11-25");
   const listArgs = { name: "list_events", arguments: { id: src.id, limit: 20 } };
+  // The same call as one bare POST (what the server costs, without the SDK client's own work).
+  const envelope = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientInfo": { name: "bench", version: "1" }, "io.modelcontextprotocol/clientCapabilities": {} };
+  const rawBody = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { ...listArgs, _meta: envelope } });
+  const rawHeaders = {
+    authorization: `Bearer ${u.key}`,
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+    "mcp-protocol-version": "2026-07-28",
+    "mcp-method": "tools/call",
+    "mcp-name": "list_events",
+  };
+  const rawCall = async () => {
+    const res = await fetch(`${s.origin}/mcp`, { method: "POST", headers: rawHeaders, body: rawBody });
+    const answer = (await res.json()) as { result?: { isError?: boolean } };
+    if (!answer.result || answer.result.isError) throw new Error(JSON.stringify(answer));
+  };
 
   const cases: BenchCase[] = [
     { name: "REST GET /users/me", run: () => u.client.getMe() },
@@ -67,6 +84,41 @@ export default defineBench("mcp", async () => {
     { name: "REST event_summaries limit=20 expand=event", run: () => u.client.listSourceEvents(src.id, { limit: 20, expand: "event" }) },
     { name: "MCP list_events 20 (2026-07-28)", run: () => modern.callTool(listArgs) },
     { name: "MCP list_events 20 (2025-11-25)", run: () => legacy.callTool(listArgs) },
+    { name: "MCP list_events 20, bare POST (2026-07-28)", run: rawCall },
+    {
+      // The ratios that matter, measured interleaved (a call of each in turn, every round), so that
+      // a machine's changing load weighs on both sides alike.
+      name: `interleaved: REST vs MCP calls, ${ROUNDS * 5} rounds`,
+      iterations: 1,
+      warmup: 0,
+      run: async () => {
+        const pairs: Array<[string, () => Promise<unknown>]> = [
+          ["REST event_summaries limit=20 expand=event", () => u.client.listSourceEvents(src.id, { limit: 20, expand: "event" })],
+          ["MCP list_events 20 (2026-07-28)", () => modern.callTool(listArgs)],
+          ["MCP list_events 20 (2025-11-25)", () => legacy.callTool(listArgs)],
+          ["MCP list_events 20, bare POST (2026-07-28)", rawCall],
+          ["REST GET /users/me", () => u.client.getMe()],
+          ["MCP whoami (2026-07-28)", () => modern.callTool({ name: "whoami", arguments: {} })],
+        ];
+        const times = new Map<string, number[]>(pairs.map(([n]) => [n, []]));
+        for (let r = 0; r < ROUNDS * 5 + 20; r++) {
+          for (const [name, fn] of pairs) {
+            const t0 = performance.now();
+            await fn();
+            if (r >= 20) times.get(name)!.push(performance.now() - t0);
+          }
+        }
+        const med = (n: string) => quantile(times.get(n)!, 0.5);
+        for (const [name] of pairs) {
+          console.log(`  · ${name.padEnd(44)}median ${med(name).toFixed(2).padStart(7)} ms   p95 ${quantile(times.get(name)!, 0.95).toFixed(2).padStart(7)} ms`);
+        }
+        const base = "REST event_summaries limit=20 expand=event";
+        for (const name of ["MCP list_events 20 (2026-07-28)", "MCP list_events 20 (2025-11-25)", "MCP list_events 20, bare POST (2026-07-28)"]) {
+          console.log(`  · ratio ${name} / REST at the median: ${(med(name) / med(base)).toFixed(2)}`);
+        }
+        console.log(`  · ratio MCP whoami / REST GET /users/me at the median: ${(med("MCP whoami (2026-07-28)") / med("REST GET /users/me")).toFixed(2)}`);
+      },
+    },
     {
       name: `endpoint request → answer: SSE vs wait_for_events, ${ROUNDS} rounds`,
       iterations: 1,
@@ -115,6 +167,7 @@ export default defineBench("mcp", async () => {
       ["MCP whoami (2026-07-28)", "REST GET /users/me"],
       ["MCP list_events 20 (2026-07-28)", "REST event_summaries limit=20 expand=event"],
       ["MCP list_events 20 (2025-11-25)", "REST event_summaries limit=20 expand=event"],
+      ["MCP list_events 20, bare POST (2026-07-28)", "REST event_summaries limit=20 expand=event"],
     ],
     teardown: async () => {
       await modern.close();
