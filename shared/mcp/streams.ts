@@ -64,12 +64,11 @@ export function waitForEvents(
   return new Promise((resolve, reject) => {
     const got: EventSummary[] = [];
     let settled = false;
-    let flush: ReturnType<typeof setTimeout> | undefined;
+    let flushing = false;
     const finish = (fn: () => void) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      if (flush) clearTimeout(flush);
       o.signal?.removeEventListener("abort", onAbort);
       stream.close();
       fn();
@@ -79,10 +78,13 @@ export function waitForEvents(
     const stream = openEmitterStream(deps, e, afterEventId, {
       onEvent: (ev) => {
         got.push(ev);
-        // One stream write carries every event that was ready: answer after this read, not the
-        // first event alone.
+        // One stream write carries every event that was ready, handed over in one go: answer
+        // once this read is done (a microtask later), not after the first event alone.
         if (got.length >= o.max) done(false);
-        else flush ??= setTimeout(() => done(false), 0);
+        else if (!flushing) {
+          flushing = true;
+          queueMicrotask(() => done(false));
+        }
       },
       onRefused: (r) => finish(() => reject(r)),
     });
