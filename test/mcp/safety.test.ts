@@ -182,6 +182,36 @@ describe.each(["2025-11-25", "2026-07-28"] as Era[])("protocol %s", (era) => {
   });
 });
 
+describe("secrets", () => {
+  it("masks secret props in what tools answer, and keeps them when the mask is sent back", async () => {
+    const code = `export default {
+      key: "${uniqueKey("secretive")}", name: "Secretive", version: "0.1.0",
+      props: { http: "$.interface.http", apiToken: { type: "string" }, hidden: { type: "string", secret: true }, region: { type: "string" } },
+      async run() {},
+    };`;
+    const conn = await connectHttp(s, alice.key, "2026-07-28");
+    try {
+      const c = conn.client;
+      const props = { apiToken: "tok-123456", hidden: "shh-123456", region: "eu" };
+      const made = await call<{ source: { id: string; configured_props: Record<string, unknown> } }>(c, "create_source", {
+        component_code: code,
+        configured_props: props,
+      });
+      expect(made.source.configured_props).toMatchObject({ apiToken: "••••", hidden: "••••", region: "eu" });
+      const listed = await call<{ sources: Array<{ id: string; configured_props: Record<string, unknown> }> }>(c, "list_sources");
+      expect(JSON.stringify(listed)).not.toContain("tok-123456");
+      const read = await c.readResource({ uri: `headwater://sources/${made.source.id}` });
+      expect((read.contents[0] as { text: string }).text).not.toContain("tok-123456");
+      // The model edits what it saw: the masked values go back as they were shown.
+      const { source } = await call<{ source: { configured_props: Record<string, unknown> } }>(c, "get_source", { source: made.source.id });
+      await call(c, "update_source", { id: made.source.id, configured_props: { ...source.configured_props, region: "us" } });
+      expect((await alice.client.getSource(made.source.id)).configured_props).toMatchObject({ apiToken: "tok-123456", hidden: "shh-123456", region: "us" });
+    } finally {
+      await conn.close();
+    }
+  });
+});
+
 describe("GET /workflows/{id}/sse", () => {
   it("streams a workflow's emits to its owner only, as a source's stream does", async () => {
     const wf = await alice.client.createWorkflow({ name: "sse", steps: [{ code: "export default defineComponent({ async run({ $ }) { $.send.emit({ ok: 1 }); } })" }] });

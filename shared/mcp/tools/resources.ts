@@ -5,7 +5,9 @@
  */
 import { z } from "zod";
 import { encodeCursor } from "../../ids.js";
-import type { Component, Source, Workflow } from "../../resources/index.js";
+import type { Client } from "../../client/index.js";
+import type { Component, PropDescriptor, Source, Workflow } from "../../resources/index.js";
+import { MASK, redactConfiguredProps } from "../../secrets.js";
 import { endpointOfSource, resolveSource } from "../emitters.js";
 import { McpRefusal } from "../results.js";
 import { ComponentOut, PageOut, SourceOut, UserOut, WorkflowOut } from "../schemas.js";
@@ -24,11 +26,31 @@ export function nextCursor(page: { page_info: { end_cursor: string | null }; dat
 
 const byId = (item: unknown) => encodeCursor((item as { id: string }).id);
 
-/** A source as a model sees it: with its endpoint URL, when it has one. */
-export const shownSource = (s: Source) => {
+/**
+ * A source as a model sees it: with its endpoint URL, when it has one, and its secret props
+ * masked by the one rule every client follows (shared/secrets.ts: `$auth` values, props declared
+ * `secret` when the component's props are known, credential-like names); connected accounts show
+ * as their `{authProvisionId}` reference.
+ */
+export const shownSource = (s: Source, props?: readonly PropDescriptor[]) => {
   const endpoint = endpointOfSource(s);
-  return endpoint ? { ...s, endpoint_url: endpoint } : s;
+  const shown = { ...s, configured_props: redactConfiguredProps(s.configured_props, props) };
+  return endpoint ? { ...shown, endpoint_url: endpoint } : shown;
 };
+
+/** A source with the `secret` flags of its component's props (one more call: single sources only). */
+async function shownWithProps(client: Client, s: Source) {
+  const props = await client.getComponent(s.component_id).then(
+    (c) => c.configurable_props,
+    () => undefined, // the name rules still apply
+  );
+  return shownSource(s, props);
+}
+
+/** Values sent back as shown (the mask) keep what they were: a model never sees them to resend. */
+function unmasked(given: Record<string, unknown>, current: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(given).map(([k, v]) => [k, v === MASK && k in current ? current[k] : v]));
+}
 
 /** A component in a list: without its code (get_component has it). */
 const listedComponent = ({ code: _code, ...c }: Component) => c;
@@ -87,7 +109,7 @@ export const listSources = tool({
   list: { listKey: "sources", cursorAfter: byId },
   run: async ({ limit, cursor }, { deps }) => {
     const page = await deps.client.listMySources({ limit, after: cursor });
-    return { sources: page.data.map(shownSource), next_cursor: nextCursor(page, limit), total_count: page.page_info.total_count };
+    return { sources: page.data.map((s) => shownSource(s)), next_cursor: nextCursor(page, limit), total_count: page.page_info.total_count };
   },
 });
 
@@ -98,7 +120,7 @@ export const getSource = tool({
   input: { source: z.string().min(1).max(200).describe("source id (dc_...) or name") },
   output: { source: SourceOut },
   annotations: READ,
-  run: async ({ source }, { deps }) => ({ source: shownSource(await resolveSource(deps.client, source)) }),
+  run: async ({ source }, { deps }) => ({ source: await shownWithProps(deps.client, await resolveSource(deps.client, source)) }),
 });
 
 export const createSource = tool({
@@ -125,7 +147,7 @@ export const createSource = tool({
       name: a.name,
       configured_props: a.configured_props,
     });
-    return { source: shownSource(source) };
+    return { source: await shownWithProps(deps.client, source) };
   },
 });
 
@@ -133,7 +155,7 @@ export const updateSource = tool({
   name: "update_source",
   title: "Change a source",
   description:
-    "Renames a source, turns it on or off (active: false stops its timers and endpoint runs, keeping its events), or replaces its configured_props (all of them: read them with get_source first). Fields left out keep their value.",
+    "Renames a source, turns it on or off (active: false stops its timers and endpoint runs, keeping its events), or replaces its configured_props (all of them: read them with get_source first; a secret shown as •••• keeps its value when sent back as ••••). Fields left out keep their value.",
   input: {
     id: z.string().min(1).max(200).describe("source id (dc_...) or name"),
     name: z.string().min(1).max(200).optional(),
@@ -148,9 +170,9 @@ export const updateSource = tool({
       component_id: current.component_id,
       name: a.name ?? current.name,
       active: a.active ?? current.active,
-      configured_props: a.configured_props ?? current.configured_props,
+      configured_props: a.configured_props ? unmasked(a.configured_props, current.configured_props) : current.configured_props,
     });
-    return { source: shownSource(source) };
+    return { source: await shownWithProps(deps.client, source) };
   },
 });
 
