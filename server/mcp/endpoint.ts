@@ -84,7 +84,8 @@ export function createMcpEndpoint(app: FastifyInstance, o: McpRouteOptions): Mcp
       if (typeof v === "string") headers.set(k, v);
       else if (Array.isArray(v)) headers.set(k, v.join(", "));
     }
-    const url = `http://${request.headers.host ?? "localhost"}${request.url}`;
+    // (The Host header is the client's to write, whatever it holds: the SDK needs no host.)
+    const url = new URL(request.url, "http://localhost");
     return new Request(url, { method: request.method, headers, body, signal: controller.signal });
   }
 

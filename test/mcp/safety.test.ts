@@ -3,6 +3,7 @@
  * at `/mcp`, another user's resources refused as unknown, a disabled user refused, the /v1 rate
  * limit applying to tool calls, results cut under 64 KB, and 2025-11-25 sessions.
  */
+import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { uniqueKey } from "../support/fixtures.js";
 import { startServer, type TestServer, type TestUser } from "../support/server.js";
@@ -26,6 +27,18 @@ beforeAll(async () => {
 afterAll(async () => {
   await s?.stop();
 });
+
+/** A request written by hand (headers fetch would refuse to send); resolves with the answer's text. */
+function rawHttp(text: string): Promise<string> {
+  const { port } = new URL(s.origin);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(port), "127.0.0.1", () => socket.end(text));
+    let out = "";
+    socket.on("data", (c) => (out += c.toString()));
+    socket.on("end", () => resolve(out));
+    socket.on("error", reject);
+  });
+}
 
 const mcpPost = (headers: Record<string, string>, body: unknown = INIT) =>
   fetch(`${s.origin}/mcp`, {
@@ -69,6 +82,9 @@ describe("the door", () => {
       expect(res.status, body).toBeLessThan(500);
       await res.arrayBuffer();
     }
+    // A Host header that is no host (DNS rebinding tries all sorts): refused or served, never a 5xx.
+    const odd = await rawHttp(`POST /mcp HTTP/1.1\r\nHost: a b\r\nAuthorization: Bearer ${alice.key}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: ${JSON.stringify(INIT).length}\r\nConnection: close\r\n\r\n${JSON.stringify(INIT)}`);
+    expect(odd).toMatch(/^HTTP\/1\.1 [24]\d\d /);
     const wrongType = await fetch(`${s.origin}/mcp`, { method: "POST", headers: { ...auth, "content-type": "text/plain" }, body: "hi" });
     expect(wrongType.status).toBeGreaterThanOrEqual(400);
     expect(wrongType.status).toBeLessThan(500);
