@@ -73,8 +73,9 @@ describe("Actions view", () => {
     expect(screen.getByRole("heading", { name: "Actions", level: 1 })).toBeTruthy();
     await userEvent.type(screen.getByLabelText("App"), "helper_functions");
     await userEvent.type(screen.getByLabelText("Search actions"), "base64");
+    // The list follows the typing (each search answers after the keystroke): wait for the filtered one.
+    await waitFor(() => expect(screen.queryByRole("button", { name: /Random Integer/ })).toBeNull());
     const item = await screen.findByRole("button", { name: /Base64 Decode String/ });
-    expect(screen.queryByRole("button", { name: /Random Integer/ })).toBeNull();
     await userEvent.click(item);
     await userEvent.click(screen.getByRole("button", { name: "Run" }));
     expect(await screen.findByText("Data: required")).toBeTruthy();
