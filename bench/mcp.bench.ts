@@ -1,11 +1,14 @@
 /**
  * Agents (MCP), run by `npm run bench mcp`: what a tool call costs next to the REST call it
  * wraps, measured in the same run against one server (SQLite), each figure beside its baseline:
- * - `list_events` (20 events of ~300 bytes, data expanded) over Streamable HTTP, protocol
- *   2026-07-28 (stateless: one POST per call) and 2025-11-25 with the SDK's client, and as a
- *   bare POST (the server's share, without the client library's), against
- *   `GET /sources/{id}/event_summaries?limit=20&expand=event` with the typed client; `whoami`
- *   against `GET /users/me` shows the fixed cost of a call;
+ * - `list_events` (20 events of ~300 bytes, data expanded) against
+ *   `GET /sources/{id}/event_summaries?limit=20&expand=event`, and `whoami` against
+ *   `GET /users/me` (the fixed cost of a call), each pair two ways:
+ *   - bare: one request with `fetch` and `JSON.parse` on both sides (protocol 2026-07-28: one
+ *     POST per call), so that the pair differs by what the server does and nothing else;
+ *   - with each side's client library: the typed client (which validates the answer with the
+ *     shared schemas) against the SDK's `Client` (which validates its own way), 2026-07-28 and
+ *     2025-11-25;
  * - `wait_for_events`: from the request to a source's endpoint to the tool's answer, against the
  *   same request to the message on the source's SSE stream (`/sources/{id}/sse`), interleaved.
  * The target (docs/agents.md): a tool call within 1.5x of its REST call at the median.
@@ -61,30 +64,62 @@ export default defineBench("mcp", async () => {
   const modern = await mcpClient(s.origin, u.key, "2026-07-28");
   const legacy = await mcpClient(s.origin, u.key, "2025-11-25");
   const listArgs = { name: "list_events", arguments: { id: src.id, limit: 20 } };
-  // The same call as one bare POST (what the server costs, without the SDK client's own work).
+  const whoamiArgs = { name: "whoami", arguments: {} };
+
+  // Bare calls: what the server costs, without either client library's own work.
   const envelope = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientInfo": { name: "bench", version: "1" }, "io.modelcontextprotocol/clientCapabilities": {} };
-  const rawBody = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { ...listArgs, _meta: envelope } });
-  const rawHeaders = {
-    authorization: `Bearer ${u.key}`,
-    "content-type": "application/json",
-    accept: "application/json, text/event-stream",
-    "mcp-protocol-version": "2026-07-28",
-    "mcp-method": "tools/call",
-    "mcp-name": "list_events",
+  const bareTool = (params: { name: string; arguments: Record<string, unknown> }) => {
+    const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { ...params, _meta: envelope } });
+    const headers = {
+      authorization: `Bearer ${u.key}`,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2026-07-28",
+      "mcp-method": "tools/call",
+      "mcp-name": params.name,
+    };
+    return async () => {
+      const res = await fetch(`${s.origin}/mcp`, { method: "POST", headers, body });
+      const answer = (await res.json()) as { result?: { isError?: boolean } };
+      if (!answer.result || answer.result.isError) throw new Error(JSON.stringify(answer));
+    };
   };
-  const rawCall = async () => {
-    const res = await fetch(`${s.origin}/mcp`, { method: "POST", headers: rawHeaders, body: rawBody });
-    const answer = (await res.json()) as { result?: { isError?: boolean } };
-    if (!answer.result || answer.result.isError) throw new Error(JSON.stringify(answer));
+  const bareRest = (path: string) => async () => {
+    const res = await fetch(`${s.baseUrl}${path}`, { headers: { authorization: `Bearer ${u.key}` } });
+    const answer = (await res.json()) as unknown;
+    if (!res.ok) throw new Error(JSON.stringify(answer));
   };
 
+  const LIST_REST = "REST event_summaries 20, bare GET";
+  const LIST_MCP = "MCP list_events 20, bare POST";
+  const ME_REST = "REST GET /users/me, bare";
+  const ME_MCP = "MCP whoami, bare POST";
+  const LIST_REST_CLIENT = "REST event_summaries 20, typed client";
+  const LIST_MCP_CLIENT = "MCP list_events 20, SDK client (2026-07-28)";
+  const LIST_MCP_LEGACY = "MCP list_events 20, SDK client (2025-11-25)";
+  const ME_REST_CLIENT = "REST GET /users/me, typed client";
+  const ME_MCP_CLIENT = "MCP whoami, SDK client (2026-07-28)";
+  const calls: Array<[string, () => Promise<unknown>]> = [
+    [LIST_REST, bareRest(`/sources/${src.id}/event_summaries?limit=20&expand=event`)],
+    [LIST_MCP, bareTool(listArgs)],
+    [ME_REST, bareRest("/users/me")],
+    [ME_MCP, bareTool(whoamiArgs)],
+    [LIST_REST_CLIENT, () => u.client.listSourceEvents(src.id, { limit: 20, expand: "event" })],
+    [LIST_MCP_CLIENT, () => modern.callTool(listArgs)],
+    [LIST_MCP_LEGACY, () => legacy.callTool(listArgs)],
+    [ME_REST_CLIENT, () => u.client.getMe()],
+    [ME_MCP_CLIENT, () => modern.callTool(whoamiArgs)],
+  ];
+  const pairs: Array<[string, string]> = [
+    [LIST_MCP, LIST_REST],
+    [ME_MCP, ME_REST],
+    [LIST_MCP_CLIENT, LIST_REST_CLIENT],
+    [LIST_MCP_LEGACY, LIST_REST_CLIENT],
+    [ME_MCP_CLIENT, ME_REST_CLIENT],
+  ];
+
   const cases: BenchCase[] = [
-    { name: "REST GET /users/me", run: () => u.client.getMe() },
-    { name: "MCP whoami (2026-07-28)", run: () => modern.callTool({ name: "whoami", arguments: {} }) },
-    { name: "REST event_summaries limit=20 expand=event", run: () => u.client.listSourceEvents(src.id, { limit: 20, expand: "event" }) },
-    { name: "MCP list_events 20 (2026-07-28)", run: () => modern.callTool(listArgs) },
-    { name: "MCP list_events 20 (2025-11-25)", run: () => legacy.callTool(listArgs) },
-    { name: "MCP list_events 20, bare POST (2026-07-28)", run: rawCall },
+    ...calls.map(([name, run]): BenchCase => ({ name, run })),
     {
       // The ratios that matter, measured interleaved (a call of each in turn, every round), so that
       // a machine's changing load weighs on both sides alike.
@@ -92,31 +127,19 @@ export default defineBench("mcp", async () => {
       iterations: 1,
       warmup: 0,
       run: async () => {
-        const pairs: Array<[string, () => Promise<unknown>]> = [
-          ["REST event_summaries limit=20 expand=event", () => u.client.listSourceEvents(src.id, { limit: 20, expand: "event" })],
-          ["MCP list_events 20 (2026-07-28)", () => modern.callTool(listArgs)],
-          ["MCP list_events 20 (2025-11-25)", () => legacy.callTool(listArgs)],
-          ["MCP list_events 20, bare POST (2026-07-28)", rawCall],
-          ["REST GET /users/me", () => u.client.getMe()],
-          ["MCP whoami (2026-07-28)", () => modern.callTool({ name: "whoami", arguments: {} })],
-        ];
-        const times = new Map<string, number[]>(pairs.map(([n]) => [n, []]));
+        const times = new Map<string, number[]>(calls.map(([n]) => [n, []]));
         for (let r = 0; r < ROUNDS * 5 + 20; r++) {
-          for (const [name, fn] of pairs) {
+          for (const [name, fn] of calls) {
             const t0 = performance.now();
             await fn();
             if (r >= 20) times.get(name)!.push(performance.now() - t0);
           }
         }
         const med = (n: string) => quantile(times.get(n)!, 0.5);
-        for (const [name] of pairs) {
-          console.log(`  · ${name.padEnd(44)}median ${med(name).toFixed(2).padStart(7)} ms   p95 ${quantile(times.get(name)!, 0.95).toFixed(2).padStart(7)} ms`);
+        for (const [name] of calls) {
+          console.log(`  · ${name.padEnd(46)}median ${med(name).toFixed(2).padStart(7)} ms   p95 ${quantile(times.get(name)!, 0.95).toFixed(2).padStart(7)} ms`);
         }
-        const base = "REST event_summaries limit=20 expand=event";
-        for (const name of ["MCP list_events 20 (2026-07-28)", "MCP list_events 20 (2025-11-25)", "MCP list_events 20, bare POST (2026-07-28)"]) {
-          console.log(`  · ratio ${name} / REST at the median: ${(med(name) / med(base)).toFixed(2)}`);
-        }
-        console.log(`  · ratio MCP whoami / REST GET /users/me at the median: ${(med("MCP whoami (2026-07-28)") / med("REST GET /users/me")).toFixed(2)}`);
+        for (const [a, b] of pairs) console.log(`  · ratio ${a} / ${b} at the median: ${(med(a) / med(b)).toFixed(2)}`);
       },
     },
     {
@@ -163,12 +186,7 @@ export default defineBench("mcp", async () => {
 
   return {
     cases,
-    ratios: [
-      ["MCP whoami (2026-07-28)", "REST GET /users/me"],
-      ["MCP list_events 20 (2026-07-28)", "REST event_summaries limit=20 expand=event"],
-      ["MCP list_events 20 (2025-11-25)", "REST event_summaries limit=20 expand=event"],
-      ["MCP list_events 20, bare POST (2026-07-28)", "REST event_summaries limit=20 expand=event"],
-    ],
+    ratios: pairs,
     teardown: async () => {
       await modern.close();
       await legacy.close();

@@ -1,6 +1,7 @@
 /**
  * What `/mcp` does once a caller is admitted (route.ts), on the MCP SDK:
  *
+ *   POST, 2026-07-28 tools/call           → the tool, run directly (direct-call.ts)
  *   POST, 2026-07-28 (per-request _meta)  → the SDK's stateless handler: any instance answers
  *        subscriptions/listen              → a stream with watches of its own (listen.ts)
  *   POST, 2025-11-25                      → the SDK's stateless legacy handler; an initialize
@@ -8,7 +9,7 @@
  *   GET / DELETE with Mcp-Session-Id      → that session's notification stream / its end
  *
  * One factory makes every instance, per request, for the caller: the tool set acts through an
- * in-process client holding the caller's key (inject.ts).
+ * in-process client holding the caller's key (inject.ts), kept from call to call (caller-deps.ts).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ServerResponse } from "node:http";
@@ -16,18 +17,14 @@ import { Readable } from "node:stream";
 import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import { createMcpHandler, isLegacyRequest, legacyStatelessFallback, type AuthInfo, type McpServerFactory } from "@modelcontextprotocol/server";
 import { createHeadwaterMcp } from "../../shared/mcp/index.js";
-import type { AuthUser } from "../users/service.js";
-import { injectedDeps } from "./inject.js";
+import type { McpDeps } from "../../shared/mcp/index.js";
+import { CallerDeps, type Caller } from "./caller-deps.js";
+import { answerDirectCall, directCallOf } from "./direct-call.js";
 import { ListenStreams } from "./listen.js";
 import type { McpRouteOptions } from "./route.js";
 import { LegacySessions } from "./sessions.js";
 
 const SESSION_HEADER = "mcp-session-id";
-
-export interface Caller {
-  user: AuthUser;
-  key: string;
-}
 
 export interface McpEndpoint {
   post(request: FastifyRequest, reply: FastifyReply, caller: Caller): Promise<unknown>;
@@ -37,13 +34,13 @@ export interface McpEndpoint {
 }
 
 /**
- * What the factory learns of the caller (AuthInfo is the SDK's pass-through): key and user id,
- * and the tool a `tools/call` names (its instance registers that tool alone).
+ * What the factory learns of the caller (AuthInfo is the SDK's pass-through): key, user id and
+ * deps, and the tool a `tools/call` names (its instance registers that tool alone).
  */
-function authOf(c: Caller, body: unknown): AuthInfo {
+function authOf(c: Caller, deps: McpDeps, body: unknown): AuthInfo {
   const call = body as { method?: unknown; params?: { name?: unknown } } | undefined;
   const tool = call?.method === "tools/call" && typeof call.params?.name === "string" ? call.params.name : undefined;
-  return { token: c.key, clientId: c.user.id, scopes: [], ...(tool ? { extra: { tool } } : {}) };
+  return { token: c.key, clientId: c.user.id, scopes: [], extra: { deps, ...(tool ? { tool } : {}) } };
 }
 
 const jsonRpcError = (reply: FastifyReply, status: number, message: string) =>
@@ -54,13 +51,14 @@ export function createMcpEndpoint(app: FastifyInstance, o: McpRouteOptions): Mcp
   const sessions = new LegacySessions();
   // Aborted at close: a tool still waiting (wait_for_events) answers at once.
   const lifetime = new AbortController();
-  const depsFor = (key: string) => injectedDeps(app, key, o.publicUrl, lifetime.signal);
+  const callers = new CallerDeps(app, o.publicUrl, lifetime.signal);
 
   const factory: McpServerFactory = ({ era, authInfo, requestInfo }) => {
-    if (!authInfo) throw new Error("an MCP request without its caller");
+    const deps = authInfo?.extra?.deps as McpDeps | undefined;
+    if (!authInfo || !deps) throw new Error("an MCP request without its caller");
     const sessionId = requestInfo?.headers.get(SESSION_HEADER) ?? undefined;
     const tool = authInfo.extra?.tool;
-    return createHeadwaterMcp(depsFor(authInfo.token), {
+    return createHeadwaterMcp(deps, {
       version: o.version,
       era,
       ...(typeof tool === "string" ? { onlyTool: tool } : {}),
@@ -73,12 +71,17 @@ export function createMcpEndpoint(app: FastifyInstance, o: McpRouteOptions): Mcp
   // Streams never end by themselves: they are cut when the server stops, or it would wait.
   const streams = new Set<ServerResponse>();
 
-  /** The web Request the SDK reads, aborted when the client goes away before the answer ends. */
-  function webRequest(request: FastifyRequest, reply: FastifyReply, body: string | undefined): Request {
+  /** Aborted when the client goes away before the answer ends. */
+  function abortedOnHangUp(reply: FastifyReply): AbortSignal {
     const controller = new AbortController();
     reply.raw.once("close", () => {
       if (!reply.raw.writableFinished) controller.abort();
     });
+    return controller.signal;
+  }
+
+  /** The web Request the SDK reads. */
+  function webRequest(request: FastifyRequest, reply: FastifyReply, body: string | undefined): Request {
     const headers = new Headers();
     for (const [k, v] of Object.entries(request.headers)) {
       if (typeof v === "string") headers.set(k, v);
@@ -86,7 +89,7 @@ export function createMcpEndpoint(app: FastifyInstance, o: McpRouteOptions): Mcp
     }
     // (The Host header is the client's to write, whatever it holds: the SDK needs no host.)
     const url = new URL(request.url, "http://localhost");
-    return new Request(url, { method: request.method, headers, body, signal: controller.signal });
+    return new Request(url, { method: request.method, headers, body, signal: abortedOnHangUp(reply) });
   }
 
   /** Writes the SDK's answer: a JSON body whole, an SSE stream as it comes until it or the client ends. */
@@ -121,12 +124,20 @@ export function createMcpEndpoint(app: FastifyInstance, o: McpRouteOptions): Mcp
       } catch {
         parsed = undefined; // the SDK answers the parse error
       }
+      const deps = callers.for(caller);
+      const direct = directCallOf(parsed, request.headers);
+      if (direct) {
+        const signal = AbortSignal.any([abortedOnHangUp(reply), lifetime.signal]);
+        const answer = await answerDirectCall(direct, deps, signal, o.version);
+        if (answer !== undefined) return reply.code(200).type("application/json").send(answer);
+      }
+
       const method = (parsed as { method?: unknown } | undefined)?.method;
-      const auth = authOf(caller, parsed);
+      const auth = authOf(caller, deps, parsed);
       const req = webRequest(request, reply, text);
       const opts = { authInfo: auth, ...(parsed !== undefined ? { parsedBody: parsed } : {}) };
 
-      if (method === "subscriptions/listen") return send(reply, await listens.serve(req, parsed, auth, depsFor(caller.key)));
+      if (method === "subscriptions/listen") return send(reply, await listens.serve(req, parsed, auth, deps));
       if (!(await isLegacyRequest(req, parsed))) return send(reply, await modern.fetch(req, opts));
 
       const sessionId = request.headers[SESSION_HEADER];
@@ -140,7 +151,7 @@ export function createMcpEndpoint(app: FastifyInstance, o: McpRouteOptions): Mcp
       }
       const res = await legacy(req, opts);
       const extra: Record<string, string> = {};
-      if (method === "initialize" && res.ok) extra[SESSION_HEADER] = sessions.create(caller.user.id, depsFor(caller.key));
+      if (method === "initialize" && res.ok) extra[SESSION_HEADER] = sessions.create(caller.user.id, deps);
       return send(reply, res, extra);
     },
 
@@ -168,6 +179,7 @@ export function createMcpEndpoint(app: FastifyInstance, o: McpRouteOptions): Mcp
 
     async close() {
       lifetime.abort();
+      callers.clear();
       sessions.close();
       await listens.close();
       await modern.close();

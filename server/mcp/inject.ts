@@ -7,6 +7,7 @@
 import { Readable } from "node:stream";
 import type { FastifyInstance } from "fastify";
 import { createClient, type FetchLike } from "../../shared/client/index.js";
+import { VOUCH_HEADER } from "../http/auth.js";
 import type { EndpointAnswer, EndpointRequest, McpDeps } from "../../shared/mcp/index.js";
 import { McpRefusal } from "../../shared/mcp/results.js";
 
@@ -18,13 +19,13 @@ const pathOf = (url: URL | string) => {
   return `${u.pathname}${u.search}`;
 };
 
-/** The typed client's `fetch`, answered by the app in-process. */
-export function injectFetch(app: FastifyInstance): FetchLike {
+/** The typed client's `fetch`, answered by the app in-process; `vouch` goes with every request. */
+export function injectFetch(app: FastifyInstance, vouch: Record<string, string> = {}): FetchLike {
   return async (url, init) => {
     const res = await app.inject({
       method: init.method as "GET",
       url: pathOf(url),
-      headers: init.headers,
+      headers: { ...init.headers, ...vouch },
       ...(init.body !== undefined ? { payload: init.body } : {}),
     });
     const status = res.statusCode;
@@ -38,10 +39,10 @@ export function injectFetch(app: FastifyInstance): FetchLike {
  * `payloadAsStream`). Aborting the signal closes the route's response, which ends the stream
  * there (its bus subscription included), as a client disconnecting would.
  */
-export function injectStreamFetch(app: FastifyInstance): typeof globalThis.fetch {
+export function injectStreamFetch(app: FastifyInstance, vouch: Record<string, string> = {}): typeof globalThis.fetch {
   return (async (input: string | URL | Request, init?: RequestInit) => {
     const url = input instanceof Request ? input.url : input;
-    const headers = Object.fromEntries(new Headers(init?.headers).entries());
+    const headers = { ...Object.fromEntries(new Headers(init?.headers).entries()), ...vouch };
     const res = await app.inject({ method: "GET", url: pathOf(url), headers, payloadAsStream: true });
     const stream = res.stream();
     const close = () => {
@@ -80,13 +81,17 @@ export function injectEndpoint(app: FastifyInstance, publicUrl: () => string) {
   };
 }
 
-/** The deps of the tool set for one key: everything in-process. */
-export function injectedDeps(app: FastifyInstance, apiKey: string, publicUrl: () => string, lifetime?: AbortSignal): McpDeps {
+/**
+ * The deps of the tool set for one key: everything in-process. With `vouchToken` (auth.ts's
+ * Vouches), its REST calls and streams carry it: they are the caller's, admitted just now.
+ */
+export function injectedDeps(app: FastifyInstance, apiKey: string, publicUrl: () => string, lifetime?: AbortSignal, vouchToken?: string): McpDeps {
+  const vouch: Record<string, string> = vouchToken ? { [VOUCH_HEADER]: vouchToken } : {};
   return {
     ...(lifetime ? { lifetime } : {}),
-    client: createClient({ baseUrl: `${INJECT_ORIGIN}/v1`, apiKey, fetch: injectFetch(app) }),
+    client: createClient({ baseUrl: `${INJECT_ORIGIN}/v1`, apiKey, fetch: injectFetch(app, vouch) }),
     apiKey,
-    streamFetch: injectStreamFetch(app),
+    streamFetch: injectStreamFetch(app, vouch),
     sendToEndpoint: injectEndpoint(app, publicUrl),
   };
 }

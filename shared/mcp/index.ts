@@ -64,6 +64,14 @@ export const TOOLS: AnyTool[] = [
   runAction,
 ];
 
+const TOOL_BY_NAME = new Map(TOOLS.map((t) => [t.name, t]));
+
+/** The tool of that name, if there is one. */
+export const toolNamed = (name: string): AnyTool | undefined => TOOL_BY_NAME.get(name);
+
+/** Who answers: the identity every result and the initialize answer carry. */
+export const serverInfo = (version: string) => ({ name: "headwater", title: "Headwater", version });
+
 const INSTRUCTIONS = `Headwater runs event sources (components that emit events from HTTP requests, timers or APIs) and workflows, for one user: the owner of the API key. Find things with list_sources / get_source; deploy with create_source; read events with list_events (q searches) and get_event; after send_test_event or a deploy, use wait_for_events rather than polling; $errors and $logs channels hold failures and console output (the debug_source prompt reads them for you). delete_source, delete_events and unsubscribe cannot be undone.`;
 
 export interface HeadwaterMcpOptions {
@@ -83,7 +91,7 @@ export interface HeadwaterMcpOptions {
 /** A fresh MCP server instance for one request (HTTP) or one connection (stdio). */
 export function createHeadwaterMcp(deps: McpDeps, o: HeadwaterMcpOptions): McpServer {
   const server = new McpServer(
-    { name: "headwater", title: "Headwater", version: o.version },
+    serverInfo(o.version),
     {
       capabilities: {
         tools: { listChanged: false },

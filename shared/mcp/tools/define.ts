@@ -4,7 +4,7 @@
  * answer's object (or throws a refusal). `register` wires them onto an McpServer with the
  * result rules of results.ts.
  */
-import type { McpServer, ServerContext, StandardSchemaWithJSON, ToolAnnotations } from "@modelcontextprotocol/server";
+import type { CallToolResult, McpServer, ServerContext, StandardSchemaWithJSON, ToolAnnotations } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import type { McpDeps } from "../deps.js";
 import { run, type ListCut } from "../results.js";
@@ -82,4 +82,31 @@ export function register(server: McpServer, deps: McpDeps, tools: AnyTool[]): vo
         run(() => t.run(args as never, { deps, signal: signalOf(ctx, deps) }) as Promise<Record<string, unknown>>, t.list),
     );
   }
+}
+
+/** A Standard Schema's issues as one line (path: message, …), the way a refusal names them. */
+const issuesText = (issues: ReadonlyArray<{ message: string; path?: ReadonlyArray<PropertyKey | { key: PropertyKey }> }>) =>
+  issues
+    .map((i) => {
+      const path = (i.path ?? []).map((p) => String(typeof p === "object" ? p.key : p)).join(".");
+      return path ? `${path}: ${i.message}` : i.message;
+    })
+    .join(", ");
+
+/**
+ * One `tools/call` of `t` without an McpServer around it (server/mcp/direct-call.ts): the steps
+ * of the SDK's own handler, on the same schemas and result rules — arguments validated against
+ * the input schema the tool advertises, the body, structured output validated against its
+ * output schema. Undefined when the arguments do not validate, so that the SDK, which owns the
+ * wording of that answer, gives it.
+ */
+export async function callTool(t: AnyTool, args: unknown, ctx: ToolContext): Promise<CallToolResult | undefined> {
+  const input = await t.schemas!.input["~standard"].validate(args ?? {});
+  if (input.issues) return undefined;
+  const result = await run(() => t.run(input.value as never, ctx) as Promise<Record<string, unknown>>, t.list);
+  if (result.isError) return result;
+  const output = await t.schemas!.output["~standard"].validate(result.structuredContent);
+  if (!output.issues) return result;
+  const text = `Output validation error: Invalid structured content for tool ${t.name}: ${issuesText(output.issues)}`;
+  return { content: [{ type: "text", text }], isError: true };
 }
