@@ -1,6 +1,7 @@
 /**
  * Agents (MCP), run by `npm run bench mcp`: what a tool call costs next to the REST call it
- * wraps, measured in the same run against one server (SQLite), each figure beside its baseline:
+ * wraps, measured in the same run against one server (the built server in a process of its own,
+ * as deployed, on SQLite), each figure beside its baseline:
  * - `list_events` (20 events of ~300 bytes, data expanded) against
  *   `GET /sources/{id}/event_summaries?limit=20&expand=event`, and `whoami` against
  *   `GET /users/me` (the fixed cost of a call), each pair two ways:
@@ -13,11 +14,13 @@
  *   same request to the message on the source's SSE stream (`/sources/{id}/sse`), interleaved.
  * The target (docs/agents.md): a tool call within 1.5x of its REST call at the median.
  */
+import fs from "node:fs";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { createParser } from "eventsource-parser";
 import { echoSource } from "../test/mcp/fixtures.js";
+import { createClient } from "../shared/client/index.js";
 import { uniqueKey } from "../test/support/fixtures.js";
-import { startServer } from "../test/support/server.js";
+import { randomKey, spawnServer, tempDataDir } from "../test/support/server.js";
 import { defineBench, type BenchCase } from "./harness.js";
 
 const ROUNDS = Number(process.env.HEADWATER_BENCH_ROUNDS ?? 60);
@@ -51,8 +54,12 @@ async function openSse(url: string, key: string) {
 }
 
 export default defineBench("mcp", async () => {
-  const s = await startServer();
-  const u = await s.newUser("bench");
+  const dataDir = tempDataDir();
+  const adminKey = randomKey();
+  const s = await spawnServer({ dataDir, apiKey: adminKey, env: { HEADWATER_LOG_LEVEL: "error" } });
+  const admin = createClient({ baseUrl: s.baseUrl, apiKey: adminKey });
+  const created = await admin.createUser({ username: "bench", email: "bench@example.test" });
+  const u = { key: created.api_key!, client: createClient({ baseUrl: s.baseUrl, apiKey: created.api_key! }) };
   const src = await u.client.createSource({ component_code: echoSource(uniqueKey("bench-echo")), name: "bench" });
   const endpoint = `${s.origin}/e/${src.id}`;
   const post = (body: unknown) =>
@@ -191,6 +198,7 @@ export default defineBench("mcp", async () => {
       await modern.close();
       await legacy.close();
       await s.stop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
 });

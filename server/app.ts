@@ -23,6 +23,7 @@ import type { Config } from "./config.js";
 import { createEventServices, type EventServices } from "./events/index.js";
 import { closeGracefully, createHttpApp, setFastPath } from "./http/app.js";
 import { registerAuth } from "./http/auth.js";
+import { registerHandover } from "./http/handover.js";
 import { registerRateLimits } from "./http/rate-limit.js";
 import { componentRoutes } from "./http/routes/components.js";
 import { eventRoutes } from "./http/routes/events.js";
@@ -175,6 +176,7 @@ export async function createServer(config: Config): Promise<Server> {
     if (bootstrapKey)
       await withStartupLock(store.db, store.dialect, () => users.ensureBootstrapAdmin(bootstrapKey));
     registerAuth(app, users);
+    registerHandover(app);
     // Once, at start: which isolation component code runs under, and why; without namespaces,
     // users can reach each other's workers through the host (see server/runtime/README.md).
     log.info(`sandbox isolation: ${runtime.isolation.mode} (${runtime.isolation.reason})`);

@@ -18,6 +18,8 @@ declare module "fastify" {
   interface FastifyRequest {
     /** Set once `authenticate` has accepted the request's key. */
     auth: AuthUser | null;
+    /** The request came from this process for a caller it admitted (a vouch, below). */
+    vouched: boolean;
   }
 }
 
@@ -72,6 +74,7 @@ export class Vouches {
 
 export function registerAuth(app: FastifyInstance, users: UserService): void {
   app.decorateRequest("auth", null);
+  app.decorateRequest("vouched", false);
   const vouches = new Vouches();
   app.decorate("vouches", vouches);
   app.decorate("authenticate", async (request: FastifyRequest): Promise<AuthUser> => {
@@ -84,7 +87,10 @@ export function registerAuth(app: FastifyInstance, users: UserService): void {
       throw new HttpError(401, ERROR_CODES.unauthorized, "Authorization header must be 'Bearer <API key>'");
     const vouch = request.headers[VOUCH_HEADER];
     const vouched = typeof vouch === "string" ? vouches.userFor(vouch, key) : undefined;
-    if (vouched) return (request.auth = vouched);
+    if (vouched) {
+      request.vouched = true;
+      return (request.auth = vouched);
+    }
     const user = await users.authenticate(key);
     if (!user) throw new HttpError(401, ERROR_CODES.unauthorized, "unknown API key");
     if (user.disabled) {

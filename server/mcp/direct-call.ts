@@ -15,6 +15,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { classifyInboundRequest, isJsonContentType, SERVER_INFO_META_KEY } from "@modelcontextprotocol/server";
 import { serverInfo, toolNamed } from "../../shared/mcp/index.js";
+import { structuredJson } from "../../shared/mcp/results.js";
 import { callTool, type AnyTool } from "../../shared/mcp/tools/define.js";
 import type { McpDeps } from "../../shared/mcp/index.js";
 
@@ -83,5 +84,19 @@ export async function answerDirectCall(call: DirectCall, deps: McpDeps, signal: 
   const result = await callTool(call.tool, call.arguments, { deps, signal });
   if (!result) return undefined;
   const stamped = { ...result, resultType: "complete", _meta: { [SERVER_INFO_META_KEY]: serverInfo(version) } };
-  return JSON.stringify({ result: stamped, jsonrpc: "2.0", id: call.id });
+  return `{"result":${objectJson(stamped)},"jsonrpc":"2.0","id":${JSON.stringify(call.id)}}`;
+}
+
+/**
+ * `JSON.stringify(result)`, the same text, but a structured answer is not serialized a second
+ * time: its text content already is its JSON (results.ts).
+ */
+function objectJson(result: Record<string, unknown>): string {
+  const parts: string[] = [];
+  for (const [key, value] of Object.entries(result)) {
+    if (value === undefined) continue;
+    const known = key === "structuredContent" && typeof value === "object" && value !== null ? structuredJson(value) : undefined;
+    parts.push(`${JSON.stringify(key)}:${known ?? JSON.stringify(value)}`);
+  }
+  return `{${parts.join(",")}}`;
 }

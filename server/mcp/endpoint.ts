@@ -80,6 +80,19 @@ export function createMcpEndpoint(app: FastifyInstance, o: McpRouteOptions): Mcp
     return controller.signal;
   }
 
+  /** A tool call's signal: aborted when the client goes away, or when the server stops. */
+  function callSignal(reply: FastifyReply): AbortSignal {
+    const controller = new AbortController();
+    const abort = () => controller.abort();
+    if (lifetime.signal.aborted) abort();
+    else lifetime.signal.addEventListener("abort", abort, { once: true });
+    reply.raw.once("close", () => {
+      lifetime.signal.removeEventListener("abort", abort);
+      if (!reply.raw.writableFinished) abort();
+    });
+    return controller.signal;
+  }
+
   /** The web Request the SDK reads. */
   function webRequest(request: FastifyRequest, reply: FastifyReply, body: string | undefined): Request {
     const headers = new Headers();
@@ -127,8 +140,7 @@ export function createMcpEndpoint(app: FastifyInstance, o: McpRouteOptions): Mcp
       const deps = callers.for(caller);
       const direct = directCallOf(parsed, request.headers);
       if (direct) {
-        const signal = AbortSignal.any([abortedOnHangUp(reply), lifetime.signal]);
-        const answer = await answerDirectCall(direct, deps, signal, o.version);
+        const answer = await answerDirectCall(direct, deps, callSignal(reply), o.version);
         if (answer !== undefined) return reply.code(200).type("application/json").send(answer);
       }
 

@@ -8,6 +8,7 @@ import { Readable } from "node:stream";
 import type { FastifyInstance } from "fastify";
 import { createClient, type FetchLike } from "../../shared/client/index.js";
 import { VOUCH_HEADER } from "../http/auth.js";
+import { takeHandedOver } from "../http/handover.js";
 import type { EndpointAnswer, EndpointRequest, McpDeps } from "../../shared/mcp/index.js";
 import { McpRefusal } from "../../shared/mcp/results.js";
 
@@ -29,8 +30,9 @@ export function injectFetch(app: FastifyInstance, vouch: Record<string, string> 
       ...(init.body !== undefined ? { payload: init.body } : {}),
     });
     const status = res.statusCode;
-    const text = res.body;
-    return { ok: status >= 200 && status < 300, status, text: async () => text };
+    const handed = takeHandedOver(res.raw.req);
+    const text = async () => (handed ? JSON.stringify(handed.value) : res.body);
+    return { ok: status >= 200 && status < 300, status, text, ...(handed ? { parsed: () => handed.value } : {}) };
   };
 }
 
@@ -89,7 +91,7 @@ export function injectedDeps(app: FastifyInstance, apiKey: string, publicUrl: ()
   const vouch: Record<string, string> = vouchToken ? { [VOUCH_HEADER]: vouchToken } : {};
   return {
     ...(lifetime ? { lifetime } : {}),
-    client: createClient({ baseUrl: `${INJECT_ORIGIN}/v1`, apiKey, fetch: injectFetch(app, vouch) }),
+    client: createClient({ baseUrl: `${INJECT_ORIGIN}/v1`, apiKey, fetch: injectFetch(app, vouch), validate: false, timeoutMs: 0 }),
     apiKey,
     streamFetch: injectStreamFetch(app, vouch),
     sendToEndpoint: injectEndpoint(app, publicUrl),

@@ -49,21 +49,40 @@ export interface ClientOptions {
   baseUrl: string;
   apiKey: string;
   fetch?: FetchLike;
-  /** Per-request time limit in milliseconds (default 30 s). */
+  /** Per-request time limit in milliseconds (default 30 s; 0: none, for an in-process client). */
   timeoutMs?: number;
+  /**
+   * Whether answers are checked against the shared schemas (default true). An in-process client
+   * of this server's own routes (server/mcp/inject.ts) takes them as they come: they were just
+   * written by the handlers the API suite checks with a validating client.
+   */
+  validate?: boolean;
 }
 
-/** What the client needs of `fetch` (Node's own, the browser's, or a smaller one over node:http). */
+/**
+ * What the client needs of `fetch` (Node's own, the browser's, or a smaller one over node:http).
+ * An answer may also hand over its body already parsed (`parsed`), sparing the text.
+ */
 export type FetchLike = (
   url: URL,
-  init: { method: string; headers: Record<string, string>; body: string | undefined; signal: AbortSignal },
-) => Promise<Pick<Response, "ok" | "status" | "text">>;
+  init: { method: string; headers: Record<string, string>; body: string | undefined; signal?: AbortSignal },
+) => Promise<Pick<Response, "ok" | "status" | "text"> & { parsed?: () => unknown }>;
 
 type Query = Record<string, string | number | boolean | undefined>;
 
 interface RequestOptions {
   query?: Query;
   body?: unknown;
+}
+
+/** An answer's body: its JSON, or the text itself when it is not JSON; undefined when empty. */
+function parseBody(text: string): unknown {
+  if (text.length === 0) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
 }
 
 const Data = <T extends z.core.$ZodType>(item: T) => z.object({ data: item });
@@ -75,6 +94,7 @@ export function createClient(options: ClientOptions) {
   const baseUrl = options.baseUrl.replace(/\/+$/, "");
   const doFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
   const timeoutMs = options.timeoutMs ?? 30_000;
+  const validate = options.validate ?? true;
 
   async function request<T extends z.core.$ZodType>(
     method: string,
@@ -94,22 +114,15 @@ export function createClient(options: ClientOptions) {
     }
     let res: Awaited<ReturnType<FetchLike>>;
     try {
-      res = await doFetch(url, { method, headers, body, signal: AbortSignal.timeout(timeoutMs) });
+      res = await doFetch(url, { method, headers, body, ...(timeoutMs > 0 ? { signal: AbortSignal.timeout(timeoutMs) } : {}) });
     } catch (err) {
       const reason = err instanceof Error ? err.message : String(err);
       throw new ApiError(0, "network_error", `cannot reach ${url.origin}: ${reason}`);
     }
-    const text = await res.text();
-    let json: unknown = undefined;
-    if (text.length > 0) {
-      try {
-        json = JSON.parse(text);
-      } catch {
-        json = text;
-      }
-    }
+    const json = res.parsed ? res.parsed() : parseBody(await res.text());
     if (!res.ok) throw ApiError.fromBody(res.status, json);
     if (schema === null) return undefined as z.infer<T>;
+    if (!validate) return json as z.infer<T>;
     const parsed = z.safeParse(schema, json);
     if (!parsed.success) {
       throw new ApiError(

@@ -44,10 +44,21 @@ export function refusalOf(err: unknown): Refusal {
   return { error: "the tool failed unexpectedly", code: "internal_error" };
 }
 
+/** The JSON text of each structured answer made here, so that an encoder need not write it again. */
+const jsonOf = new WeakMap<object, string>();
+
+/** `JSON.stringify(value)`, for a structured answer of a tool already serialized as its text. */
+export function structuredJson(value: object): string | undefined {
+  return jsonOf.get(value);
+}
+
 /** The isError result of a refusal. */
 export function refusal(err: unknown): CallToolResult {
   const body = refusalOf(err);
-  return { isError: true, content: [{ type: "text", text: JSON.stringify(body) }], structuredContent: { ...body } };
+  const structured = { ...body };
+  const text = JSON.stringify(structured);
+  jsonOf.set(structured, text);
+  return { isError: true, content: [{ type: "text", text }], structuredContent: structured };
 }
 
 /** What a list answer holds: its items under `listKey`, a cursor to the next page. */
@@ -67,8 +78,10 @@ export interface ListCut<T> {
  */
 export function answer<T extends Record<string, unknown>>(value: T, list?: ListCut<never>): CallToolResult {
   const fitted = fitToLimit(value, list as ListCut<unknown> | undefined);
+  jsonOf.set(fitted.value, fitted.text);
   return { content: [{ type: "text", text: fitted.text }], structuredContent: fitted.value };
 }
+
 
 export function fitToLimit(
   value: Record<string, unknown>,

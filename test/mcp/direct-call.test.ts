@@ -101,6 +101,13 @@ describe("a 2026-07-28 tools/call, answered directly", () => {
     expect(direct.body).toEqual(viaSdk.body);
   });
 
+  it("holds what the REST call it wraps answers (its answer is handed over in-process, not re-read)", async () => {
+    const { direct } = await bothWays("list_events", { id: sourceId, limit: 5 });
+    const events = (direct.body.result as { structuredContent: { events: unknown[] } }).structuredContent.events;
+    const rest = await u.client.listSourceEvents(sourceId, { limit: 5, expand: "event" });
+    expect(events).toEqual(rest.data);
+  });
+
   it("a refusal (another user's source) is the same isError result both ways", async () => {
     const theirs = await other.client.createSource({ component_code: echoSource(uniqueKey("theirs")), name: "theirs" });
     const { direct, viaSdk } = await bothWays("get_source", { source: theirs.id });
