@@ -77,11 +77,20 @@ export function directCallOf(body: unknown, headers: IncomingHttpHeaders): Direc
 }
 
 /**
- * Runs the call; the JSON-RPC answer as the SDK writes it for 2026-07-28, or undefined when the
- * arguments do not validate (then nothing ran, and the SDK answers).
+ * Runs the call (`signalFor` makes its signal, aborted when the call is to stop); the JSON-RPC
+ * answer as the SDK writes it for 2026-07-28, or undefined when the arguments do not validate
+ * (then nothing ran, and the SDK answers).
  */
-export async function answerDirectCall(call: DirectCall, deps: McpDeps, signal: AbortSignal, version: string): Promise<string | undefined> {
-  const result = await callTool(call.tool, call.arguments, { deps, signal });
+export async function answerDirectCall(call: DirectCall, deps: McpDeps, signalFor: () => AbortSignal, version: string): Promise<string | undefined> {
+  // Made when a tool asks (few wait on anything): most calls need no signal and its listeners.
+  let signal: AbortSignal | undefined;
+  const ctx = {
+    deps,
+    get signal() {
+      return (signal ??= signalFor());
+    },
+  };
+  const result = await callTool(call.tool, call.arguments, ctx);
   if (!result) return undefined;
   const stamped = { ...result, resultType: "complete", _meta: { [SERVER_INFO_META_KEY]: serverInfo(version) } };
   return `{"result":${objectJson(stamped)},"jsonrpc":"2.0","id":${JSON.stringify(call.id)}}`;

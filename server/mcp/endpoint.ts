@@ -84,7 +84,8 @@ export function createMcpEndpoint(app: FastifyInstance, o: McpRouteOptions): Mcp
   function callSignal(reply: FastifyReply): AbortSignal {
     const controller = new AbortController();
     const abort = () => controller.abort();
-    if (lifetime.signal.aborted) abort();
+    // (Made when the tool asks for it: the client may have gone already.)
+    if (lifetime.signal.aborted || (reply.raw.closed && !reply.raw.writableFinished)) abort();
     else lifetime.signal.addEventListener("abort", abort, { once: true });
     reply.raw.once("close", () => {
       lifetime.signal.removeEventListener("abort", abort);
@@ -140,7 +141,7 @@ export function createMcpEndpoint(app: FastifyInstance, o: McpRouteOptions): Mcp
       const deps = callers.for(caller);
       const direct = directCallOf(parsed, request.headers);
       if (direct) {
-        const answer = await answerDirectCall(direct, deps, callSignal(reply), o.version);
+        const answer = await answerDirectCall(direct, deps, () => callSignal(reply), o.version);
         if (answer !== undefined) return reply.code(200).type("application/json").send(answer);
       }
 
