@@ -3,7 +3,7 @@
  * `{id, indexed_at_ms, event, metadata: {emit_id, name, emitter_id, id?, summary?, ts?}}`,
  * with events over 1024 bytes of JSON replaced by `{truncated, size, preview}` unless expanded.
  */
-import { EVENT_TRUNCATE_BYTES, type EventSummary } from "../../shared/resources/index.js";
+import { EVENT_JSON_BYTES, EVENT_TRUNCATE_BYTES, type EventSummary } from "../../shared/resources/index.js";
 import type { EventRow } from "../store/repos/events.js";
 
 export interface EmitMeta {
@@ -42,7 +42,9 @@ export function summaryJson(row: EventRow, expand: boolean): string {
 }
 
 export function toSummary(row: EventRow, expand: boolean): EventSummary {
-  return JSON.parse(summaryJson(row, expand)) as EventSummary;
+  const summary = JSON.parse(summaryJson(row, expand)) as EventSummary;
+  if (expand || row.size <= EVENT_TRUNCATE_BYTES) Object.defineProperty(summary, EVENT_JSON_BYTES, { value: row.size });
+  return summary;
 }
 
 /** The `$emit` options worth keeping, as JSON text (only keys that were given). */

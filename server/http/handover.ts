@@ -1,11 +1,14 @@
 /**
  * An in-process REST call (server/mcp/inject.ts: an MCP tool's) takes the route's answer as the
  * object the handler returned, not as JSON text to parse again: serializing a page of events only
- * for the caller to parse it back cost as much as a tool's own work. Only vouched requests
- * (auth.ts: made by this process for a caller it admitted) are handed over; their HTTP body is
- * then a placeholder nobody reads.
+ * for the caller to parse it back cost as much as a tool's own work. Only a request that asks
+ * (HANDOVER_HEADER) and is vouched for (auth.ts: made by this process for a caller it admitted)
+ * is handed over; its HTTP body is then a placeholder nobody reads. Streams never ask.
  */
 import type { FastifyInstance } from "fastify";
+
+/** The header of an in-process request that takes its answer as an object. */
+export const HANDOVER_HEADER = "x-headwater-handover";
 
 const handedOver = new WeakMap<object, unknown>();
 
@@ -13,10 +16,11 @@ const handedOver = new WeakMap<object, unknown>();
 const PLACEHOLDER = '"handed over in-process"';
 
 export function registerHandover(app: FastifyInstance): void {
-  app.addHook("preSerialization", async (request, _reply, payload) => {
-    if (!request.vouched) return payload;
+  // (A callback hook: it runs for every answer of the API, and most pass straight through.)
+  app.addHook("preSerialization", (request, _reply, payload, done) => {
+    if (!request.vouched || request.headers[HANDOVER_HEADER] === undefined) return done(null, payload);
     handedOver.set(request.raw, payload);
-    return PLACEHOLDER;
+    done(null, PLACEHOLDER);
   });
 }
 

@@ -1,7 +1,8 @@
 /**
  * HTTP request counts and durations (`/metrics`), labelled by method, route pattern
  * (`/v1/sources/:id`, never the URL: ids would make a series per resource) and status.
- * Requests no route matched count under `unmatched`.
+ * Requests no route matched count under `unmatched`. An MCP tool's in-process `/v1` requests
+ * (vouched, auth.ts) are not HTTP requests this server received: its `POST /mcp` is counted.
  */
 import type { FastifyInstance } from "fastify";
 import { Counter, Histogram } from "prom-client";
@@ -23,6 +24,7 @@ export const httpRequestDuration = new Histogram({
 
 export function registerRequestMetrics(app: FastifyInstance): void {
   app.addHook("onResponse", async (request, reply) => {
+    if (request.vouched) return;
     const route = request.routeOptions.url ?? "unmatched";
     const method = request.method;
     httpRequests.inc({ method, route, status: String(reply.statusCode) });

@@ -8,7 +8,7 @@ import { Readable } from "node:stream";
 import type { FastifyInstance } from "fastify";
 import { createClient, type FetchLike } from "../../shared/client/index.js";
 import { VOUCH_HEADER } from "../http/auth.js";
-import { takeHandedOver } from "../http/handover.js";
+import { HANDOVER_HEADER, takeHandedOver } from "../http/handover.js";
 import type { EndpointAnswer, EndpointRequest, McpDeps } from "../../shared/mcp/index.js";
 import { McpRefusal } from "../../shared/mcp/results.js";
 
@@ -20,13 +20,16 @@ const pathOf = (url: URL | string) => {
   return `${u.pathname}${u.search}`;
 };
 
-/** The typed client's `fetch`, answered by the app in-process; `vouch` goes with every request. */
+/**
+ * The typed client's `fetch`, answered by the app in-process; `vouch` goes with every request,
+ * and a vouched request's answer comes back as the object (server/http/handover.ts).
+ */
 export function injectFetch(app: FastifyInstance, vouch: Record<string, string> = {}): FetchLike {
   return async (url, init) => {
     const res = await app.inject({
       method: init.method as "GET",
       url: pathOf(url),
-      headers: { ...init.headers, ...vouch },
+      headers: { ...init.headers, ...vouch, [HANDOVER_HEADER]: "1" },
       ...(init.body !== undefined ? { payload: init.body } : {}),
     });
     const status = res.statusCode;

@@ -5,7 +5,7 @@
  */
 import { pages, type Client } from "../client/index.js";
 import { ID_PREFIX } from "../ids.js";
-import type { EventSummary, Source, Workflow } from "../resources/index.js";
+import { EVENT_JSON_BYTES, type EventSummary, type Source, type Workflow } from "../resources/index.js";
 import { byteLength, McpRefusal, sliceBytes } from "./results.js";
 
 /** Largest event data a list shows whole, in bytes of JSON. */
@@ -94,6 +94,8 @@ export const channelOf = (channel: string | undefined) => (channel === undefined
 export function cutEvent(item: EventSummary, limit = EVENT_DATA_LIMIT): EventSummary & { truncated?: boolean } {
   const meta = item.metadata as { truncated?: boolean };
   const alreadyCut = meta.truncated === true;
+  const known = (item as { [EVENT_JSON_BYTES]?: number })[EVENT_JSON_BYTES];
+  if (known !== undefined && known <= limit && !alreadyCut) return item;
   const json = JSON.stringify(item.event) ?? "null";
   if (json.length * 3 <= limit && !alreadyCut) return item;
   const size = byteLength(json);

@@ -6,6 +6,13 @@ import { PAGE_LIMIT } from "./page.js";
 /** Events larger than this (JSON bytes) are truncated in summaries unless `expand=event`. */
 export const EVENT_TRUNCATE_BYTES = 1024;
 
+/**
+ * Where a summary made in the server's process may carry its event's size in bytes of JSON (a
+ * symbol: never serialized, so never part of an answer). The MCP tools' 4 KB cut reads it
+ * rather than serializing each event to measure it; a summary read from JSON has none.
+ */
+export const EVENT_JSON_BYTES: unique symbol = Symbol.for("headwater.event_json_bytes");
+
 /** Default number of events retained per emitter and channel. */
 export const DEFAULT_EVENT_RETENTION = 100;
 
