@@ -3,7 +3,9 @@
  * object the handler returned, not as JSON text to parse again: serializing a page of events only
  * for the caller to parse it back cost as much as a tool's own work. Only a request that asks
  * (HANDOVER_HEADER) and is vouched for (auth.ts: made by this process for a caller it admitted)
- * is handed over; its HTTP body is then a placeholder nobody reads. Streams never ask.
+ * is handed over; its HTTP body is then a placeholder nobody reads. Streams never ask. The
+ * object may be the handler's own (a record a service keeps): the taker reads it, never changes
+ * it, as the MCP tools build their answers from copies.
  */
 import type { FastifyInstance } from "fastify";
 

@@ -1,7 +1,8 @@
 /**
  * What `/mcp` does once a caller is admitted (route.ts), on the MCP SDK:
  *
- *   POST, 2026-07-28 tools/call           → the tool, run directly (direct-call.ts)
+ *   POST, tools/call (plainly valid)      → the tool, run directly (direct-call.ts): any
+ *                                           2026-07-28 call, a 2025-11-25 call of a read
  *   POST, 2026-07-28 (per-request _meta)  → the SDK's stateless handler: any instance answers
  *        subscriptions/listen              → a stream with watches of its own (listen.ts)
  *   POST, 2025-11-25                      → the SDK's stateless legacy handler; an initialize
@@ -25,6 +26,8 @@ import type { McpRouteOptions } from "./route.js";
 import { LegacySessions } from "./sessions.js";
 
 const SESSION_HEADER = "mcp-session-id";
+/** What the SDK's stateless 2025-11-25 transport sends with an SSE answer. */
+const SSE_HEADERS = { "cache-control": "no-cache, no-transform", "x-accel-buffering": "no" };
 
 export interface McpEndpoint {
   post(request: FastifyRequest, reply: FastifyReply, caller: Caller): Promise<unknown>;
@@ -70,6 +73,12 @@ export function createMcpEndpoint(app: FastifyInstance, o: McpRouteOptions): Mcp
   const listens = new ListenStreams(factory, onerror);
   // Streams never end by themselves: they are cut when the server stops, or it would wait.
   const streams = new Set<ServerResponse>();
+
+  /** Whether the request names a 2025-11-25 session that has ended here. */
+  function endedSession(request: FastifyRequest): boolean {
+    const id = request.headers[SESSION_HEADER];
+    return typeof id === "string" && sessions.hasEnded(id);
+  }
 
   /** Aborted when the client goes away before the answer ends. */
   function abortedOnHangUp(reply: FastifyReply): AbortSignal {
@@ -140,9 +149,11 @@ export function createMcpEndpoint(app: FastifyInstance, o: McpRouteOptions): Mcp
       }
       const deps = callers.for(caller);
       const direct = directCallOf(parsed, request.headers);
-      if (direct) {
+      // (A 2025-11-25 session ended here is the SDK path's 404, below.)
+      if (direct && !(direct.era === "legacy" && endedSession(request))) {
         const answer = await answerDirectCall(direct, deps, () => callSignal(reply), o.version);
-        if (answer !== undefined) return reply.code(200).type("application/json").send(answer);
+        if (answer?.contentType === "text/event-stream") reply.headers(SSE_HEADERS);
+        if (answer !== undefined) return reply.code(200).type(answer.contentType).send(answer.body);
       }
 
       const method = (parsed as { method?: unknown } | undefined)?.method;
@@ -158,7 +169,7 @@ export function createMcpEndpoint(app: FastifyInstance, o: McpRouteOptions): Mcp
         // A session ended here is a 404 for anything (the 2025-11-25 transport's rule: the client
         // initializes again). One this instance never issued is another instance's: served
         // statelessly like no session, but a subscription needs the session's own instance.
-        if (sessions.hasEnded(sessionId)) return jsonRpcError(reply, 404, "this Mcp-Session-Id has ended: initialize again");
+        if (endedSession(request)) return jsonRpcError(reply, 404, "this Mcp-Session-Id has ended: initialize again");
         const subscribing = method === "resources/subscribe" || method === "resources/unsubscribe";
         if (subscribing && !sessions.find(sessionId, caller.user.id)) return jsonRpcError(reply, 404, "unknown Mcp-Session-Id: initialize again");
       }

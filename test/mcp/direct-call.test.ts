@@ -1,8 +1,8 @@
 /**
- * A 2026-07-28 `tools/call` is answered by server/mcp/direct-call.ts, everything else by the
- * SDK. The two must not be told apart: each read-only tool answers the same JSON-RPC body both
- * ways, and what the direct path declines (bad arguments, an unknown tool, header mismatches,
- * a task-augmented call) gets the SDK's own answer.
+ * A plainly valid `tools/call` (any on 2026-07-28, a read on 2025-11-25) is answered by
+ * server/mcp/direct-call.ts, everything else by the SDK. The two must not be told apart: each
+ * read-only tool answers the same JSON-RPC body both ways, and what the direct path declines
+ * (bad arguments, an unknown tool, header mismatches, an ended session) gets the SDK's answer.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { uniqueKey } from "../support/fixtures.js";
@@ -168,5 +168,64 @@ describe("a 2026-07-28 tools/call, answered directly", () => {
       fetch(`${s.baseUrl}/users/me`, { headers: { authorization: `Bearer ${key}`, "x-headwater-vouch": "guessed" } });
     expect((await me("not-a-key")).status).toBe(401);
     expect((await me(u.key)).status).toBe(200);
+  });
+});
+
+/** One 2025-11-25 POST to /mcp: its status, content type and JSON-RPC message (an SSE message's data). */
+async function legacyPost(body: Record<string, unknown>, headers: Record<string, string> = {}) {
+  const res = await fetch(`${s.origin}/mcp`, {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${u.key}`,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2025-11-25",
+      ...headers,
+    },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 9, ...body }),
+  });
+  const text = await res.text();
+  const type = res.headers.get("content-type") ?? "";
+  const data = type.startsWith("text/event-stream") ? /^data: (.*)$/m.exec(text)?.[1] : text;
+  return { status: res.status, type, session: res.headers.get("mcp-session-id"), message: data ? (JSON.parse(data) as Record<string, unknown>) : undefined };
+}
+
+describe("a 2025-11-25 tools/call of a read, answered directly", () => {
+  const reads: Array<[string, () => Record<string, unknown>]> = [
+    ["whoami", () => ({})],
+    ["list_sources", () => ({})],
+    ["get_source", () => ({ source: sourceId })],
+    ["list_events", () => ({ id: sourceId, limit: 5 })],
+    ["event_stats", () => ({ id: sourceId })],
+  ];
+
+  it.each(reads)("%s answers the SSE message the SDK answers", async (name, args) => {
+    const direct = await legacyPost({ method: "tools/call", params: { name, arguments: args() } });
+    // An empty _meta: the direct path leaves it to the SDK, which reads nothing in it.
+    const viaSdk = await legacyPost({ method: "tools/call", params: { name, arguments: args(), _meta: {} } });
+    expect(direct.status).toBe(200);
+    expect(direct.type).toBe("text/event-stream");
+    expect((direct.message!.result as { isError?: boolean }).isError).toBeUndefined();
+    expect(direct.message).toEqual(viaSdk.message);
+  });
+
+  it("a tool that changes things, bad arguments and an unknown tool get the SDK's answers", async () => {
+    const bad = await legacyPost({ method: "tools/call", params: { name: "get_source", arguments: { source: 5 } } });
+    expect((bad.message!.result as { content: Array<{ text: string }> }).content[0]!.text).toMatch(/^Input validation error/);
+    const unknown = await legacyPost({ method: "tools/call", params: { name: "no_such_tool", arguments: {} } });
+    expect(unknown.message!.error).toMatchObject({ code: -32602 });
+  });
+
+  it("a session that has ended is a 404, for a read too", async () => {
+    const init = await legacyPost({
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "direct-call-test", version: "1" } },
+    });
+    expect(init.session).toBeTruthy();
+    const session = { "mcp-session-id": init.session! };
+    expect((await legacyPost({ method: "tools/call", params: { name: "whoami", arguments: {} } }, session)).status).toBe(200);
+    const ended = await fetch(`${s.origin}/mcp`, { method: "DELETE", headers: { authorization: `Bearer ${u.key}`, ...session } });
+    expect(ended.status).toBe(200);
+    expect((await legacyPost({ method: "tools/call", params: { name: "whoami", arguments: {} } }, session)).status).toBe(404);
   });
 });
