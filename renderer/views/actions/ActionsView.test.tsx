@@ -73,11 +73,16 @@ describe("Actions view", () => {
     expect(screen.getByRole("heading", { name: "Actions", level: 1 })).toBeTruthy();
     await userEvent.type(screen.getByLabelText("App"), "helper_functions");
     await userEvent.type(screen.getByLabelText("Search actions"), "base64");
-    // The list follows the typing (each search answers after the keystroke): wait for the filtered one.
-    await waitFor(() => expect(screen.queryByRole("button", { name: /Random Integer/ })).toBeNull());
-    const item = await screen.findByRole("button", { name: /Base64 Decode String/ });
+    // The list follows the typing (each search answers after its debounce): wait for the filtered
+    // one, the app's list without its other actions, before picking from it.
+    await waitFor(() => {
+      expect(screen.getByRole("button", { name: /Base64 Decode String/ })).toBeTruthy();
+      expect(screen.queryByRole("button", { name: /Random Integer/ })).toBeNull();
+    });
+    const item = screen.getByRole("button", { name: /Base64 Decode String/ });
     await userEvent.click(item);
-    await userEvent.click(screen.getByRole("button", { name: "Run" }));
+    // The form comes with the action's details, fetched on the click.
+    await userEvent.click(await screen.findByRole("button", { name: "Run" }));
     expect(await screen.findByText("Data: required")).toBeTruthy();
     await userEvent.type(screen.getByLabelText("Data"), "aGVsbG8=");
     await userEvent.click(screen.getByRole("button", { name: "Run" }));
@@ -108,7 +113,7 @@ describe("Actions view", () => {
     renderWith(bridge, <ActionsView />);
     await userEvent.type(screen.getByLabelText("App"), "helper_functions");
     await userEvent.click(await screen.findByRole("button", { name: /Random Integer/ }));
-    await userEvent.click(screen.getByRole("button", { name: "Load choices for Channel" }));
+    await userEvent.click(await screen.findByRole("button", { name: "Load choices for Channel" }));
     await userEvent.selectOptions(await screen.findByLabelText("Channel: choices"), "General");
     expect(bridge.callsOf("actionOptions")[0]![0]).toMatchObject({ key: random.key, prop_name: "channel" });
     await userEvent.type(screen.getByLabelText("Min"), "1");
@@ -143,7 +148,7 @@ describe("workflow steps from an action", () => {
     await userEvent.type(within(dialog).getByLabelText("App"), "helper_functions");
     await userEvent.click(await within(dialog).findByRole("button", { name: /Random Integer/ }));
     await userEvent.type(
-      within(dialog).getByRole("textbox", { name: "Min" }),
+      await within(dialog).findByRole("textbox", { name: "Min" }),
       "{{{{steps.trigger.event.body.min}}",
     );
     await userEvent.click(within(dialog).getByRole("button", { name: "Add step" }));
