@@ -8,10 +8,10 @@
 import type { BrowserContext, Page } from "@playwright/test";
 import { startServer, type TestServer, type TestUser } from "../../test/support/server.js";
 import { auditPage } from "../support/axe.js";
-import { trackErrors } from "../support/browser.js";
 import { echoListener, orderEmitter } from "../support/components.js";
 import { expect, requireChromium, screenshot, test } from "../support/fixtures.js";
-import { startWebHost, type WebHost } from "../support/web-host.js";
+import { closeJourney, openJourney } from "../support/journey.js";
+import type { WebHost } from "../support/web-host.js";
 
 requireChromium();
 
@@ -83,16 +83,11 @@ test.describe("accessibility: every view in light and dark (web mode, a real ser
     await expect
       .poll(async () => (await user.client.listSourceEvents(emitterId, { limit: 1 })).page_info.total_count, { timeout: 60_000 })
       .toBe(12);
-    host = await startWebHost({ remote: { baseUrl: server.baseUrl, apiKey: user.key } });
-    context = await browser.newContext({ viewport: { width: 1360, height: 900 } });
-    page = await context.newPage();
-    errors = trackErrors(page);
-    await page.goto(host.url);
+    ({ host, context, page, errors } = await openJourney(browser, { remote: { baseUrl: server.baseUrl, apiKey: user.key } }));
   });
 
   test.afterAll(async () => {
-    await context?.close();
-    await host?.stop();
+    await closeJourney({ context, host });
     await server?.stop();
   });
 

@@ -11,9 +11,9 @@ import crypto from "node:crypto";
 import type { BrowserContext, Page } from "@playwright/test";
 import type { Client } from "../../shared/client/index.js";
 import { expectAccessible } from "../support/axe.js";
-import { trackErrors } from "../support/browser.js";
 import { expect, requireChromium, screenshot, test } from "../support/fixtures.js";
-import { startWebHost, type WebHost } from "../support/web-host.js";
+import { closeJourney, openJourney } from "../support/journey.js";
+import type { WebHost } from "../support/web-host.js";
 
 requireChromium();
 
@@ -50,16 +50,11 @@ test.describe("connected accounts (web mode, a real server)", () => {
     test.setTimeout(180_000);
     const user = await apiServer.newUser();
     api = user.client;
-    host = await startWebHost({ remote: { baseUrl: apiServer.baseUrl, apiKey: user.key } });
-    context = await browser.newContext({ viewport: { width: 1360, height: 900 } });
-    page = await context.newPage();
-    errors = trackErrors(page);
-    await page.goto(host.url);
+    ({ host, context, page, errors } = await openJourney(browser, { remote: { baseUrl: apiServer.baseUrl, apiKey: user.key } }));
   });
 
   test.afterAll(async () => {
-    await context?.close();
-    await host?.stop();
+    await closeJourney({ context, host });
   });
 
   const panel = () => page.getByRole("region", { name: "Accounts", exact: true });

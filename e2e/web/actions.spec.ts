@@ -8,9 +8,9 @@ import type { BrowserContext, Page } from "@playwright/test";
 import { createClient } from "../../shared/client/index.js";
 import { startServer, type TestServer } from "../../test/support/server.js";
 import { expectAccessible } from "../support/axe.js";
-import { trackErrors } from "../support/browser.js";
 import { expect, requireChromium, screenshot, test } from "../support/fixtures.js";
-import { startWebHost, type WebHost } from "../support/web-host.js";
+import { closeJourney, openJourney } from "../support/journey.js";
+import type { WebHost } from "../support/web-host.js";
 
 requireChromium();
 
@@ -37,16 +37,11 @@ test.describe("actions (web mode, a real server with the vendor's helper_functio
     // page's first answer is quick.
     const warm = createClient({ baseUrl: server.baseUrl, apiKey: user.key, timeoutMs: INSTALL_MS });
     await warm.listActions({ app: "helper_functions" });
-    host = await startWebHost({ remote: { baseUrl: server.baseUrl, apiKey: user.key } });
-    context = await browser.newContext({ viewport: { width: 1360, height: 900 } });
-    page = await context.newPage();
-    errors = trackErrors(page);
-    await page.goto(host.url);
+    ({ host, context, page, errors } = await openJourney(browser, { remote: { baseUrl: server.baseUrl, apiKey: user.key } }));
   });
 
   test.afterAll(async () => {
-    await context?.close();
-    await host?.stop();
+    await closeJourney({ context, host });
     await server?.stop();
   });
 

@@ -9,9 +9,9 @@
 import type { BrowserContext, Page } from "@playwright/test";
 import type { TestUser } from "../../test/support/server.js";
 import { auditPage } from "../support/axe.js";
-import { trackErrors } from "../support/browser.js";
 import { expect, requireChromium, screenshot, test } from "../support/fixtures.js";
-import { startWebHost, type WebHost } from "../support/web-host.js";
+import { closeJourney, openJourney } from "../support/journey.js";
+import type { WebHost } from "../support/web-host.js";
 
 requireChromium();
 
@@ -45,17 +45,14 @@ test.describe("Connect an agent (web mode, a real server)", () => {
     test.setTimeout(180_000);
     origin = apiServer.origin;
     user = await apiServer.newUser();
-    host = await startWebHost({ remote: { baseUrl: apiServer.baseUrl, apiKey: user.key } });
-    context = await browser.newContext({ viewport: { width: 1360, height: 900 } });
-    await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: new URL(host.url).origin });
-    page = await context.newPage();
-    errors = trackErrors(page);
-    await page.goto(host.url);
+    ({ host, context, page, errors } = await openJourney(browser, {
+      remote: { baseUrl: apiServer.baseUrl, apiKey: user.key },
+      permissions: ["clipboard-read", "clipboard-write"],
+    }));
   });
 
   test.afterAll(async () => {
-    await context?.close();
-    await host?.stop();
+    await closeJourney({ context, host });
   });
 
   const panel = () => page.getByRole("region", { name: "Connect an agent" });

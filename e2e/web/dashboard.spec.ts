@@ -7,9 +7,9 @@
 import type { BrowserContext, Page } from "@playwright/test";
 import { createClient, type Client } from "../../shared/client/index.js";
 import type { Source } from "../../shared/resources/index.js";
-import { trackErrors } from "../support/browser.js";
 import { expect, requireChromium, screenshot, test } from "../support/fixtures.js";
-import { startWebHost, type WebHost } from "../support/web-host.js";
+import { closeJourney, openJourney } from "../support/journey.js";
+import type { WebHost } from "../support/web-host.js";
 
 requireChromium();
 test.describe.configure({ mode: "serial" });
@@ -24,15 +24,11 @@ test.describe("dashboard (web mode, local profile)", () => {
 
   test.beforeAll(async ({ browser }) => {
     test.setTimeout(180_000);
-    host = await startWebHost();
-    context = await browser.newContext({ viewport: { width: 1360, height: 860 } });
-    page = await context.newPage();
-    errors = trackErrors(page);
+    ({ host, context, page, errors } = await openJourney(browser, { viewport: { width: 1360, height: 860 }, open: false }));
   });
 
   test.afterAll(async () => {
-    await context?.close();
-    await host?.stop();
+    await closeJourney({ context, host });
   });
 
   test("first launch shows the Local connection with example sources and live events", async () => {

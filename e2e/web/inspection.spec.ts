@@ -7,10 +7,10 @@
 import type { BrowserContext, Page } from "@playwright/test";
 import type { EventSummary } from "../../shared/resources/index.js";
 import { startServer, type TestServer, type TestUser } from "../../test/support/server.js";
-import { trackErrors } from "../support/browser.js";
 import { echoListener, orderEmitter } from "../support/components.js";
 import { expect, requireChromium, screenshot, test } from "../support/fixtures.js";
-import { startWebHost, type WebHost } from "../support/web-host.js";
+import { closeJourney, openJourney } from "../support/journey.js";
+import type { WebHost } from "../support/web-host.js";
 
 requireChromium();
 
@@ -71,15 +71,11 @@ test.describe("event inspection (web mode, a real server)", () => {
     listenerId = listener.id;
     endpoint = `${server.origin}/e/${emitterId}`;
     await user.client.createSubscription({ emitter_id: emitterId, listener_id: listenerId });
-    host = await startWebHost({ remote: { baseUrl: server.baseUrl, apiKey: user.key } });
-    context = await browser.newContext({ viewport: { width: 1360, height: 900 } });
-    page = await context.newPage();
-    errors = trackErrors(page);
+    ({ host, context, page, errors } = await openJourney(browser, { remote: { baseUrl: server.baseUrl, apiKey: user.key }, open: false }));
   });
 
   test.afterAll(async () => {
-    await context?.close();
-    await host?.stop();
+    await closeJourney({ context, host });
     await server?.stop();
   });
 

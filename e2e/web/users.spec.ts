@@ -8,10 +8,10 @@ import crypto from "node:crypto";
 import type { BrowserContext, Page } from "@playwright/test";
 import { createClient, type Client } from "../../shared/client/index.js";
 import { ApiError } from "../../shared/client/index.js";
-import { trackErrors } from "../support/browser.js";
 import { expectAccessible } from "../support/axe.js";
 import { expect, requireChromium, screenshot, test } from "../support/fixtures.js";
-import { startWebHost, type WebHost } from "../support/web-host.js";
+import { closeJourney, openJourney } from "../support/journey.js";
+import type { WebHost } from "../support/web-host.js";
 
 requireChromium();
 
@@ -43,16 +43,11 @@ test.describe("Users panel (web mode, an admin's remote connection)", () => {
     baseUrl = apiServer.baseUrl;
     const made = await apiServer.admin.createUser({ username: adminName, admin: true });
     admin = createClient({ baseUrl, apiKey: made.api_key! });
-    host = await startWebHost({ remote: { baseUrl, apiKey: made.api_key! } });
-    context = await browser.newContext({ viewport: { width: 1360, height: 900 } });
-    page = await context.newPage();
-    errors = trackErrors(page);
-    await page.goto(host.url);
+    ({ host, context, page, errors } = await openJourney(browser, { remote: { baseUrl, apiKey: made.api_key! } }));
   });
 
   test.afterAll(async () => {
-    await context?.close();
-    await host?.stop();
+    await closeJourney({ context, host });
   });
 
   const panel = () => page.getByRole("region", { name: "Users" });

@@ -6,8 +6,8 @@
  * refused. Each step writes a screenshot to e2e/screenshots/ (views-*.png).
  */
 import type { BrowserContext, Page } from "@playwright/test";
-import { trackErrors } from "../support/browser.js";
 import { expect, requireChromium, screenshot, test } from "../support/fixtures.js";
+import { closeJourney, openJourney } from "../support/journey.js";
 import { startWebHost, type WebHost } from "../support/web-host.js";
 
 requireChromium();
@@ -29,16 +29,11 @@ test.describe("dashboard views (web mode, local profile)", () => {
 
   test.beforeAll(async ({ browser }) => {
     test.setTimeout(180_000);
-    host = await startWebHost();
-    context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    page = await context.newPage();
-    errors = trackErrors(page);
-    await page.goto(host.url);
+    ({ host, context, page, errors } = await openJourney(browser, { viewport: { width: 1280, height: 800 } }));
   });
 
   test.afterAll(async () => {
-    await context?.close();
-    await host?.stop();
+    await closeJourney({ context, host });
   });
 
   test("creates a source from pasted code with the generated form, and its events arrive", async () => {
