@@ -12,6 +12,7 @@ export const ID_PREFIX = {
   deployment: "d_",
   cell: "c_",
   account: "apn_",
+  run: "r_",
 } as const;
 export type IdKind = keyof typeof ID_PREFIX;
 

@@ -14,6 +14,7 @@ import {
   Page,
   PropOptions,
   ReplayResult,
+  Run,
   Source,
   Stats,
   Subscription,
@@ -33,6 +34,8 @@ import {
   type PageQuery,
   type PropOptionsBody,
   type ReplayEventsBody,
+  type RerunBody,
+  type RunListQuery,
   type StatsQuery,
   type SubscriptionParams,
   type UpdateAccountBody,
@@ -243,6 +246,15 @@ export function createClient(options: ClientOptions) {
       (await request("PUT", `/workflows/${enc(id)}`, Data(Workflow), { body })).data,
     deleteWorkflow: (id: string) => request("DELETE", `/workflows/${enc(id)}`, null),
 
+    // -- workflow runs (extension): newest first, `status=` filters ------------------------------
+    listWorkflowRuns: (id: string, q?: RunListQuery) =>
+      request("GET", `/workflows/${enc(id)}/runs`, Page(Run), { query: { ...q } }),
+    getWorkflowRun: async (id: string, runId: string) =>
+      (await request("GET", `/workflows/${enc(id)}/runs/${enc(runId)}`, Data(Run))).data,
+    /** A new run of the same event; with `from_step`, the steps before it are reused. */
+    rerunWorkflowRun: async (id: string, runId: string, body: RerunBody = {}) =>
+      (await request("POST", `/workflows/${enc(id)}/runs/${enc(runId)}/rerun`, Data(Run), { body })).data,
+
     // -- actions (extension) ---------------------------------------------------------------------
     /** An app's actions (its package is installed on first use: allow for a slow first answer). */
     listActions: async (q: ActionsQuery = {}) =>
@@ -260,6 +272,8 @@ export function createClient(options: ClientOptions) {
     },
     /** The SSE URL of a workflow's emits: at the host, like a source's. */
     workflowStreamUrl: (id: string) => `${new URL(baseUrl).origin}/workflows/${enc(id)}/sse`,
+    /** The SSE URL of a workflow's runs: each message's data is a Run (as in lists) when it starts or changes. */
+    workflowRunsStreamUrl: (id: string) => `${new URL(baseUrl).origin}/workflows/${enc(id)}/runs/sse`,
 
     /** Low-level escape hatch for tests and tools: any method and path under the base URL. */
     raw: (method: string, path: string, opts?: RequestOptions) => request(method, path, z.unknown(), opts),

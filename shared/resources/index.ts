@@ -10,3 +10,4 @@ export * from "./workflow.js";
 export * from "./inspection.js";
 export * from "./account.js";
 export * from "./action.js";
+export * from "./run.js";

@@ -1,6 +1,7 @@
 import * as z from "../zod.js";
 import { UnixSeconds } from "./common.js";
 import { MAX_COMPONENT_CODE_BYTES } from "./component.js";
+import { HttpResponseMode } from "./run.js";
 
 /**
  * A step runs code, or an action by key (decisions.md "Actions"): `action` is the key asked for,
@@ -28,6 +29,8 @@ export const Workflow = z.looseObject({
   steps: z.array(WorkflowStep),
   endpoint_url: z.string(),
   active: z.boolean(),
+  /** How its endpoint answers: at once (`immediate`), or with the run's `$.respond` (`workflow`). */
+  http_response: z.optional(HttpResponseMode),
   created_at: UnixSeconds,
   updated_at: UnixSeconds,
 });
@@ -63,6 +66,7 @@ export const CreateWorkflowBody = z.object({
   name: z.string().check(z.minLength(1), z.maxLength(200)),
   steps: z.array(StepInput).check(z.minLength(1), z.maxLength(50)),
   active: z.optional(z.boolean()),
+  http_response: z.optional(HttpResponseMode),
 });
 export type CreateWorkflowBody = z.infer<typeof CreateWorkflowBody>;
 
@@ -70,5 +74,6 @@ export const UpdateWorkflowBody = z.object({
   name: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
   steps: z.optional(z.array(StepInput).check(z.minLength(1), z.maxLength(50))),
   active: z.optional(z.boolean()),
+  http_response: z.optional(HttpResponseMode),
 });
 export type UpdateWorkflowBody = z.infer<typeof UpdateWorkflowBody>;

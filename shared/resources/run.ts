@@ -1,0 +1,135 @@
+/**
+ * Workflow runs (decisions.md "Workflow runs"): every invocation of a workflow is a run, kept
+ * with what each step did. The one definition of the shape: the server writes it, the dashboard,
+ * the CLI and the MCP tools read it.
+ */
+import * as z from "../zod.js";
+import { QueryInt } from "./common.js";
+import { PAGE_LIMIT } from "./page.js";
+
+/** A run's statuses; `retrying`, `delayed` and `cancelled` come with the execution controls. */
+export const RUN_STATUSES = ["queued", "running", "success", "error", "exited", "retrying", "delayed", "cancelled"] as const;
+export const RunStatus = z.enum(RUN_STATUSES);
+export type RunStatus = z.infer<typeof RunStatus>;
+
+/** Statuses of a run that has ended: it changes no more (but for a re-run, which is a new run). */
+export const ENDED_RUN_STATUSES: readonly RunStatus[] = ["success", "error", "exited", "cancelled"];
+
+export const STEP_STATUSES = ["success", "error", "exited", "skipped", "reused", "running", "pending"] as const;
+export const StepStatus = z.enum(STEP_STATUSES);
+export type StepStatus = z.infer<typeof StepStatus>;
+
+export const LOG_LEVELS = ["log", "info", "warn", "error"] as const;
+
+/** Limits of what a run keeps (past them the rest is cut, with `truncated: true` on the step). */
+export const RUN_LIMITS = {
+  /** Log lines per step. */
+  logLines: 200,
+  /** Bytes of log messages per step. */
+  logBytes: 64 * 1024,
+  /** Bytes of JSON of a run's values (return values and exports of all its steps). */
+  valueBytes: 256 * 1024,
+  /** Bytes of JSON of the trigger event in lists (unless `expand=event`). */
+  listEventBytes: 1024,
+} as const;
+
+export const RunLogLine = z.object({
+  ts_ms: z.number().check(z.int()),
+  level: z.enum(LOG_LEVELS),
+  message: z.string(),
+});
+export type RunLogLine = z.infer<typeof RunLogLine>;
+
+export const StepError = z.object({
+  name: z.string(),
+  message: z.string(),
+  /** The component's own frames only: never a path of the server's files. */
+  stack: z.string(),
+});
+export type StepError = z.infer<typeof StepError>;
+
+export const RunStep = z.looseObject({
+  id: z.string(),
+  name: z.string(),
+  status: StepStatus,
+  started_at_ms: z.nullable(z.number().check(z.int())),
+  duration_ms: z.nullable(z.number().check(z.int())),
+  return_value: z.unknown(),
+  exports: z.record(z.string(), z.unknown()),
+  logs: z.array(RunLogLine),
+  error: z.nullable(StepError),
+  /** Set when logs or values were cut at the limits (RUN_LIMITS). */
+  truncated: z.optional(z.boolean()),
+});
+export type RunStep = z.infer<typeof RunStep>;
+
+export const RUN_TRIGGER_TYPES = ["HTTP", "SOURCE", "WORKFLOW", "RERUN"] as const;
+export const RunTrigger = z.looseObject({
+  type: z.enum(RUN_TRIGGER_TYPES),
+  emitter_id: z.optional(z.string()),
+  event_id: z.optional(z.string()),
+  /** A re-run: the run it re-ran, and the step it started from. */
+  rerun_of: z.optional(z.string()),
+  from_step: z.optional(z.string()),
+});
+export type RunTrigger = z.infer<typeof RunTrigger>;
+
+/** What the workflow's HTTP caller was answered. */
+export const RunResponse = z.object({
+  status: z.number().check(z.int()),
+  headers: z.record(z.string(), z.string()),
+  body: z.unknown(),
+});
+export type RunResponse = z.infer<typeof RunResponse>;
+
+export const RunError = z.looseObject({
+  code: z.string(),
+  message: z.string(),
+  /** The failing step's id ("" when the run as a whole failed: timeout, memory, quota). */
+  cellId: z.string(),
+  /** The failing step's name (null when the run as a whole failed). */
+  step: z.nullable(z.string()),
+});
+export type RunError = z.infer<typeof RunError>;
+
+export const Run = z.looseObject({
+  id: z.string(),
+  workflow_id: z.string(),
+  status: RunStatus,
+  trigger: RunTrigger,
+  attempt: z.number().check(z.int()),
+  started_at_ms: z.nullable(z.number().check(z.int())),
+  ended_at_ms: z.nullable(z.number().check(z.int())),
+  duration_ms: z.nullable(z.number().check(z.int())),
+  /** The trigger event: cut at 1 KB in lists (`{truncated, size, preview}`) unless `expand=event`. */
+  event: z.unknown(),
+  steps: z.array(RunStep),
+  response: z.nullable(RunResponse),
+  error: z.nullable(RunError),
+  exit_reason: z.nullable(z.string()),
+});
+export type Run = z.infer<typeof Run>;
+
+/** Query of `GET /workflows/{id}/runs`. */
+export const RunListQuery = z.object({
+  limit: z.optional(z.pipe(QueryInt, z.number().check(z.int(), z.gte(PAGE_LIMIT.min), z.lte(PAGE_LIMIT.max)))),
+  after: z.optional(z.string().check(z.minLength(1))),
+  before: z.optional(z.string().check(z.minLength(1))),
+  status: z.optional(RunStatus),
+  expand: z.optional(z.literal("event")),
+});
+export type RunListQuery = z.input<typeof RunListQuery>;
+
+/** Body of `POST /workflows/{id}/runs/{run_id}/rerun`: `from_step` is a step's name or id. */
+export const RerunBody = z.object({
+  from_step: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
+});
+export type RerunBody = z.infer<typeof RerunBody>;
+
+/** How a workflow's endpoint answers its caller (decisions.md "Answering the HTTP caller"). */
+export const HTTP_RESPONSE_MODES = ["immediate", "workflow"] as const;
+export const HttpResponseMode = z.enum(HTTP_RESPONSE_MODES);
+export type HttpResponseMode = z.infer<typeof HttpResponseMode>;
+
+/** The header every answer of a workflow's endpoint carries. */
+export const RUN_ID_HEADER = "x-headwater-run-id";
