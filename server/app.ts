@@ -38,6 +38,10 @@ import { mcpRoutes } from "./mcp/route.js";
 import { subscriptionRoutes } from "./http/routes/subscriptions.js";
 import { userRoutes } from "./http/routes/users.js";
 import { workflowRoutes } from "./http/routes/workflows.js";
+import { runRoutes, runStreamRoutes } from "./http/routes/runs.js";
+import { RunChanges } from "./workflows/runs/changes.js";
+import { callerAnswers } from "./workflows/runs/respond.js";
+import { RunService } from "./workflows/runs/service.js";
 import { accountRoutes } from "./http/routes/accounts.js";
 import { actionRoutes } from "./http/routes/actions.js";
 import { ActionService } from "./actions/service.js";
@@ -59,7 +63,7 @@ import { openDb, type OpenedDb } from "./store/db.js";
 import { ComponentsRepo } from "./store/repos/components.js";
 import { SourcesRepo } from "./store/repos/sources.js";
 import { isUserDisabled, UsersRepo } from "./store/repos/users.js";
-import { findWorkflow } from "./store/repos/workflows.js";
+import { findWorkflow, getWorkflow } from "./store/repos/workflows.js";
 import { UserService } from "./users/service.js";
 
 export const API_VERSION = "1.0.0";
@@ -100,7 +104,11 @@ export async function createServer(config: Config): Promise<Server> {
 
   try {
     // The key that seals credentials: refused before anything opens (PostgreSQL needs a shared one).
-    const keyring = loadKeyring({ ...config.secrets, dataDir: config.dataDir, databaseUrl: config.databaseUrl });
+    const keyring = loadKeyring({
+      ...config.secrets,
+      dataDir: config.dataDir,
+      databaseUrl: config.databaseUrl,
+    });
     // -- storage: migrations run here; store/ is the only place with SQL ----------------------
     const store = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
     closers.push(() => store.close());
@@ -112,7 +120,9 @@ export async function createServer(config: Config): Promise<Server> {
     };
     // Connected accounts: credentials sealed at rest, opened for runs only. Sources stored before
     // accounts existed have their inline credentials moved into accounts, once, before serving.
-    const accounts = new AccountService(repos.accounts, keyring, (ids, db) => repos.accounts.holderNames(ids, db));
+    const accounts = new AccountService(repos.accounts, keyring, (ids, db) =>
+      repos.accounts.holderNames(ids, db),
+    );
     const accountRefs = new AccountReferences(repos.accounts, accounts);
     const credentials = new Credentials(repos.accounts, keyring);
 
@@ -156,15 +166,30 @@ export async function createServer(config: Config): Promise<Server> {
     // job is inserted in the transaction that stores the event.
     events.routeTo(runtime.queue);
     // Workflows run through the runtime's queue and receive requests at their endpoint URL.
-    runtime.queue.registerHandler("p_", events.workflowHandler(runtime.runWorkflowSteps, runtime.quotas));
+    // Each run is recorded (workflows/runs/); who follows a workflow's runs hears of each.
+    const runChanges = new RunChanges(store.db, store.dialect === "postgres", (msg, err) =>
+      log.error({ err }, msg),
+    );
+    closers.push(async () => runChanges.close());
+    const runs = new RunService(store.db, runtime.queue, runChanges);
+    runtime.queue.registerHandler(
+      "p_",
+      events.workflowHandler(runtime.runWorkflowSteps, runtime.quotas, {
+        changes: runChanges,
+        answers: callerAnswers(runtime.responders),
+        retention: config.runRetention,
+        log: (msg, err) => log.error({ err }, msg),
+      }),
+    );
     runtime.registerHttpTarget("p_", async (id) => {
       const wf = await findWorkflow(store.db, id);
       return (
         wf && {
           ownerId: wf.owner_id,
           active: Number(wf.active) === 1,
-          customResponse: false,
+          customResponse: wf.http_response === "workflow",
           ownerDisabled: await isUserDisabled(store.db, wf.owner_id),
+          workflow: { responseTimeoutMs: config.workflowResponseTimeoutMs },
         }
       );
     });
@@ -237,14 +262,22 @@ export async function createServer(config: Config): Promise<Server> {
 
     // Actions: run by key in the runtime's pool; workflow steps may name one (their accounts
     // are recorded as the workflow's uses).
-    const actions = new ActionService({ components, run: runtime.runAction, options: runtime.propOptions, credentials });
+    const actions = new ActionService({
+      components,
+      run: runtime.runAction,
+      options: runtime.propOptions,
+      credentials,
+    });
     events.workflows.useActions({ actions, accounts: accountRefs });
 
     // -- routes: one plugin per concern --------------------------------------------------------
     // Rate limits first: they attach to the routes declared after them.
     await registerRateLimits(app, config);
     await app.register(healthRoutes, { isolation: runtime.isolation.mode });
-    const metrics = createMetricsRegistry({ db: store.db, sandboxProcesses: () => runtime.sandboxProcesses() });
+    const metrics = createMetricsRegistry({
+      db: store.db,
+      sandboxProcesses: () => runtime.sandboxProcesses(),
+    });
     await app.register(metricsRoutes, { registry: metrics, token: config.metricsToken });
     await app.register(openapiRoutes, { prefix: "/v1", version: API_VERSION });
     await app.register(userRoutes, { prefix: "/v1", users });
@@ -254,10 +287,19 @@ export async function createServer(config: Config): Promise<Server> {
     await app.register(inspectionRoutes, { prefix: "/v1", events });
     await app.register(subscriptionRoutes, { prefix: "/v1", subscriptions: events.subscriptions });
     await app.register(workflowRoutes, { prefix: "/v1", workflows: events.workflows });
+    await app.register(runRoutes, { prefix: "/v1", runs });
     await app.register(accountRoutes, { prefix: "/v1", accounts });
     await app.register(actionRoutes, { prefix: "/v1", actions });
     await app.register(streamRoutes, { events, db: store.db }); // SSE, at the host (no /v1)
-    await app.register(mcpRoutes, { allowedOrigins: config.mcpAllowedOrigins, publicUrl: getPublicUrl, version: API_VERSION }); // MCP, beside /healthz
+    await app.register(runStreamRoutes, {
+      runs,
+      owns: async (userId, id) => (await getWorkflow(store.db, userId, id)) !== undefined,
+    });
+    await app.register(mcpRoutes, {
+      allowedOrigins: config.mcpAllowedOrigins,
+      publicUrl: getPublicUrl,
+      version: API_VERSION,
+    }); // MCP, beside /healthz
     await app.register(runtime.httpRoutes); // `/e/:id`: HTTP triggers, no auth
     if (runtime.httpFastPath) setFastPath(app, runtime.httpFastPath); // their ingest case, before Fastify
     closers.push(() => closeGracefully(app));

@@ -47,6 +47,8 @@ const Env = z.object({
   HEADWATER_PUBLIC_URL: z.url().optional(),
   HEADWATER_EVENT_RETENTION: Int(DEFAULT_EVENT_RETENTION).default(DEFAULT_EVENT_RETENTION),
   HEADWATER_STATS_RETENTION_DAYS: Int(1, 3660).default(30),
+  HEADWATER_RUN_RETENTION: Int(1).default(1000),
+  HEADWATER_WORKFLOW_RESPONSE_TIMEOUT_MS: Int(100).default(30_000),
   HEADWATER_BODY_LIMIT_BYTES: Int(1024).default(1024 * 1024),
   HEADWATER_DAILY_INVOCATIONS_QUOTA: Int(0).default(100_000),
   HEADWATER_DAILY_COMPUTE_MS_QUOTA: Int(0).default(24 * 60 * 60 * 1000),
@@ -91,6 +93,10 @@ export interface Config {
   /** Base of endpoint URLs; undefined means "http://host:port" once the port is known. */
   publicUrl: string | undefined;
   eventRetention: number;
+  /** Runs kept per workflow (the newest; decisions.md "Workflow runs"). */
+  runRetention: number;
+  /** How long a workflow's endpoint waits for `$.respond` (`http_response: "workflow"`) before 504. */
+  workflowResponseTimeoutMs: number;
   /** Days of per-minute event stats kept (`GET .../stats`). */
   statsRetentionDays: number;
   bodyLimitBytes: number;
@@ -148,6 +154,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bootstrapApiKey: e.HEADWATER_API_KEY,
     publicUrl: e.HEADWATER_PUBLIC_URL?.replace(/\/+$/, ""),
     eventRetention: e.HEADWATER_EVENT_RETENTION,
+    runRetention: e.HEADWATER_RUN_RETENTION,
+    workflowResponseTimeoutMs: e.HEADWATER_WORKFLOW_RESPONSE_TIMEOUT_MS,
     statsRetentionDays: e.HEADWATER_STATS_RETENTION_DAYS,
     bodyLimitBytes: e.HEADWATER_BODY_LIMIT_BYTES,
     quotas: {

@@ -189,6 +189,18 @@ export interface InvocationJob {
   event: unknown;
   /** For deliveries: where the event came from, and how many hops it has travelled. */
   origin?: { emitterId: string; eventId: string; channel: string; hops: number };
+  /** A workflow's re-run (workflows/runs/): the run it makes, and what it takes from the run it re-runs. */
+  rerun?: RerunOrder;
+}
+
+/** What a re-run job carries: enough to run without the earlier run (retention may drop it meanwhile). */
+export interface RerunOrder {
+  runId: string;
+  /** The run re-run, and the trigger it had (its trigger's type is RERUN). */
+  of: string;
+  fromStep?: string;
+  /** Results of the steps before `fromStep`, by step name: taken, not run again. */
+  reused: Record<string, { return_value: unknown; exports: Record<string, unknown> }>;
 }
 
 /**

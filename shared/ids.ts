@@ -27,6 +27,15 @@ export function newId(kind: IdKind): string {
   return ID_PREFIX[kind] + suffix;
 }
 
+/**
+ * The run id of a workflow's invocation job (decisions.md "Workflow runs"): `r_` and the job's
+ * id without its dashes, so that a job has one run however often it starts, and run ids sort
+ * by the time their job was queued.
+ */
+export function runIdOfJob(jobId: string): string {
+  return ID_PREFIX.run + jobId.replace(/[^A-Za-z0-9]/g, "");
+}
+
 /** True when `id` has the kind's prefix and a non-empty alphanumeric suffix. */
 export function isId(kind: IdKind, id: string): boolean {
   const prefix = ID_PREFIX[kind];

@@ -15,7 +15,7 @@ import type { Quotas } from "../quotas/quotas.js";
 import type { InvocationQueue } from "../services.js";
 import type { OpenedDb } from "../store/db.js";
 import { ownsParticipant } from "../store/repos/subscriptions.js";
-import { createWorkflowRunner, type RunWorkflowSteps, type WorkflowJobHandler } from "../workflows/runner.js";
+import { createWorkflowRunner, type RunWorkflowSteps, type WorkflowJobHandler, type WorkflowRunnerOptions } from "../workflows/runner.js";
 import { WorkflowService } from "../workflows/service.js";
 import { LocalEventBus, type EventBus } from "./bus.js";
 import { createEventStore, type ManagedEventStore } from "./event-store.js";
@@ -52,7 +52,7 @@ export interface EventServices {
   /** Per-bucket counts of an emitter (events/stats.ts). */
   stats(emitterId: string, window: StatsWindow): ReturnType<typeof readStats>;
   /** The invocation-queue handler for workflow (`p_`) jobs. */
-  workflowHandler(runSteps: RunWorkflowSteps, quotas: Quotas): WorkflowJobHandler;
+  workflowHandler(runSteps: RunWorkflowSteps, quotas: Quotas, runs?: Pick<WorkflowRunnerOptions, "changes" | "answers" | "retention" | "log">): WorkflowJobHandler;
   /** Routes stored events to listeners through the runtime's queue (jobs inserted with the events). */
   routeTo(queue: InvocationQueue): void;
   /** Once the queue runs: hands an earlier version's outbox rows to their listeners. */
@@ -93,7 +93,7 @@ export async function createEventServices(o: EventServicesOptions): Promise<Even
       return replayEvents(db, queue, request);
     },
     stats: (emitterId, window) => readStats(db, emitterId, window),
-    workflowHandler: (runSteps, quotas) => createWorkflowRunner({ db, events: store, runSteps, quotas }),
+    workflowHandler: (runSteps, quotas, runs = {}) => createWorkflowRunner({ db, events: store, runSteps, quotas, writes, ...runs }),
     routeTo(q) {
       queue = q;
       store.routeTo(q);

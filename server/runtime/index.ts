@@ -82,6 +82,8 @@ export interface Runtime {
   sandboxProcesses(): number;
   /** An admin disabled, changed or deleted a user (here or on another instance): forget what is remembered of them. */
   userChanged(userId: string): void;
+  /** HTTP requests waiting for a run's answer (custom responses), relayed across instances. */
+  responders: Responders;
   queue: InvocationQueue & {
     registerHandler(prefix: string, handler: JobHandler): void;
     registerBatchHandler(prefix: string, handler: BatchHandler, maxBatch?: number): void;
@@ -202,6 +204,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     },
     queue,
     quotas,
+    responders,
     runWorkflowSteps: createWorkflowStepRunner({
       pool,
       bundles,

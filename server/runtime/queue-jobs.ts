@@ -50,7 +50,7 @@ export function rowsOf(jobs: EnqueueJob[], now: number): NewJob[] {
     targetId: j.targetId,
     ownerId: j.ownerId,
     trigger: j.trigger,
-    payload: JSON.stringify({ event: j.event ?? null, origin: j.origin, respondTo: j.respondTo }),
+    payload: JSON.stringify({ event: j.event ?? null, origin: j.origin, respondTo: j.respondTo, rerun: j.rerun }),
     runAfter: runAfterOf(j, now),
   }));
 }
@@ -65,10 +65,11 @@ export interface JobPayload {
   event: unknown;
   origin?: InvocationJob["origin"];
   respondTo?: string;
+  rerun?: InvocationJob["rerun"];
 }
 
 /** A row's payload: the job's own, for a job handed over before its insert, else parsed from the row. */
 export function payloadOf(row: JobRow, handed?: EnqueueJob): JobPayload {
-  if (handed) return { event: handed.event ?? null, origin: handed.origin, respondTo: handed.respondTo };
+  if (handed) return { event: handed.event ?? null, origin: handed.origin, respondTo: handed.respondTo, rerun: handed.rerun };
   return JSON.parse(row.payload) as JobPayload;
 }

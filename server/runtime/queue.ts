@@ -524,6 +524,7 @@ export class DurableQueue implements InvocationQueue {
         event: row.trigger === "http" ? runnableHttpEvent(payload.event) : payload.event,
         origin: payload.origin,
         respondTo: payload.respondTo,
+        ...(payload.rerun ? { rerun: payload.rerun } : {}),
         attempts: row.attempts,
         ...(this.held.has(row.id) ? { stored: this.held.get(row.id)!.durable, hold: this.held.get(row.id)! } : {}),
       };

@@ -3,7 +3,9 @@
  * same isolation, limits and quotas as sources (the steps of one run share one worker process
  * of the owner, in order). See sandbox/steps.cjs for the step API. An action step's component is
  * read by the id saved with the step, its accounts opened for this run (CredentialOpener), and
- * what the run leaves behind (error, emits, logs) has their values hidden.
+ * what the run leaves behind (error, emits, logs, step errors) has their values hidden.
+ * A step given with `reused` is not run: its earlier results are what later steps see (a run
+ * going on from a later step: a re-run from a step, a retry).
  */
 import { randomUUID } from "node:crypto";
 import type { Quotas } from "../quotas/quotas.js";
@@ -27,12 +29,20 @@ export interface WorkflowStep {
   props?: Record<string, unknown> | undefined;
 }
 
+/** A step's results from an earlier run, taken as they were instead of running it. */
+export interface ReusedResults {
+  return_value: unknown;
+  exports: Record<string, unknown>;
+}
+
 export interface RunWorkflowStepsInput {
   /** The workflow's owner: the run counts against their quotas and uses their processes. */
   ownerId: string;
-  steps: WorkflowStep[];
+  steps: Array<WorkflowStep & { reused?: ReusedResults | undefined }>;
   triggerEvent: unknown;
   context: Record<string, unknown>;
+  /** `$.respond` of a step (the first call; sent while the run goes on). */
+  respond?: (response: unknown) => void;
 }
 
 export interface WorkflowStepError {
@@ -44,6 +54,25 @@ export interface WorkflowStepError {
   stack: string;
 }
 
+/** What one step that ran did (steps.cjs), in order; steps not reached are absent. */
+export interface StepOutcome {
+  id: string;
+  status: "success" | "error" | "exited";
+  started_at_ms: number;
+  duration_ms: number;
+  return_value?: unknown;
+  exports?: Record<string, unknown>;
+  error?: { name: string; message: string; stack: string };
+}
+
+export interface StepLogLine {
+  level: string;
+  message: string;
+  ts_ms: number;
+  /** The index (in the input's steps) of the step that wrote it. */
+  step?: number | undefined;
+}
+
 export interface RunWorkflowStepsResult {
   /** Each step's return value, by step name (steps after a failure are absent). */
   returnValues: Record<string, unknown>;
@@ -51,7 +80,13 @@ export interface RunWorkflowStepsResult {
   emits: Array<{ data: unknown; channel: string }>;
   error?: WorkflowStepError;
   /** Console output of the steps, in order. */
-  logs: Array<{ level: string; message: string }>;
+  logs: StepLogLine[];
+  /** What each step that ran did. */
+  steps: StepOutcome[];
+  /** The step that was running when the run was stopped (timeout, memory), by index. */
+  stoppedAt?: number | undefined;
+  /** Set when a step ended the run with `$.flow.exit(reason)`. */
+  exit?: { reason: string | null };
   computeMs: number;
   /**
    * The steps went to a worker: the run counts against the owner's quota. The caller counts it
@@ -63,8 +98,8 @@ export interface RunWorkflowStepsResult {
 export type RunWorkflowSteps = (input: RunWorkflowStepsInput) => Promise<RunWorkflowStepsResult>;
 
 /**
- * Rejects with PlatformFailure when the worker died for a reason of its own (the queue retries);
- * every fault of the steps themselves is in `error`.
+ * Rejects with PlatformFailure when the worker died for a reason of its own, or a platform step
+ * preparing the run failed (the queue retries); every fault of the steps themselves is in `error`.
  */
 export interface WorkflowStepDeps {
   pool: SandboxPool;
@@ -78,16 +113,18 @@ export interface WorkflowStepDeps {
   packagesFrom?: (url: string | null | undefined) => string | undefined;
 }
 
+const fail = (code: string, message: string, cellId = ""): RunWorkflowStepsResult => ({
+  returnValues: {},
+  emits: [],
+  error: { cellId, code, message, stack: "" },
+  logs: [],
+  steps: [],
+  computeMs: 0,
+  ran: false,
+});
+
 export function createWorkflowStepRunner(deps: WorkflowStepDeps): RunWorkflowSteps {
   return async (input) => {
-    const fail = (code: string, message: string, cellId = ""): RunWorkflowStepsResult => ({
-      returnValues: {},
-      emits: [],
-      error: { cellId, code, message, stack: "" },
-      logs: [],
-      computeMs: 0,
-      ran: false,
-    });
     const quota = await deps.quotas.check(input.ownerId);
     if (!quota.ok) return fail("QUOTA_EXCEEDED", quota.message);
     const steps = [];
@@ -95,23 +132,55 @@ export function createWorkflowStepRunner(deps: WorkflowStepDeps): RunWorkflowSte
     const redactors: Redactor[] = [];
     for (const step of input.steps) {
       try {
+        if (step.reused) {
+          steps.push({ id: step.id, name: step.name, reused: step.reused });
+          continue;
+        }
         if (step.action === undefined) {
           const ready = await deps.bundles.ready(step.code ?? "", undefined);
           Object.assign(packageDirs, ready.packageDirs);
           steps.push({ id: step.id, name: step.name, bundle: ready.bundle });
           continue;
         }
-        const component = step.component_id ? await platformStep("reading an action step's component", () => deps.component!(step.component_id!)) : undefined;
-        if (!component) return fail("LOAD_ERROR", `step ${step.name}: the action ${step.action ?? ""} is not available`, step.id);
-        const ready = await deps.bundles.ready(component.code, component.files, component, deps.packagesFrom?.(component.url));
+        const component = step.component_id
+          ? await platformStep("reading an action step's component", () =>
+              deps.component!(step.component_id!),
+            )
+          : undefined;
+        if (!component)
+          return fail(
+            "LOAD_ERROR",
+            `step ${step.name}: the action ${step.action ?? ""} is not available`,
+            step.id,
+          );
+        const ready = await deps.bundles.ready(
+          component.code,
+          component.files,
+          component,
+          deps.packagesFrom?.(component.url),
+        );
         Object.assign(packageDirs, ready.packageDirs);
-        const opened = deps.credentials ? await deps.credentials.open(input.ownerId, step.props ?? {}) : { props: step.props ?? {}, redactor: undefined };
+        const opened = deps.credentials
+          ? await deps.credentials.open(input.ownerId, step.props ?? {})
+          : { props: step.props ?? {}, redactor: undefined };
         if (opened.redactor) redactors.push(opened.redactor);
-        steps.push({ id: step.id, name: step.name, bundle: ready.bundle, action: step.action ?? "", props: opened.props });
+        steps.push({
+          id: step.id,
+          name: step.name,
+          bundle: ready.bundle,
+          action: step.action ?? "",
+          props: opened.props,
+        });
       } catch (e) {
-        if (e instanceof CompileError || e instanceof PackageError) return fail("LOAD_ERROR", e.message, step.id);
+        if (e instanceof CompileError || e instanceof PackageError)
+          return fail("LOAD_ERROR", e.message, step.id);
         if (e instanceof CredentialsError) return fail(e.code.toUpperCase(), e.message, step.id);
-        throw e;
+        // Anything else preparing the run (the database refusing the accounts' read, the disk
+        // refusing a bundle) is the platform's: the queue retries the job, nothing is lost.
+        if (e instanceof PlatformFailure) throw e;
+        throw new PlatformFailure(
+          `preparing step ${step.name} failed: ${e instanceof Error ? e.message : String(e)}`,
+        );
       }
     }
     let lease;
@@ -121,20 +190,37 @@ export function createWorkflowStepRunner(deps: WorkflowStepDeps): RunWorkflowSte
       throw new PlatformFailure(`no sandbox worker: ${(e as Error).message}`);
     }
     const t0 = Date.now();
-    const logs: RunWorkflowStepsResult["logs"] = [];
+    const logs: StepLogLine[] = [];
+    let running: number | undefined;
     let outcome;
     try {
       outcome = await lease.proc.request(
-        { t: "steps", id: randomUUID(), steps, packageDirs, triggerEvent: input.triggerEvent ?? null, context: input.context },
+        {
+          t: "steps",
+          id: randomUUID(),
+          steps,
+          packageDirs,
+          triggerEvent: input.triggerEvent ?? null,
+          context: input.context,
+        },
         deps.timeoutMs,
         (m) => {
-          if (m.t === "log") logs.push({ level: String(m.level), message: String(m.message) });
+          if (m.t === "log")
+            logs.push({
+              level: String(m.level),
+              message: String(m.message),
+              ts_ms: Date.now(),
+              step: m.item,
+            });
+          else if (m.t === "step") running = m.item;
+          else if (m.t === "respond") input.respond?.(m.response);
         },
       );
     } finally {
       lease.release();
     }
     const computeMs = Date.now() - t0;
+    const stopped = { logs, computeMs, ran: true, stoppedAt: running };
     switch (outcome.kind) {
       case "crash":
         // The steps ran until the worker died (a component can make it die): that compute
@@ -143,14 +229,35 @@ export function createWorkflowStepRunner(deps: WorkflowStepDeps): RunWorkflowSte
         await platformStep("counting the stopped run", () => deps.quotas.record(input.ownerId, computeMs));
         throw new PlatformFailure(outcome.detail);
       case "timeout":
-        return redacted({ ...fail("TIMEOUT", `the workflow ran longer than ${deps.timeoutMs} ms and was stopped`), logs, computeMs, ran: true }, redactors);
+        return redacted(
+          {
+            ...fail("TIMEOUT", `the workflow ran longer than ${deps.timeoutMs} ms and was stopped`),
+            ...stopped,
+          },
+          redactors,
+        );
       case "oom":
-        return { ...fail("OUT_OF_MEMORY", "the workflow ran out of memory and was stopped"), logs, computeMs, ran: true };
+        return { ...fail("OUT_OF_MEMORY", "the workflow ran out of memory and was stopped"), ...stopped };
       case "done": {
         const err = outcome.message.error;
-        if (err) return redacted({ ...fail(err.name, err.message), logs, computeMs, ran: true }, redactors);
-        const result = outcome.message.result as Pick<RunWorkflowStepsResult, "returnValues" | "emits" | "error">;
-        return redacted({ returnValues: result.returnValues, emits: result.emits, ...(result.error ? { error: result.error } : {}), logs, computeMs, ran: true }, redactors);
+        if (err) return redacted({ ...fail(err.name, err.message), ...stopped }, redactors);
+        const result = outcome.message.result as Pick<
+          RunWorkflowStepsResult,
+          "returnValues" | "emits" | "error" | "steps" | "exit"
+        >;
+        return redacted(
+          {
+            returnValues: result.returnValues,
+            emits: result.emits,
+            steps: result.steps ?? [],
+            ...(result.error ? { error: result.error } : {}),
+            ...(result.exit ? { exit: result.exit } : {}),
+            logs,
+            computeMs,
+            ran: true,
+          },
+          redactors,
+        );
       }
     }
   };
@@ -163,6 +270,14 @@ function redacted(r: RunWorkflowStepsResult, redactors: Redactor[]): RunWorkflow
     if (r.error) {
       r.error.message = red.text(r.error.message);
       r.error.stack = red.text(r.error.stack);
+    }
+    for (const step of r.steps) {
+      if (step.error) {
+        step.error.message = red.text(step.error.message);
+        step.error.stack = red.text(step.error.stack);
+      }
+      if (step.return_value !== undefined) step.return_value = red.emitted(step.return_value);
+      if (step.exports) step.exports = red.emitted(step.exports) as Record<string, unknown>;
     }
     for (const e of r.emits) e.data = red.emitted(e.data);
   }

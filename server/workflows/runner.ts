@@ -1,40 +1,41 @@
 /**
- * Runs a workflow for one invocation job (a delivered event or a request to its endpoint_url):
- * the steps run in order in the runtime's sandbox; afterwards its emits are stored on its
- * channels and a thrown error on its `$errors` channel, in ONE transaction with the run's quota
- * count and the deletion of its job (EventStore.commit), so they are delivered after the run and
- * a run whose results are stored never runs again. A platform failure (the sandbox itself
- * failing, or the database refusing the workflow's lookup or its results) rejects with
- * PlatformFailure and stores nothing, so the invocation queue retries the job: never lost.
+ * Runs a workflow for one invocation job (a delivered event, a request to its endpoint_url, a
+ * re-run): the steps run in order in the runtime's sandbox; afterwards its emits are stored on
+ * its channels, a thrown error on its `$errors` channel and the run's record (runs/record.ts),
+ * in ONE transaction with the run's quota count and the deletion of its job (EventStore.commit),
+ * so they are delivered after the run, a run is recorded exactly when its results are, and a run
+ * whose results are stored never runs again. While the steps run, the run is recorded as
+ * `running` (a write that never overwrites a finished record: a late duplicate leaves it be).
+ * A platform failure (the sandbox itself failing, or the database refusing the workflow's
+ * lookup, its accounts or its results) rejects with PlatformFailure and stores nothing, so the
+ * invocation queue retries the job: never lost, and recorded once when it runs.
  */
 import { randomUUID } from "node:crypto";
-import type { WorkflowStep } from "../../shared/resources/index.js";
+import { runIdOfJob } from "../../shared/ids.js";
+import type { RunResponse, RunTrigger, WorkflowStep } from "../../shared/resources/index.js";
 import { errorEvent } from "../delivery/error-event.js";
 import type { Quotas } from "../quotas/quotas.js";
 import type { EmitInput, EventStore, InvocationJob } from "../services.js";
 import { platformStep } from "../runtime/platform-failure.js";
 import type { Db } from "../store/db.js";
+import type { WriteGroup } from "../store/write-group.js";
 import { invocationsTotal } from "../runtime/invoke.js";
+import type { RunWorkflowSteps } from "../runtime/workflow-steps.js";
 import { isUserDisabled } from "../store/repos/users.js";
 import { findWorkflow } from "../store/repos/workflows.js";
+import { recordRunStart } from "../store/repos/runs.js";
+import type { RunChanges } from "./runs/changes.js";
+import {
+  endedRow,
+  finishedRun,
+  plannedSteps,
+  runningRow,
+  type PlannedStep,
+  type RunHeader,
+} from "./runs/record.js";
+import { responseOf, type CallerAnswers } from "./runs/respond.js";
 
-export interface StepsResult {
-  returnValues: Record<string, unknown>;
-  emits: Array<{ data: unknown; channel: string }>;
-  error?: { cellId: string; code: string; message: string; stack: string };
-  /** Set when the steps ran in a worker: counted against the owner's quota, with the results. */
-  ran?: boolean;
-  computeMs?: number;
-}
-
-/** The runtime's step runner (runtime/: evaluation happens only in the sandbox). */
-export type RunWorkflowSteps = (input: {
-  steps: WorkflowStep[];
-  triggerEvent: unknown;
-  context: Record<string, unknown>;
-  ownerId: string;
-  workflowId: string;
-}) => Promise<StepsResult>;
+export type { RunWorkflowSteps } from "../runtime/workflow-steps.js";
 
 export interface WorkflowRunnerOptions {
   db: Db;
@@ -42,27 +43,78 @@ export interface WorkflowRunnerOptions {
   runSteps: RunWorkflowSteps;
   /** Counts runs (in the transaction of their results); without it runs are not counted. */
   quotas?: Pick<Quotas, "countFor" | "counted">;
+  /** Where a run's start is written (SQLite shares the turn's transaction); default: the db. */
+  writes?: Pick<WriteGroup, "run">;
+  /** Told of each run's start and end (the runs stream, re-runs waiting for their end). */
+  changes?: Pick<RunChanges, "changed">;
+  /** Answers the HTTP caller that waits for a run (`http_response: "workflow"`). */
+  answers?: CallerAnswers;
+  /** Runs kept per workflow (HEADWATER_RUN_RETENTION). */
+  retention?: number;
+  log?: (msg: string, err?: unknown) => void;
 }
 
 /** The queue's handler: `committed` when the job was deleted with its results. */
-export type WorkflowJobHandler = (job: InvocationJob & { id?: string }) => Promise<{ committed: boolean }>;
+export type WorkflowJobHandler = (
+  job: InvocationJob & { id?: string; respondTo?: string },
+) => Promise<{ committed: boolean }>;
+
+export const DEFAULT_RUN_RETENTION = 1000;
 
 function sourceType(job: InvocationJob): "SOURCE" | "WORKFLOW" | "HTTP" {
   if (job.trigger === "http") return "HTTP";
   return job.origin?.emitterId.startsWith("p_") ? "WORKFLOW" : "SOURCE";
 }
 
+function triggerOf(job: InvocationJob): RunTrigger {
+  const origin = job.origin ? { emitter_id: job.origin.emitterId, event_id: job.origin.eventId } : {};
+  if (job.rerun)
+    return {
+      type: "RERUN",
+      ...origin,
+      rerun_of: job.rerun.of,
+      ...(job.rerun.fromStep ? { from_step: job.rerun.fromStep } : {}),
+    };
+  return { type: sourceType(job), ...origin };
+}
+
+/** When the job was queued (its id starts with that time), so a run lists where its event came in. */
+function queuedMs(jobId: string | undefined): number {
+  const ms = jobId ? Number(jobId.slice(0, 15)) : NaN;
+  return Number.isFinite(ms) && ms > 0 ? ms : Date.now();
+}
+
 /** Returns the handler the invocation queue calls for `p_` targets. */
 export function createWorkflowRunner(o: WorkflowRunnerOptions): WorkflowJobHandler {
+  const log = o.log ?? (() => undefined);
+  const keep = o.retention ?? DEFAULT_RUN_RETENTION;
+  const writeStart = o.writes
+    ? (fn: (db: Db) => Promise<void>) => o.writes!.run(fn)
+    : (fn: (db: Db) => Promise<void>) => fn(o.db);
   return async (job) => {
     const wf = await platformStep("reading the workflow", () => findWorkflow(o.db, job.targetId));
+    const caller = job.respondTo;
     // Deleted, someone else's (a stale job), or paused: nothing to run (the queue drops the job).
-    if (!wf || wf.owner_id !== job.ownerId || Number(wf.active) !== 1) return { committed: false };
+    if (!wf || wf.owner_id !== job.ownerId || Number(wf.active) !== 1) {
+      o.answers?.finish(caller);
+      return { committed: false };
+    }
     // Its owner is disabled by an admin: nothing of theirs runs until they are enabled.
     if (await platformStep("reading the workflow's owner", () => isUserDisabled(o.db, wf.owner_id))) {
+      o.answers?.finish(caller);
       return { committed: false };
     }
     const steps = JSON.parse(wf.steps_json) as WorkflowStep[];
+    const planned: PlannedStep[] = steps.map((s) => ({ ...s, reused: job.rerun?.reused[s.name] }));
+    const header: RunHeader = {
+      id: job.rerun?.runId ?? (job.id ? runIdOfJob(job.id) : `r_${randomUUID().replace(/-/g, "")}`),
+      workflowId: wf.id,
+      ownerId: wf.owner_id,
+      trigger: triggerOf(job),
+      attempt: 1,
+      createdMs: queuedMs(job.id),
+      eventJson: JSON.stringify(job.event ?? null),
+    };
     const contextId = job.origin?.eventId ?? randomUUID();
     const now = new Date();
     const context = {
@@ -73,15 +125,39 @@ export function createWorkflowRunner(o: WorkflowRunnerOptions): WorkflowJobHandl
       source_type: sourceType(job),
       owner_id: wf.owner_id,
       emitter_id: job.origin?.emitterId,
+      run_id: header.id,
     };
-    const result = await o.runSteps({
-      steps,
-      triggerEvent: job.event,
-      context,
-      ownerId: wf.owner_id,
-      workflowId: wf.id,
+    const startedMs = Date.now();
+    // The start is written while the steps run; the end waits for it (see the file's comment).
+    const start = runningRow(header, plannedSteps(planned), startedMs);
+    const started = writeStart((db) => recordRunStart(db, start)).then(
+      () => o.changes?.changed(start),
+      (err: unknown) => log(`recording the start of run ${header.id} failed`, err),
+    );
+    let response: RunResponse | null = null;
+    let result;
+    try {
+      result = await o.runSteps({
+        steps: planned,
+        triggerEvent: job.event,
+        context,
+        ownerId: wf.owner_id,
+        respond: (given) => {
+          if (response) return;
+          response = responseOf(given);
+          o.answers?.respond(caller, response);
+        },
+      });
+    } catch (err) {
+      // A platform failure: the queue runs the job again, but this caller is let go.
+      o.answers?.finish(caller);
+      throw err;
+    }
+    const endedMs = Date.now();
+    invocationsTotal.inc({
+      kind: "workflow",
+      outcome: !result.error ? "ok" : result.error.code === "QUOTA_EXCEEDED" ? "quota_exceeded" : "error",
     });
-    invocationsTotal.inc({ kind: "workflow", outcome: !result.error ? "ok" : result.error.code === "QUOTA_EXCEEDED" ? "quota_exceeded" : "error" });
     const hops = job.origin?.hops ?? 0;
     const inputs: EmitInput[] = result.emits.map((e) => ({
       emitterId: wf.id,
@@ -90,6 +166,7 @@ export function createWorkflowRunner(o: WorkflowRunnerOptions): WorkflowJobHandl
       event: e.data,
       hops,
     }));
+    const run = finishedRun(planned, result);
     if (result.error) {
       inputs.push({
         emitterId: wf.id,
@@ -106,16 +183,27 @@ export function createWorkflowRunner(o: WorkflowRunnerOptions): WorkflowJobHandl
           code: result.error.code,
           message: result.error.message,
           cellId: result.error.cellId,
-          stack: result.error.stack,
+          stack: run.steps.find((s) => s.id === result.error!.cellId)?.error?.stack ?? "",
           now: new Date(),
         }),
       });
     }
+    // The caller that waits and was not answered: 204 when the run ended well, else 502 (after
+    // the commit: a run whose results fail to store runs again, and may yet respond).
+    const unanswered =
+      caller && !response && o.answers ? o.answers.unanswered(header.id, run.status) : undefined;
+    if (unanswered) response = unanswered;
     const usage = result.ran ? o.quotas?.countFor(wf.owner_id, result.computeMs ?? 0, 1, wf.id) : undefined;
     const jobIds = job.id ? [job.id] : [];
-    if (inputs.length === 0 && jobIds.length === 0 && !usage) return { committed: false };
-    await platformStep("storing the workflow's results", () => o.events.commit(inputs, { jobIds, ...(usage ? { usage } : {}) }));
+    const row = endedRow(header, run, startedMs, endedMs, response);
+    await started;
+    await platformStep("storing the workflow's results", () =>
+      o.events.commit(inputs, { jobIds, run: { row, keep }, ...(usage ? { usage } : {}) }),
+    );
     if (usage) o.quotas?.counted(usage);
+    o.changes?.changed(row);
+    if (unanswered) o.answers?.respond(caller, unanswered);
+    o.answers?.finish(caller);
     return { committed: jobIds.length > 0 };
   };
 }

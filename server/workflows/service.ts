@@ -6,12 +6,18 @@
  * workflow's account uses (written in the workflow's transaction, dropped with it).
  */
 import { newId } from "../../shared/ids.js";
-import type { CreateWorkflowBody, UpdateWorkflowBody, Workflow, WorkflowStep } from "../../shared/resources/index.js";
+import type {
+  CreateWorkflowBody,
+  UpdateWorkflowBody,
+  Workflow,
+  WorkflowStep,
+} from "../../shared/resources/index.js";
 import { compileModule, CompileError } from "../runtime/compile.js";
 import type { Db } from "../store/db.js";
 import type { Requester } from "../users/requester.js";
 import { ActionSteps, type ActionStepDeps, type StepInput } from "./action-steps.js";
 import { pageByCreation, type PageRequest, type PageRows } from "../store/repos/paging.js";
+import { deleteRunsOf } from "../store/repos/runs.js";
 import {
   deleteWorkflow,
   getWorkflow,
@@ -60,6 +66,7 @@ export class WorkflowService {
       steps: JSON.parse(row.steps_json) as WorkflowStep[],
       endpoint_url: `${this.publicUrl()}/e/${row.id}`,
       active: Number(row.active) === 1,
+      http_response: row.http_response === "workflow" ? "workflow" : "immediate",
       created_at: Number(row.created_at),
       updated_at: Number(row.updated_at),
     };
@@ -69,16 +76,24 @@ export class WorkflowService {
    * Names every step (step_1, step_2, … by default), keeps ids of unchanged steps, checks code;
    * action steps are resolved and their props checked (the caller binds their accounts).
    */
-  private async buildSteps(requester: Requester, inputs: StepInput[], previous: WorkflowStep[] = []): Promise<WorkflowStep[]> {
+  private async buildSteps(
+    requester: Requester,
+    inputs: StepInput[],
+    previous: WorkflowStep[] = [],
+  ): Promise<WorkflowStep[]> {
     const seen = new Set<string>();
     const out: WorkflowStep[] = [];
     for (const [i, s] of inputs.entries()) {
       const name = s.name ?? `step_${i + 1}`;
-      if (name === "trigger") throw new WorkflowInputError(`steps[${i}]: the step name "trigger" is reserved`);
+      if (name === "trigger")
+        throw new WorkflowInputError(`steps[${i}]: the step name "trigger" is reserved`);
       if (seen.has(name)) throw new WorkflowInputError(`steps[${i}]: duplicate step name "${name}"`);
       seen.add(name);
       if (s.action !== undefined) {
-        if (!this.actionSteps) throw new WorkflowInputError(`steps[${i}]: action steps need the runtime, which this server runs without`);
+        if (!this.actionSteps)
+          throw new WorkflowInputError(
+            `steps[${i}]: action steps need the runtime, which this server runs without`,
+          );
         out.push(await this.actionSteps.build(requester, i, name, s, previous));
         continue;
       }
@@ -96,7 +111,12 @@ export class WorkflowService {
   }
 
   /** Writes the workflow and its steps' account uses together (inline credentials become accounts). */
-  private async write(ownerId: string, row: Pick<WorkflowRow, "id" | "name">, steps: WorkflowStep[] | undefined, save: (trx: Db, steps: WorkflowStep[] | undefined) => Promise<void>): Promise<WorkflowStep[] | undefined> {
+  private async write(
+    ownerId: string,
+    row: Pick<WorkflowRow, "id" | "name">,
+    steps: WorkflowStep[] | undefined,
+    save: (trx: Db, steps: WorkflowStep[] | undefined) => Promise<void>,
+  ): Promise<WorkflowStep[] | undefined> {
     if (!this.actionSteps || !steps) {
       await save(this.db, steps);
       return steps;
@@ -109,7 +129,11 @@ export class WorkflowService {
     });
   }
 
-  async create(ownerId: string, body: CreateWorkflowBody, requester: Requester = { userId: ownerId, admin: false }): Promise<Workflow> {
+  async create(
+    ownerId: string,
+    body: CreateWorkflowBody,
+    requester: Requester = { userId: ownerId, admin: false },
+  ): Promise<Workflow> {
     const now = Math.floor(Date.now() / 1000);
     const row: WorkflowRow = {
       id: newId("workflow"),
@@ -118,6 +142,7 @@ export class WorkflowService {
       deployment_id: newId("deployment"),
       steps_json: "",
       active: body.active === false ? 0 : 1,
+      http_response: body.http_response ?? "immediate",
       created_ms: createdMs(),
       created_at: now,
       updated_at: now,
@@ -136,13 +161,22 @@ export class WorkflowService {
     return row && this.toResource(row);
   }
 
-  async update(ownerId: string, id: string, body: UpdateWorkflowBody, requester: Requester = { userId: ownerId, admin: false }): Promise<Workflow | undefined> {
+  async update(
+    ownerId: string,
+    id: string,
+    body: UpdateWorkflowBody,
+    requester: Requester = { userId: ownerId, admin: false },
+  ): Promise<Workflow | undefined> {
     const row = await getWorkflow(this.db, ownerId, id);
     if (!row) return undefined;
     const patch: Partial<WorkflowRow> = { updated_at: Math.floor(Date.now() / 1000) };
     if (body.name !== undefined) patch.name = body.name;
     if (body.active !== undefined) patch.active = body.active ? 1 : 0;
-    const built = body.steps === undefined ? undefined : await this.buildSteps(requester, body.steps, JSON.parse(row.steps_json) as WorkflowStep[]);
+    if (body.http_response !== undefined) patch.http_response = body.http_response;
+    const built =
+      body.steps === undefined
+        ? undefined
+        : await this.buildSteps(requester, body.steps, JSON.parse(row.steps_json) as WorkflowStep[]);
     await this.write(ownerId, { id, name: patch.name ?? row.name }, built, async (trx, steps) => {
       if (steps) {
         patch.steps_json = JSON.stringify(steps);
@@ -162,7 +196,10 @@ export class WorkflowService {
           return gone;
         })
       : await deleteWorkflow(this.db, ownerId, id);
-    if (deleted) await this.hooks.deleted(id);
+    if (deleted) {
+      await this.hooks.deleted(id);
+      await deleteRunsOf(this.db, id);
+    }
     return deleted;
   }
 

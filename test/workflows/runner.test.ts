@@ -3,7 +3,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { PlatformFailure } from "../../server/runtime/platform-failure.js";
 import type { EmitInput, EventStore, InvocationJob } from "../../server/services.js";
 import { insertWorkflow } from "../../server/store/repos/workflows.js";
-import { createWorkflowRunner, type StepsResult } from "../../server/workflows/runner.js";
+import type { RunWorkflowStepsResult } from "../../server/runtime/workflow-steps.js";
+import { createWorkflowRunner } from "../../server/workflows/runner.js";
 import { tempDb } from "../events/helpers.js";
 
 class Recorder implements EventStore {
@@ -25,7 +26,8 @@ class Recorder implements EventStore {
 describe("workflow runner", () => {
   let db: Awaited<ReturnType<typeof tempDb>>;
   let events: Recorder;
-  let result: StepsResult;
+  let result: RunWorkflowStepsResult;
+  const ran = { logs: [], steps: [], computeMs: 0, ran: false };
   const job: InvocationJob = {
     targetId: "p_wf",
     ownerId: "u_1",
@@ -55,6 +57,7 @@ describe("workflow runner", () => {
 
   it("appends emits with the job's hop count and the error in the spec's shape", async () => {
     result = {
+      ...ran,
       returnValues: {},
       emits: [{ data: { raw_event: 1 }, channel: "" }, { data: { raw_event: 2 }, channel: "default" }],
       error: { cellId: "c_1", code: "Error", message: "nope", stack: "Error: nope" },
@@ -72,7 +75,7 @@ describe("workflow runner", () => {
   });
 
   it("turns a failed append into a PlatformFailure, so the queue retries the job", async () => {
-    result = { returnValues: {}, emits: [{ data: 1, channel: "" }] };
+    result = { ...ran, returnValues: {}, emits: [{ data: 1, channel: "" }] };
     events.failNext = true;
     await expect(runner()(job)).rejects.toBeInstanceOf(PlatformFailure);
     await runner()(job);
@@ -80,7 +83,7 @@ describe("workflow runner", () => {
   });
 
   it("does nothing for a job of another owner or a missing workflow", async () => {
-    result = { returnValues: {}, emits: [{ data: 1, channel: "" }] };
+    result = { ...ran, returnValues: {}, emits: [{ data: 1, channel: "" }] };
     await runner()({ ...job, ownerId: "u_2" });
     await runner()({ ...job, targetId: "p_gone" });
     expect(events.appended).toEqual([]);

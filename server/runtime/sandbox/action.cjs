@@ -10,7 +10,8 @@
  * `$` is the platform's step API (shared with code steps): `$.export(name, value)` (the name
  * `$summary` is the run's summary), `$.flow.exit(reason)`, `$.send.emit` (workflow steps only),
  * `$.send.http(config)` (sent through the platform's axios once the run ends, so under the
- * sandbox's network policy); `$.respond` and what needs the hosted service's own services
+ * sandbox's network policy), `$.respond(response)` (workflow steps only: the HTTP caller's
+ * answer); what needs the hosted service's own services
  * (`$.send.email`, `$.send.s3`, `$.flow.delay`, ...) throw a clear error instead.
  *
  * A workflow step's props may hold `{{ steps.<path> }}` references: resolved here, by walking
@@ -49,8 +50,9 @@ const unavailable = (what) => () => {
 
 /**
  * The step API. `emit` absent: `$.send.emit` is refused (a run on its own has nowhere to emit).
+ * `respond` absent: `$.respond` is refused (only a workflow's run has an HTTP caller).
  * @param {{ exported: Record<string, unknown>, httpSends: Array<Record<string, any>>,
- *           emit?: (data: unknown, channel: string) => void }} io
+ *           emit?: (data: unknown, channel: string) => void, respond?: (response: unknown) => void }} io
  */
 function makeDollar(io) {
   /** @type {Record<string, any>} */
@@ -84,8 +86,10 @@ function makeDollar(io) {
       rerun: unavailable("$.flow.rerun"),
       suspend: unavailable("$.flow.suspend"),
     },
-    respond: () => {
-      throw new Error("$.respond is not available to actions and steps on Headwater: their result is returned (or emitted), not an HTTP response");
+    /** @param {unknown} response */
+    respond: (response) => {
+      if (!io.respond) throw new Error("$.respond answers a workflow's HTTP caller: an action run on its own returns its result");
+      io.respond(response);
     },
   };
   return $;
@@ -166,7 +170,7 @@ function readValue(def, v) {
  * Runs one action. Never throws: a failure is `error`, a flow exit `exit`.
  * @param {Record<string, any>} component the loaded module
  * @param {{ props: Record<string, unknown>, steps: Record<string, unknown>,
- *           emit?: (data: unknown, channel: string) => void }} input
+ *           emit?: (data: unknown, channel: string) => void, respond?: (response: unknown) => void }} input
  * @returns {Promise<{ ret: unknown, exports: Record<string, unknown>, exit?: string | null,
  *                     error?: { name: string, message: string, stack: string, code?: string } }>}
  */
@@ -192,7 +196,7 @@ async function runAction(component, input) {
         throw new Error("this.http.respond is for sources with an HTTP interface");
       },
     });
-    const $ = makeDollar({ exported, httpSends, ...(input.emit ? { emit: input.emit } : {}) });
+    const $ = makeDollar({ exported, httpSends, ...(input.emit ? { emit: input.emit } : {}), ...(input.respond ? { respond: input.respond } : {}) });
     let ret;
     let exit;
     try {

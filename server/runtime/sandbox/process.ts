@@ -102,7 +102,7 @@ export interface WorkerDone {
  * the run's `item` index, and `itemDone` ends each run (`dbChanges`, `error?`).
  */
 export interface WorkerStream {
-  t: "emit" | "log" | "respond" | "itemDone";
+  t: "emit" | "log" | "respond" | "itemDone" | "step";
   id: string;
   item?: number;
   [k: string]: unknown;

@@ -12,6 +12,13 @@
  * An action step (`{action, props}`: the server sends its component's bundle) runs the vendor's
  * action with its props, `{{ steps.<path> }}` references resolved first (action.cjs); its return
  * value and exports land in `steps.<name>` as a code step's do, its error stops the run likewise.
+ * A reused step (`{reused: {return_value, exports}}`, a run going on from a later step) is not
+ * run: its earlier results are what later steps see.
+ *
+ * The answer says what each step did (`steps`: status, start, duration, return value, exports,
+ * error), in order, up to the step that ended the run. `hooks.onStep(i)` is called as step i
+ * starts, so that its console lines are tagged with it (worker.cjs); `hooks.respond` carries
+ * `$.respond` to the HTTP caller while the run goes on.
  */
 "use strict";
 const { loadBundle } = require("./loader.cjs");
@@ -28,15 +35,55 @@ function stepError(step, err) {
   };
 }
 
+/** The error as a step shows it. @param {any} err */
+function shownError(err) {
+  const isObj = err && typeof err === "object";
+  return {
+    name: String((isObj && err.name) || "Error"),
+    message: isObj && err.message !== undefined ? String(err.message) : String(err),
+    stack: String((isObj && typeof err.stack === "string" && err.stack) || err),
+  };
+}
+
+/** A flow exit's reason (`$.flow.exit(reason)`, `$end(reason)`), or null. @param {any} err */
+function exitReason(err) {
+  const r = err && (err.reason !== undefined ? err.reason : err.message);
+  return r === undefined || r === null || r === "$.flow.exit" ? null : String(r);
+}
+
+/** The HTTP response `$.respond` gives, as JSON the server can check. @param {any} r */
+function responseOf(r) {
+  const given = r && typeof r === "object" ? r : {};
+  /** @type {Record<string, string>} */
+  const headers = {};
+  if (given.headers && typeof given.headers === "object") {
+    for (const [k, v] of Object.entries(given.headers)) if (v !== undefined && v !== null) headers[k] = Array.isArray(v) ? v.map(String).join(", ") : String(v);
+  }
+  let body = given.body;
+  if (typeof Buffer !== "undefined" && Buffer.isBuffer(body)) body = body.toString("utf8");
+  else if (body !== undefined && typeof body !== "string") {
+    try {
+      body = JSON.parse(JSON.stringify(body) ?? "null");
+    } catch {
+      body = String(body);
+    }
+  }
+  return { status: given.status === undefined ? 200 : Number(given.status), headers, body: body === undefined ? null : body };
+}
+
 /**
- * @param {{ steps: Array<{ id: string, name: string, bundle: any, action?: string, props?: Record<string, unknown> }>, packageDirs: Record<string,string>,
+ * @param {{ steps: Array<{ id: string, name: string, bundle?: any, action?: string, props?: Record<string, unknown>,
+ *           reused?: { return_value: unknown, exports: Record<string, unknown> } }>, packageDirs: Record<string,string>,
  *           triggerEvent: unknown, context: Record<string, unknown> }} input
+ * @param {{ onStep?: (i: number | undefined) => void, respond?: (response: unknown) => void }} [hooks]
  */
-async function runSteps(input) {
+async function runSteps(input, hooks = {}) {
   /** @type {Array<{ data: unknown, channel: string }>} */
   const emits = [];
   /** @type {Record<string, unknown>} */
   const returnValues = {};
+  /** @type {Array<Record<string, unknown>>} */
+  const done = [];
   /** @type {Record<string, any>} */
   const steps = { trigger: { event: input.triggerEvent, context: input.context } };
   const legacySend = {
@@ -45,23 +92,51 @@ async function runSteps(input) {
   };
   /** @param {unknown} data @param {string} channel */
   const emit = (data, channel) => emits.push({ data: { raw_event: data ?? null }, channel });
-  for (const step of input.steps) {
+  let responded = false;
+  /** @param {unknown} r */
+  const respond = (r) => {
+    if (!hooks.respond) throw new Error("$.respond answers a workflow's HTTP caller: this run has none");
+    if (responded) return;
+    responded = true;
+    hooks.respond(responseOf(r));
+  };
+  const end = (/** @type {Record<string, unknown>} */ extra = {}) => {
+    hooks.onStep?.(undefined);
+    return { returnValues, emits, steps: done, ...extra };
+  };
+  for (const [i, step] of input.steps.entries()) {
+    if (step.reused) {
+      steps[step.name] = { ...step.reused.exports, $return_value: step.reused.return_value };
+      returnValues[step.name] = step.reused.return_value;
+      continue;
+    }
+    hooks.onStep?.(i);
+    const started = Date.now();
+    const record = (/** @type {string} */ status, /** @type {Record<string, unknown>} */ extra) =>
+      done.push({ id: step.id, status, started_at_ms: started, duration_ms: Date.now() - started, ...extra });
     if (step.action !== undefined) {
       const mod = loadOrError(step, input.packageDirs);
       const out = mod.error
         ? { ret: undefined, exports: {}, error: mod.error }
-        : await runAction(mod.module, { props: /** @type {Record<string, unknown>} */ (resolveTemplates(step.props ?? {}, { steps })), steps, emit });
-      if (out.error) return { returnValues, emits, error: stepError(step, out.error) };
+        : await runAction(mod.module, { props: /** @type {Record<string, unknown>} */ (resolveTemplates(step.props ?? {}, { steps })), steps, emit, respond });
+      if (out.error) {
+        record("error", { exports: out.exports, error: shownError(out.error) });
+        return end({ error: stepError(step, out.error) });
+      }
       steps[step.name] = { ...out.exports, $return_value: out.ret };
       returnValues[step.name] = out.ret;
-      if (out.exit !== undefined) break;
+      if (out.exit !== undefined) {
+        record("exited", { return_value: out.ret, exports: out.exports });
+        return end({ exit: { reason: out.exit } });
+      }
+      record("success", { return_value: out.ret, exports: out.exports });
       continue;
     }
     /** @type {Record<string, unknown>} */
     const exported = {};
     /** @type {Array<Record<string, any>>} */
     const httpSends = [];
-    const $ = makeDollar({ exported, httpSends, emit });
+    const $ = makeDollar({ exported, httpSends, emit, respond });
     /** @type {any} */ (globalThis).$send = legacySend;
     try {
       const mod = loadBundle(step.bundle, input.packageDirs);
@@ -71,21 +146,24 @@ async function runSteps(input) {
       steps[step.name] = { ...exported, $return_value: json };
       returnValues[step.name] = json;
       await flushHttpSends(httpSends);
+      record("success", { return_value: json, exports: exported });
     } catch (e) {
       const err = /** @type {any} */ (e);
       if (isFlowExit(err)) {
         await flushHttpSends(httpSends);
-        break;
+        record("exited", { exports: exported });
+        return end({ exit: { reason: exitReason(err) } });
       }
-      return { returnValues, emits, error: stepError(step, err) };
+      record("error", { exports: exported, error: shownError(err) });
+      return end({ error: stepError(step, err) });
     } finally {
       delete (/** @type {any} */ (globalThis).$send);
     }
   }
-  return { returnValues, emits };
+  return end();
 }
 
-/** An action step's module, or the error of loading it. @param {{bundle: any}} step @param {Record<string,string>} packageDirs */
+/** An action step's module, or the error of loading it. @param {{bundle?: any}} step @param {Record<string,string>} packageDirs */
 function loadOrError(step, packageDirs) {
   try {
     return { module: loadBundle(step.bundle, packageDirs), error: undefined };

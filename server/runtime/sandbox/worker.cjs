@@ -14,7 +14,9 @@
  *             runs `run` once per item, in order, each seeing the db the previous one left;
  *             streams emit / log / respond with `item`, then itemDone {item, dbChanges, error?}
  *             per item; the last one says `last: true` and ends the request (no `done`)
- *   steps     {steps, packageDirs, triggerEvent, context} -> done {result: {returnValues, emits, error?}}
+ *   steps     {steps, packageDirs, triggerEvent, context}
+ *             streams step (a step starts), log (with `item`: the step's index) and respond
+ *             -> done {result: {returnValues, emits, steps, error?, exit?}} (steps.cjs)
  *   action    {bundleKey, bundle, packageDirs, props}    -> done {result: {ret, exports, exit?, error?}}
  *             an action run on its own (action.cjs), its module kept by bundleKey like a source's
  *   options   {bundle, packageDirs, prop, props, prevContext, query, page}
@@ -312,7 +314,14 @@ process.on("message", async (/** @type {any} */ msg) => {
       await handleRuns(msg);
       if (msg.items.length === 0) send({ t: "done", id: msg.id });
     } else if (msg.t === "steps") {
-      const result = await runSteps(msg);
+      // Console lines are tagged with the step that wrote them (`item`: its index).
+      const result = await runSteps(msg, {
+        onStep: (i) => {
+          currentItem = i;
+          if (i !== undefined) send({ t: "step", id: msg.id, item: i });
+        },
+        respond: (response) => send({ t: "respond", id: msg.id, response }),
+      });
       send({ t: "done", id: msg.id, result });
     } else if (msg.t === "action") {
       const result = await runAction(componentOf(msg), { props: msg.props || {}, steps: {} });

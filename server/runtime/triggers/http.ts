@@ -17,6 +17,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { documentRoute } from "../../http/route.js";
 import type { EnqueueJob } from "../queue-jobs.js";
 import type { HttpResponse } from "../invoke.js";
+import { RUN_ID_HEADER } from "../../../shared/resources/index.js";
+import { runIdOfJob } from "../../../shared/ids.js";
 
 export function endpointUrlFor(publicUrl: string, targetId: string): string {
   return `${publicUrl.replace(/\/+$/, "")}/e/${targetId}`;
@@ -29,6 +31,11 @@ export interface HttpTarget {
   customResponse: boolean;
   /** The owner is disabled by an admin: 403 `user_disabled`, nothing runs. */
   ownerDisabled?: boolean;
+  /**
+   * A workflow's endpoint: every answer names its run (`x-headwater-run-id`), and one that waits
+   * for the run (`customResponse`) waits this long before a 504 `workflow_response_timeout`.
+   */
+  workflow?: { responseTimeoutMs: number };
 }
 
 /** Finds an id's target; undefined when it does not exist or has no HTTP interface. */
@@ -36,7 +43,8 @@ export type HttpTargetResolver = (id: string) => Promise<HttpTarget | undefined>
 
 export interface HttpTriggerDeps {
   resolvers: Map<string, HttpTargetResolver>;
-  enqueue: (jobs: EnqueueJob[]) => Promise<unknown>;
+  /** Stores the jobs; resolves with their ids once they are durable. */
+  enqueue: (jobs: EnqueueJob[]) => Promise<string[]>;
   responders: Responders;
   /**
    * Over quota: a message to answer 429 with (and the refusal is recorded, with the request's
@@ -108,7 +116,13 @@ const PLAIN_ENDPOINT_URL = /^\/e\/[a-z]+_[A-Za-z0-9]+\/?$/;
  * (server/runtime/README.md) but for `body`, which the run gets parsed from `bodyRaw`
  * (http-body.ts).
  */
-export function httpEventOf(method: string, reqUrl: string, reqHeaders: IncomingHttpHeaders, raw: string, id: string) {
+export function httpEventOf(
+  method: string,
+  reqUrl: string,
+  reqHeaders: IncomingHttpHeaders,
+  raw: string,
+  id: string,
+) {
   let path = "/";
   const query: Record<string, string | string[]> = {};
   // Parsing a URL is a good part of an ingest request's own work: skipped where it changes nothing.
@@ -162,7 +176,9 @@ export function httpTriggerRoutes(deps: HttpTriggerDeps) {
   return async function routes(app: FastifyInstance): Promise<void> {
     // Every content type arrives as raw bytes: the event keeps bodyRaw and parses it itself.
     app.removeAllContentTypeParsers();
-    app.addContentTypeParser("*", { parseAs: "buffer", bodyLimit: deps.bodyLimit }, (_req, body, done) => done(null, body));
+    app.addContentTypeParser("*", { parseAs: "buffer", bodyLimit: deps.bodyLimit }, (_req, body, done) =>
+      done(null, body),
+    );
 
     const handler = async (req: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply) => {
       const id = req.params.id;
@@ -170,27 +186,52 @@ export function httpTriggerRoutes(deps: HttpTriggerDeps) {
       const target = resolver && /^[a-z]+_[A-Za-z0-9]+$/.test(id) ? await resolver(id) : undefined;
       if (!target) return reply.code(404).send({ error: `no HTTP endpoint ${id}`, code: "not_found" });
       if (target.ownerDisabled) {
-        return reply.code(403).send({ error: `the owner of ${id} is disabled: its endpoint accepts no requests`, code: "user_disabled" });
+        return reply
+          .code(403)
+          .send({
+            error: `the owner of ${id} is disabled: its endpoint accepts no requests`,
+            code: "user_disabled",
+          });
       }
-      if (!target.active) return reply.code(404).send({ error: `${id} is inactive: its endpoint accepts no requests`, code: "inactive" });
+      if (!target.active)
+        return reply
+          .code(404)
+          .send({ error: `${id} is inactive: its endpoint accepts no requests`, code: "inactive" });
       const event = httpEvent(req, id);
       const refused = await deps.overQuota(id, target.ownerId, event);
       if (refused) return reply.code(429).send({ error: refused, code: "quota_exceeded" });
       const job: EnqueueJob = { targetId: id, ownerId: target.ownerId, trigger: "http", event };
+      const workflow = target.workflow;
       if (!target.customResponse) {
-        await deps.enqueue([job]);
+        const [jobId] = await deps.enqueue([job]);
+        if (workflow && jobId) reply.header(RUN_ID_HEADER, runIdOfJob(jobId));
         return reply.code(200).send({ success: true });
       }
       job.respondTo = randomUUID();
-      const answer = deps.responders.wait(job.respondTo, deps.responseTimeoutMs);
+      const answer = deps.responders.wait(
+        job.respondTo,
+        workflow?.responseTimeoutMs ?? deps.responseTimeoutMs,
+      );
+      let runId: string | undefined;
       try {
-        await deps.enqueue([job]);
+        const [jobId] = await deps.enqueue([job]);
+        runId = workflow && jobId ? runIdOfJob(jobId) : undefined;
       } catch (err) {
         deps.responders.finish(job.respondTo);
         throw err;
       }
       const response = await answer;
+      if (runId) reply.header(RUN_ID_HEADER, runId);
       if (!response) {
+        if (workflow) {
+          return reply
+            .code(504)
+            .send({
+              error: "the workflow did not respond in time",
+              code: "workflow_response_timeout",
+              run_id: runId,
+            });
+        }
         return reply.code(504).send({ error: "the source ended without responding", code: "no_response" });
       }
       return sendCustom(reply, response);
@@ -201,7 +242,13 @@ export function httpTriggerRoutes(deps: HttpTriggerDeps) {
     app.all("/e/:id", options, handler);
     app.all("/e/:id/*", options, handler);
     for (const method of ["GET", "POST"] as const) {
-      documentRoute(app, { method, url: "/e/:id", summary: "HTTP trigger of a source or workflow (any method, any sub-path)", tags: ["triggers"], auth: false });
+      documentRoute(app, {
+        method,
+        url: "/e/:id",
+        summary: "HTTP trigger of a source or workflow (any method, any sub-path)",
+        tags: ["triggers"],
+        auth: false,
+      });
     }
   };
 }

@@ -13,6 +13,7 @@ import * as searchIndexBehind from "./0007_search_index_behind.js";
 import * as dropJobsRunAfter from "./0008_drop_jobs_run_after.js";
 import * as searchIndexFile from "./0009_search_index_file.js";
 import * as accounts from "./0010_accounts.js";
+import * as workflowRuns from "./0011_workflow_runs.js";
 
 export const migrations: Record<string, Migration> = {
   "0001_core": core,
@@ -25,4 +26,5 @@ export const migrations: Record<string, Migration> = {
   "0008_drop_jobs_run_after": dropJobsRunAfter,
   "0009_search_index_file": searchIndexFile,
   "0010_accounts": accounts,
+  "0011_workflow_runs": workflowRuns,
 };

@@ -3,8 +3,8 @@
  * so that a run's results and the end of its job are one fact (exactly once). The event store
  * applies these after the events of its commit (events/event-store.ts `commit`).
  *
- * Rows are written in one order in every transaction (jobs deleted, then held emits' jobs
- * inserted, then sources' state by source id, then quota counters by user and day), after the
+ * Rows are written in one order in every transaction (jobs deleted, then runs recorded, then
+ * held emits' jobs inserted, then sources' state by source id, then quota counters by user and day), after the
  * events' own rows (emitters sorted), so two instances committing on PostgreSQL never wait on
  * each other in a cycle.
  */
@@ -13,6 +13,7 @@ import { bulkDelete } from "../bulk.js";
 import { prepared } from "../prepared.js";
 import { insertJobs, type NewJob } from "./jobs.js";
 import { addUsageIn } from "./quotas.js";
+import { pruneRunsIn, saveRunIn, type RunRow } from "./runs.js";
 import { applyStateIn, saveDedupeIn } from "./source-state.js";
 
 export interface JobCompletion {
@@ -31,6 +32,11 @@ export interface JobCompletion {
    * `targetId` (the source or workflow that ran) when given.
    */
   usage?: { userId: string; day: string; invocations: number; computeMs: number; targetId?: string };
+  /**
+   * A workflow's run record, as it ended (workflows/runner.ts): stored with its results, so a
+   * run is recorded exactly when they are; `keep` is the workflow's run retention.
+   */
+  run?: { row: RunRow; keep: number };
 }
 
 /**
@@ -61,6 +67,11 @@ export async function applyCompletions(trx: Db, completions: JobCompletion[]): P
         : await deleteMany(trx, part);
     // The delete is the fence: a job deleted by another commit means its results are stored already.
     if (deleted !== part.length) throw new JobAlreadyCompletedError(part.length - deleted);
+  }
+  for (const c of completions) {
+    if (!c.run) continue;
+    await saveRunIn(trx, c.run.row);
+    await pruneRunsIn(trx, c.run.row.workflow_id, c.run.keep);
   }
   const delayed = completions.flatMap((c) => c.delayed ?? []);
   if (delayed.length > 0) await insertJobs(trx, delayed);

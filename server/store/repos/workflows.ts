@@ -23,7 +23,7 @@ export async function updateWorkflow(
   db: Exec,
   ownerId: string,
   id: string,
-  patch: Partial<Pick<WorkflowRow, "name" | "steps_json" | "active" | "updated_at" | "deployment_id">>,
+  patch: Partial<Pick<WorkflowRow, "name" | "steps_json" | "active" | "updated_at" | "deployment_id" | "http_response">>,
 ): Promise<void> {
   await db.updateTable("workflows").set(patch).where("id", "=", id).where("owner_id", "=", ownerId).execute();
 }

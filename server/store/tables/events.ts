@@ -92,10 +92,32 @@ export interface WorkflowsTable {
   /** JSON text: [{id, name, code}]. */
   steps_json: string;
   active: number;
+  /** "immediate" | "workflow": how its endpoint answers (0011). */
+  http_response?: string;
   /** Orders lists newest first (strictly increasing within one process). */
   created_ms: number;
   created_at: number;
   updated_at: number;
+}
+
+/** A workflow's run (0011, decisions.md "Workflow runs"); JSON columns hold the Run's parts. */
+export interface RunsTable {
+  /** `r_` and its job's id without dashes: a job's run has one row, however often it starts. */
+  id: string;
+  workflow_id: string;
+  owner_id: string;
+  status: string;
+  trigger_json: string;
+  attempt: number;
+  created_ms: number;
+  started_ms: number | null;
+  ended_ms: number | null;
+  updated_ms: number;
+  event_json: string;
+  steps_json: string;
+  response_json: string | null;
+  error_json: string | null;
+  exit_reason: string | null;
 }
 
 export interface EventTables {
@@ -107,4 +129,5 @@ export interface EventTables {
   auto_subscriptions: AutoSubscriptionsTable;
   delivery_outbox: DeliveryOutboxTable;
   workflows: WorkflowsTable;
+  runs: RunsTable;
 }

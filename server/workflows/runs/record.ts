@@ -1,0 +1,263 @@
+/**
+ * A run's record (decisions.md "Workflow runs"), from what the sandbox reported of its steps:
+ * each step's status, duration, values, console lines and error, cut at the limits (RUN_LIMITS:
+ * the rest goes, `truncated` says so, the run is not failed for it), and its stacks kept to the
+ * component's own frames. Pure functions: the runner stores what they make.
+ */
+import type {
+  Run,
+  RunError,
+  RunLogLine,
+  RunResponse,
+  RunStatus,
+  RunStep,
+  RunTrigger,
+} from "../../../shared/resources/index.js";
+import { RUN_LIMITS } from "../../../shared/resources/index.js";
+import { utf8Prefix } from "../../events/summaries.js";
+import type { ReusedResults, RunWorkflowStepsResult, StepLogLine } from "../../runtime/workflow-steps.js";
+import type { WorkflowStep } from "../../../shared/resources/index.js";
+import type { RunRow } from "../../store/repos/runs.js";
+
+/** What a run is told of the step list: the workflow's steps, and which of them are reused. */
+export interface PlannedStep extends WorkflowStep {
+  reused?: ReusedResults | undefined;
+}
+
+const LEVELS = new Set<string>(["log", "info", "warn", "error"]);
+
+/** Steps as a run shows them before they ran: reused ones with their results, the rest pending. */
+export function plannedSteps(steps: PlannedStep[]): RunStep[] {
+  return steps.map((s) => ({
+    id: s.id,
+    name: s.name,
+    status: s.reused ? "reused" : "pending",
+    started_at_ms: null,
+    duration_ms: null,
+    return_value: s.reused ? (s.reused.return_value ?? null) : null,
+    exports: s.reused?.exports ?? {},
+    logs: [],
+    error: null,
+  }));
+}
+
+/** Cuts a value to what is left of the run's budget: `{truncated, size, preview}` past it. */
+class ValueBudget {
+  private left: number = RUN_LIMITS.valueBytes;
+  cut(value: unknown): { value: unknown; truncated: boolean } {
+    if (value === undefined) return { value: null, truncated: false };
+    const text = JSON.stringify(value) ?? "null";
+    const size = Buffer.byteLength(text);
+    if (size <= this.left) {
+      this.left -= size;
+      return { value, truncated: false };
+    }
+    const preview = utf8Prefix(text, Math.min(1024, Math.max(0, this.left)));
+    this.left = Math.max(0, this.left - Buffer.byteLength(preview));
+    return { value: { truncated: true, size, preview }, truncated: true };
+  }
+}
+
+/** A step's console lines, cut at RUN_LIMITS (lines and bytes). */
+function stepLogs(lines: StepLogLine[]): { logs: RunLogLine[]; truncated: boolean } {
+  const logs: RunLogLine[] = [];
+  let bytes = 0;
+  for (const line of lines) {
+    if (logs.length >= RUN_LIMITS.logLines) return { logs, truncated: true };
+    const size = Buffer.byteLength(line.message);
+    if (bytes + size > RUN_LIMITS.logBytes) {
+      const rest = RUN_LIMITS.logBytes - bytes;
+      if (rest > 0)
+        logs.push({ ts_ms: line.ts_ms, level: levelOf(line.level), message: utf8Prefix(line.message, rest) });
+      return { logs, truncated: true };
+    }
+    bytes += size;
+    logs.push({ ts_ms: line.ts_ms, level: levelOf(line.level), message: line.message });
+  }
+  return { logs, truncated: false };
+}
+
+const levelOf = (level: string): RunLogLine["level"] =>
+  LEVELS.has(level) ? (level as RunLogLine["level"]) : "log";
+
+export interface FinishedRun {
+  status: RunStatus;
+  steps: RunStep[];
+  error: RunError | null;
+  exitReason: string | null;
+}
+
+/** The steps and outcome of a run that ended, from the sandbox's report. */
+export function finishedRun(
+  planned: PlannedStep[],
+  result: RunWorkflowStepsResult,
+  componentStack: (stack: string) => string = (s) => s,
+): FinishedRun {
+  const budget = new ValueBudget();
+  const byId = new Map(result.steps.map((o) => [o.id, o]));
+  const logsByStep = new Map<number, StepLogLine[]>();
+  for (const line of result.logs) {
+    // Lines written outside any step (while the run is set up) go with its first run step.
+    const at = line.step ?? planned.findIndex((s) => !s.reused);
+    let list = logsByStep.get(at);
+    if (!list) logsByStep.set(at, (list = []));
+    list.push(line);
+  }
+  const failedId =
+    result.error?.cellId || (result.stoppedAt !== undefined ? planned[result.stoppedAt]?.id : undefined);
+  const steps = planned.map((s, i): RunStep => {
+    const cutLogs = stepLogs(logsByStep.get(i) ?? []);
+    const base = {
+      id: s.id,
+      name: s.name,
+      logs: cutLogs.logs,
+      ...(cutLogs.truncated ? { truncated: true } : {}),
+    };
+    if (s.reused) {
+      const rv = budget.cut(s.reused.return_value);
+      const ex = budget.cut(s.reused.exports ?? {});
+      return {
+        ...base,
+        status: "reused",
+        started_at_ms: null,
+        duration_ms: null,
+        return_value: rv.value,
+        exports: ex.value as Record<string, unknown>,
+        error: null,
+      };
+    }
+    const o = byId.get(s.id);
+    if (!o) {
+      // Stopped while it ran (timeout, memory) or failed before it started (loading): its error.
+      if (s.id === failedId && result.error) {
+        return {
+          ...base,
+          status: "error",
+          started_at_ms: null,
+          duration_ms: null,
+          return_value: null,
+          exports: {},
+          error: {
+            name: result.error.code,
+            message: result.error.message,
+            stack: componentStack(result.error.stack),
+          },
+        };
+      }
+      return {
+        ...base,
+        status: "skipped",
+        started_at_ms: null,
+        duration_ms: null,
+        return_value: null,
+        exports: {},
+        error: null,
+      };
+    }
+    const rv = budget.cut(o.return_value);
+    const ex = budget.cut(o.exports ?? {});
+    const truncated = cutLogs.truncated || rv.truncated || ex.truncated;
+    return {
+      ...base,
+      ...(truncated ? { truncated: true } : {}),
+      status: o.status,
+      started_at_ms: o.started_at_ms,
+      duration_ms: o.duration_ms,
+      return_value: rv.value,
+      exports: ex.value as Record<string, unknown>,
+      error: o.error
+        ? { name: o.error.name, message: o.error.message, stack: componentStack(o.error.stack) }
+        : null,
+    };
+  });
+  const error = result.error
+    ? {
+        code: result.error.code,
+        message: result.error.message,
+        cellId: result.error.cellId,
+        step: planned.find((s) => s.id === result.error!.cellId)?.name ?? null,
+      }
+    : null;
+  const status: RunStatus = error ? "error" : result.exit ? "exited" : "success";
+  return { status, steps, error, exitReason: result.exit ? result.exit.reason : null };
+}
+
+/** The parts of a row that a run's start and end both write. */
+export interface RunHeader {
+  id: string;
+  workflowId: string;
+  ownerId: string;
+  trigger: RunTrigger;
+  attempt: number;
+  createdMs: number;
+  eventJson: string;
+}
+
+export function runningRow(h: RunHeader, steps: RunStep[], startedMs: number): RunRow {
+  return {
+    id: h.id,
+    workflow_id: h.workflowId,
+    owner_id: h.ownerId,
+    status: "running",
+    trigger_json: JSON.stringify(h.trigger),
+    attempt: h.attempt,
+    created_ms: h.createdMs,
+    started_ms: startedMs,
+    ended_ms: null,
+    updated_ms: startedMs,
+    event_json: h.eventJson,
+    steps_json: JSON.stringify(steps),
+    response_json: null,
+    error_json: null,
+    exit_reason: null,
+  };
+}
+
+/** A re-run's row while it waits in the queue. */
+export function queuedRow(h: RunHeader, steps: RunStep[]): RunRow {
+  return { ...runningRow(h, steps, h.createdMs), status: "queued", started_ms: null };
+}
+
+export function endedRow(
+  h: RunHeader,
+  run: FinishedRun,
+  startedMs: number,
+  endedMs: number,
+  response: RunResponse | null,
+): RunRow {
+  return {
+    ...runningRow(h, run.steps, startedMs),
+    status: run.status,
+    ended_ms: endedMs,
+    updated_ms: endedMs,
+    response_json: response ? JSON.stringify(response) : null,
+    error_json: run.error ? JSON.stringify(run.error) : null,
+    exit_reason: run.exitReason,
+  };
+}
+
+/** The Run resource of a row; in lists (`cutEvent`) an event over 1 KB is `{truncated, size, preview}`. */
+export function runOfRow(row: RunRow, cutEvent: boolean): Run {
+  const started = row.started_ms === null ? null : Number(row.started_ms);
+  const ended = row.ended_ms === null ? null : Number(row.ended_ms);
+  const eventBytes = Buffer.byteLength(row.event_json);
+  const event =
+    cutEvent && eventBytes > RUN_LIMITS.listEventBytes
+      ? { truncated: true, size: eventBytes, preview: utf8Prefix(row.event_json, RUN_LIMITS.listEventBytes) }
+      : (JSON.parse(row.event_json) as unknown);
+  return {
+    id: row.id,
+    workflow_id: row.workflow_id,
+    status: row.status as RunStatus,
+    trigger: JSON.parse(row.trigger_json) as RunTrigger,
+    attempt: Number(row.attempt),
+    started_at_ms: started,
+    ended_at_ms: ended,
+    duration_ms: started !== null && ended !== null ? ended - started : null,
+    event,
+    steps: JSON.parse(row.steps_json) as RunStep[],
+    response: row.response_json ? (JSON.parse(row.response_json) as RunResponse) : null,
+    error: row.error_json ? (JSON.parse(row.error_json) as RunError) : null,
+    exit_reason: row.exit_reason,
+  };
+}

@@ -1,0 +1,160 @@
+/**
+ * Reading and re-running a workflow's runs (decisions.md "Workflow runs"). Every read is scoped
+ * to the owner: another user's workflow or run, or a run of another workflow, is not found.
+ * A re-run is a job like any invocation: its queued run and its job are stored together, so it
+ * runs once whatever happens to this process; its answer waits for its end (RERUN_WAIT_MS at
+ * most) so that a caller usually sees what it did.
+ */
+import { runIdOfJob } from "../../../shared/ids.js";
+import type { Run, RunListQuery, WorkflowStep } from "../../../shared/resources/index.js";
+import { ENDED_RUN_STATUSES } from "../../../shared/resources/index.js";
+import type { InvocationQueue, RerunOrder } from "../../services.js";
+import type { Db } from "../../store/db.js";
+import { newJobId } from "../../store/repos/jobs.js";
+import type { PageRequest, PageRows } from "../../store/repos/paging.js";
+import { getRun, insertQueuedRun, listRuns, type RunRow } from "../../store/repos/runs.js";
+import { getWorkflow } from "../../store/repos/workflows.js";
+import type { RunChanges } from "./changes.js";
+import { plannedSteps, queuedRow, runOfRow, type RunHeader } from "./record.js";
+
+/** A re-run the service refuses (a 400 for the API). */
+export class RunInputError extends Error {}
+
+/** How long a re-run's answer waits for the run to end before answering with it as it is. */
+export const RERUN_WAIT_MS = 10_000;
+
+/** The step statuses whose results a later step may be re-run from. */
+const COMPLETED = new Set(["success", "reused"]);
+
+export class RunService {
+  constructor(
+    private readonly db: Db,
+    private readonly queue: Pick<InvocationQueue, "enqueueIn" | "wake">,
+    readonly changes: RunChanges,
+  ) {}
+
+  /** undefined when the workflow is not the owner's. */
+  async list(
+    ownerId: string,
+    workflowId: string,
+    q: Omit<RunListQuery, "limit"> & { expand?: "event" | undefined },
+    page: PageRequest,
+  ): Promise<PageRows<Run> | undefined> {
+    if (!(await getWorkflow(this.db, ownerId, workflowId))) return undefined;
+    const rows = await listRuns(this.db, ownerId, workflowId, q.status, page);
+    return { rows: rows.rows.map((r) => runOfRow(r, q.expand !== "event")), totalCount: rows.totalCount };
+  }
+
+  async get(ownerId: string, workflowId: string, runId: string): Promise<Run | undefined> {
+    const row = await getRun(this.db, ownerId, workflowId, runId);
+    return row && runOfRow(row, false);
+  }
+
+  /** The new run (undefined: workflow or run not found); RunInputError for a step it cannot start from. */
+  async rerun(
+    ownerId: string,
+    workflowId: string,
+    runId: string,
+    fromStep: string | undefined,
+  ): Promise<Run | undefined> {
+    const wf = await getWorkflow(this.db, ownerId, workflowId);
+    const earlier = wf && (await getRun(this.db, ownerId, workflowId, runId));
+    if (!wf || !earlier) return undefined;
+    const steps = JSON.parse(wf.steps_json) as WorkflowStep[];
+    const order = this.reuse(steps, earlier, fromStep);
+    const trigger = JSON.parse(earlier.trigger_json) as Run["trigger"];
+    const header: RunHeader = {
+      id: order.runId,
+      workflowId,
+      ownerId,
+      trigger: {
+        type: "RERUN",
+        ...pick(trigger),
+        rerun_of: earlier.id,
+        ...(order.fromStep ? { from_step: order.fromStep } : {}),
+      },
+      attempt: 1,
+      createdMs: Date.now(),
+      eventJson: earlier.event_json,
+    };
+    const queued = queuedRow(
+      header,
+      plannedSteps(steps.map((s) => ({ ...s, reused: order.reused[s.name] }))),
+    );
+    // Followed before it is queued: a run that ends at once is not missed.
+    const ended = this.ended(workflowId, order.runId);
+    try {
+      await this.db.transaction().execute(async (trx) => {
+        await insertQueuedRun(trx, queued);
+        await this.queue.enqueueIn(trx, [
+          {
+            targetId: workflowId,
+            ownerId,
+            trigger: trigger.type === "HTTP" ? "http" : "event",
+            event: JSON.parse(earlier.event_json) as unknown,
+            ...(trigger.emitter_id && trigger.event_id
+              ? { origin: { emitterId: trigger.emitter_id, eventId: trigger.event_id, channel: "", hops: 0 } }
+              : {}),
+            rerun: order,
+          },
+        ]);
+      });
+      this.changes.changed(queued);
+      this.queue.wake([workflowId]);
+      await ended.done;
+    } finally {
+      ended.stop();
+    }
+    return this.get(ownerId, workflowId, order.runId);
+  }
+
+  /** Which earlier results a re-run from `fromStep` (a step's name or id) takes. */
+  private reuse(steps: WorkflowStep[], earlier: RunRow, fromStep: string | undefined): RerunOrder {
+    const runId = runIdOfJob(newJobId());
+    if (fromStep === undefined) return { runId, of: earlier.id, reused: {} };
+    const at = steps.findIndex((s) => s.name === fromStep || s.id === fromStep);
+    if (at < 0)
+      throw new RunInputError(
+        `from_step: the workflow has no step "${fromStep}" (its steps: ${steps.map((s) => s.name).join(", ")})`,
+      );
+    const ran = new Map((JSON.parse(earlier.steps_json) as Run["steps"]).map((s) => [s.name, s]));
+    const reused: RerunOrder["reused"] = {};
+    for (const step of steps.slice(0, at)) {
+      const was = ran.get(step.name);
+      if (!was || !COMPLETED.has(was.status)) {
+        throw new RunInputError(
+          `from_step: step "${step.name}" did not complete in run ${earlier.id}, so a re-run cannot start after it; re-run from "${step.name}" or earlier`,
+        );
+      }
+      reused[step.name] = { return_value: was.return_value ?? null, exports: was.exports ?? {} };
+    }
+    return { runId, of: earlier.id, fromStep: steps[at]!.name, reused };
+  }
+
+  /** Resolves when the run ends here or elsewhere, or after RERUN_WAIT_MS. */
+  private ended(workflowId: string, runId: string): { done: Promise<void>; stop: () => void } {
+    let resolve!: () => void;
+    const done = new Promise<void>((r) => (resolve = r));
+    const timer = setTimeout(resolve, RERUN_WAIT_MS);
+    timer.unref();
+    const unfollow = this.changes.follow(workflowId, (row) => {
+      if (row.id === runId && ENDED_RUN_STATUSES.includes(row.status as Run["status"])) resolve();
+    });
+    return {
+      done,
+      stop: () => {
+        clearTimeout(timer);
+        unfollow();
+        resolve();
+      },
+    };
+  }
+}
+
+/** A trigger's origin, as a re-run of it keeps it. */
+function pick(t: Run["trigger"]): Pick<Run["trigger"], "emitter_id" | "event_id"> {
+  return {
+    ...(t.emitter_id ? { emitter_id: t.emitter_id } : {}),
+    ...(t.event_id ? { event_id: t.event_id } : {}),
+  };
+}
