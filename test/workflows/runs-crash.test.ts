@@ -1,0 +1,87 @@
+/**
+ * A server killed with kill -9 in the middle of a run runs it after its restart and records it
+ * once: the run is never left `running`, and its emit is stored once.
+ */
+import fs from "node:fs";
+import { afterAll, describe, expect, it } from "vitest";
+import { createClient, type Client } from "../../shared/client/index.js";
+import type { Run } from "../../shared/resources/index.js";
+import { testDatabases } from "../support/databases.js";
+import { randomKey, spawnServer, tempDataDir, type SpawnedServer } from "../support/server.js";
+import { sleep, step } from "../delivery/helpers.js";
+
+async function until<T>(what: string, fn: () => Promise<T | undefined>, withinMs = 30_000): Promise<T> {
+  const end = Date.now() + withinMs;
+  for (;;) {
+    const v = await fn().catch(() => undefined);
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(50);
+  }
+}
+
+describe.each(testDatabases())("runs across kill -9 on $name", (db) => {
+  const cleanups: Array<() => Promise<unknown>> = [];
+  afterAll(async () => {
+    for (const c of cleanups.reverse()) await c().catch(() => undefined);
+  });
+
+  it(
+    "runs a run cut short by kill -9 after the restart, and records it once",
+    { timeout: 120_000 },
+    async () => {
+      const fresh = await db.create();
+      cleanups.push(() => fresh.drop());
+      const dataDir = tempDataDir();
+      cleanups.push(async () => fs.rmSync(dataDir, { recursive: true, force: true }));
+      const apiKey = randomKey();
+      const start = () =>
+        spawnServer({ dataDir, databaseUrl: fresh.databaseUrl, apiKey, detached: true, timeoutMs: 30_000 });
+      let server: SpawnedServer = await start();
+      cleanups.push(() => server.killGroup());
+      let client: Client = createClient({ baseUrl: server.baseUrl, apiKey });
+
+      const wf = await client.createWorkflow({
+        name: "slow",
+        steps: [
+          {
+            name: "wait",
+            code: step(
+              `await new Promise((r) => setTimeout(r, 1500)); $.send.emit({ n: steps.trigger.event.body.n }); return "waited";`,
+            ),
+          },
+          { name: "after", code: step(`return "after";`) },
+        ],
+      });
+      const res = await fetch(`${server.origin}/e/${wf.id}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: '{"n":1}',
+      });
+      expect(res.status).toBe(200);
+      const runId = res.headers.get("x-headwater-run-id")!;
+      // The run is under way (its step waits): kill the whole server, workers and all.
+      await until("the run to start", async () =>
+        (await client.getWorkflowRun(wf.id, runId)).status === "running" ? true : undefined,
+      );
+      await server.killGroup();
+
+      server = await start();
+      client = createClient({ baseUrl: server.baseUrl, apiKey });
+      const run: Run = await until("the run to end after the restart", async () => {
+        const r = await client.getWorkflowRun(wf.id, runId);
+        return r.status === "running" ? undefined : r;
+      });
+      expect(run.status).toBe("success");
+      expect(run.steps.map((s) => [s.name, s.status, s.return_value])).toEqual([
+        ["wait", "success", "waited"],
+        ["after", "success", "after"],
+      ]);
+      await sleep(500);
+      const runs = await client.listWorkflowRuns(wf.id, { limit: 100 });
+      expect(runs.data.map((r) => [r.id, r.status])).toEqual([[runId, "success"]]);
+      const emitted = await client.listWorkflowEvents(wf.id, { limit: 100 });
+      expect(emitted.data.map((e) => e.event)).toEqual([{ raw_event: { n: 1 } }]);
+    },
+  );
+});
