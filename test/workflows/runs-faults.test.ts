@@ -5,7 +5,7 @@
  * renamed away from another connection, then back.
  */
 import path from "node:path";
-import Database from "better-sqlite3";
+import { SQLite as Database } from "../../shared/sqlite-native.js";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sleep, step } from "../delivery/helpers.js";
