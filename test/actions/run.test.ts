@@ -93,7 +93,7 @@ describe("POST /actions/run", () => {
     const respond = await alice.client.runAction({
       component_code: `export default { type: "action", async run({ $ }) { await $.respond({ status: 200 }); } }`,
     });
-    expect(respond.error?.message).toMatch(/\$\.respond is not available/);
+    expect(respond.error?.message).toMatch(/\$\.respond answers a workflow.s HTTP caller/);
     const emit = await alice.client.runAction({ component_code: `export default { type: "action", async run({ $ }) { $.send.emit({}); } }` });
     expect(emit.error?.message).toMatch(/workflow steps only/);
   });
