@@ -142,8 +142,10 @@ export function createWorkflowRunner(o: WorkflowRunnerOptions): WorkflowJobHandl
         triggerEvent: job.event,
         context,
         ownerId: wf.owner_id,
+        // Only a caller that waits for the run is answered (`http_response: "workflow"`); in a
+        // run without one (answered at once, or not triggered over HTTP) `$.respond` does nothing.
         respond: (given) => {
-          if (response) return;
+          if (response || !caller) return;
           response = responseOf(given);
           o.answers?.respond(caller, response);
         },
