@@ -482,8 +482,11 @@ export class FakeBridge implements HeadwaterBridge {
   updateWorkflow = (id: string, body: Parameters<HeadwaterBridge["updateWorkflow"]>[1]) =>
     this.respond("updateWorkflow", [id, body], () => {
       const i = this.workflows.findIndex((w) => w.id === id);
-      const { steps, ...rest } = body;
-      const w: Workflow = { ...this.workflows[i]!, ...rest };
+      const { steps, retry, ...rest } = body;
+      const prev = this.workflows[i]!;
+      const w: Workflow = { ...prev, ...rest };
+      // A retry policy names only the fields it changes, as the server merges it.
+      if (retry) w.retry = { max_attempts: 1, initial_delay_seconds: 5, max_delay_seconds: 3600, ...prev.retry, ...retry };
       if (steps) {
         w.steps = steps.map((st, n) => ({
           id: `s_${n}`,

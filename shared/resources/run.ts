@@ -92,6 +92,15 @@ export const RunError = z.looseObject({
 });
 export type RunError = z.infer<typeof RunError>;
 
+export const RunAttempt = z.object({
+  attempt: z.number().check(z.int()),
+  started_at_ms: z.number().check(z.int()),
+  ended_at_ms: z.nullable(z.number().check(z.int())),
+  status: RunStatus,
+  error: z.nullable(RunError),
+});
+export type RunAttempt = z.infer<typeof RunAttempt>;
+
 export const Run = z.looseObject({
   id: z.string(),
   workflow_id: z.string(),
@@ -107,6 +116,12 @@ export const Run = z.looseObject({
   response: z.nullable(RunResponse),
   error: z.nullable(RunError),
   exit_reason: z.nullable(z.string()),
+  /** A `retrying` run's next attempt. */
+  next_attempt_at_ms: z.optional(z.nullable(z.number().check(z.int()))),
+  /** A `delayed` run's resumption (`$.flow.delay`). */
+  resume_at_ms: z.optional(z.nullable(z.number().check(z.int()))),
+  /** Each attempt of a retried run, oldest first (one for a run that was not retried). */
+  attempts: z.optional(z.array(RunAttempt)),
 });
 export type Run = z.infer<typeof Run>;
 

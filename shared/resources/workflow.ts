@@ -20,6 +20,49 @@ export const WorkflowStep = z.object({
 });
 export type WorkflowStep = z.infer<typeof WorkflowStep>;
 
+/** Execution controls' ranges and defaults (decisions.md "Execution controls"). */
+export const CONTROL_LIMITS = {
+  maxAttempts: { min: 1, max: 10, default: 1 },
+  initialDelaySeconds: { min: 1, max: 3600, default: 5 },
+  maxDelaySeconds: { min: 1, max: 86_400, default: 3600 },
+  concurrency: { min: 1, max: 100, default: 1 },
+  throttleLimit: { min: 1, max: 10_000 },
+  throttlePeriodSeconds: { min: 1, max: 86_400 },
+  /** `$.flow.delay(ms)`: 1 ms to 30 days. */
+  delayMs: { min: 1, max: 30 * 86_400_000 },
+} as const;
+
+const intIn = (r: { min: number; max: number }) => z.number().check(z.int(), z.gte(r.min), z.lte(r.max));
+
+/** How a failed run is retried: from its failed step, after a delay that doubles each attempt. */
+export const RetryPolicy = z.object({
+  max_attempts: intIn(CONTROL_LIMITS.maxAttempts),
+  initial_delay_seconds: intIn(CONTROL_LIMITS.initialDelaySeconds),
+  max_delay_seconds: intIn(CONTROL_LIMITS.maxDelaySeconds),
+});
+export type RetryPolicy = z.infer<typeof RetryPolicy>;
+
+/** At most `limit` runs start in any `period_seconds`; the others wait in the durable queue. */
+export const Throttle = z.object({
+  limit: intIn(CONTROL_LIMITS.throttleLimit),
+  period_seconds: intIn(CONTROL_LIMITS.throttlePeriodSeconds),
+});
+export type Throttle = z.infer<typeof Throttle>;
+
+/** The retry policy as create and update take it: the fields not named keep their value (or default). */
+const RetryInput = z.object({
+  max_attempts: z.optional(intIn(CONTROL_LIMITS.maxAttempts)),
+  initial_delay_seconds: z.optional(intIn(CONTROL_LIMITS.initialDelaySeconds)),
+  max_delay_seconds: z.optional(intIn(CONTROL_LIMITS.maxDelaySeconds)),
+});
+
+const Controls = {
+  retry: z.optional(RetryInput),
+  concurrency: z.optional(intIn(CONTROL_LIMITS.concurrency)),
+  /** null: no throttle. */
+  throttle: z.optional(z.nullable(Throttle)),
+};
+
 /** A workflow (extension: the spec reads its events but does not say how it is made). */
 export const Workflow = z.looseObject({
   id: z.string(),
@@ -31,6 +74,10 @@ export const Workflow = z.looseObject({
   active: z.boolean(),
   /** How its endpoint answers: at once (`immediate`), or with the run's `$.respond` (`workflow`). */
   http_response: z.optional(HttpResponseMode),
+  /** Execution controls (always answered by this server; absent from older ones). */
+  retry: z.optional(RetryPolicy),
+  concurrency: z.optional(z.number().check(z.int())),
+  throttle: z.optional(z.nullable(Throttle)),
   created_at: UnixSeconds,
   updated_at: UnixSeconds,
 });
@@ -67,6 +114,7 @@ export const CreateWorkflowBody = z.object({
   steps: z.array(StepInput).check(z.minLength(1), z.maxLength(50)),
   active: z.optional(z.boolean()),
   http_response: z.optional(HttpResponseMode),
+  ...Controls,
 });
 export type CreateWorkflowBody = z.infer<typeof CreateWorkflowBody>;
 
@@ -75,5 +123,6 @@ export const UpdateWorkflowBody = z.object({
   steps: z.optional(z.array(StepInput).check(z.minLength(1), z.maxLength(50))),
   active: z.optional(z.boolean()),
   http_response: z.optional(HttpResponseMode),
+  ...Controls,
 });
 export type UpdateWorkflowBody = z.infer<typeof UpdateWorkflowBody>;
