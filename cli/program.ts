@@ -24,6 +24,7 @@ const COMMANDS: Array<{ names: string[]; load: () => Promise<Register> }> = [
   { names: ["listen"], load: async () => (await import("./commands/listen.js")).registerListen },
   { names: ["replay"], load: async () => (await import("./commands/replay.js")).registerReplay },
   { names: ["stats"], load: async () => (await import("./commands/stats.js")).registerStats },
+  { names: ["runs"], load: async () => (await import("./commands/runs.js")).registerRuns },
   { names: ["delete", "activate", "deactivate"], load: async () => (await import("./commands/sources.js")).registerSourceCommands },
   { names: ["subscribe", "unsubscribe"], load: async () => (await import("./commands/subscribe.js")).registerSubscribe },
   { names: ["accounts"], load: async () => (await import("./commands/accounts.js")).registerAccounts },
@@ -62,7 +63,7 @@ export async function buildProgram(o: ProgramOptions, argv: string[]): Promise<C
       `
 Connection, first match wins: --api-url/--api-key; --profile; HEADWATER_API_URL/HEADWATER_API_KEY;
 the "default" profile (headwater login); else the dashboard's local server (started if needed).
-A <source> is an id (dc_...) or a name. Exit codes: 0 ok, 1 API or network error, 2 usage error.`,
+A <source> is an id (dc_...) or a name, a <workflow> an id (p_...) or a name. Exit codes: 0 ok, 1 API or network error, 2 usage error.`,
     );
 
   const act: Act = (fn) => async (...raw) => {

@@ -1,6 +1,7 @@
 /**
  * `<source>` arguments: an id (`dc_...`) or a name. A name matches a source's name or its slug;
- * nothing or several matches is an error that lists what to use instead.
+ * nothing or several matches is an error that lists what to use instead. `<workflow>` arguments
+ * likewise: an id (`p_...`) or a workflow's name.
  */
 import { pages, type Client } from "../shared/client/index.js";
 import { ApiError } from "../shared/client/index.js";
@@ -37,6 +38,20 @@ export async function resolveSource(client: Client, ref: string): Promise<Source
     }
   }
   return pickOne(ref, await sourcesNamed(client, ref), "source");
+}
+
+/** A workflow by id (`p_...`) or by its name. */
+export async function resolveWorkflow(client: Client, ref: string): Promise<Workflow> {
+  if (WORKFLOW_ID.test(ref)) {
+    try {
+      return await client.getWorkflow(ref);
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 404) throw new CliError(`no workflow with id ${ref}`);
+      throw err;
+    }
+  }
+  if (SOURCE_ID.test(ref)) throw new CliError(`${ref} is a source: runs are a workflow's (give its p_... id or name)`);
+  return pickOne(ref, (await allWorkflows(client)).filter((w) => w.name === ref), "workflow");
 }
 
 /**

@@ -1,0 +1,152 @@
+/**
+ * Workflow runs for people: a table row and a live line per run (`runs`, `runs -f`), and the
+ * whole of one run (`runs show`, `runs rerun`): each step with its status, duration, log lines,
+ * return value and exports, the error with its stack, and what the HTTP caller was answered.
+ * Values are shown as compact JSON cut to a line's worth; `--json` has them whole.
+ */
+import type { Run, RunStep, Workflow } from "../../shared/resources/index.js";
+import type { Column } from "./table.js";
+import type { Style } from "./style.js";
+import { clockTime, relativeTime } from "./time.js";
+import { renderFields } from "./table.js";
+
+/** Most characters of a value shown on one line. */
+const VALUE_CHARS = 200;
+
+export function statusText(status: string, style: Style): string {
+  if (status === "success") return style.green(status);
+  if (status === "error") return style.red(status);
+  if (status === "exited" || status === "cancelled" || status === "skipped" || status === "reused")
+    return style.dim(status);
+  return style.yellow(status); // queued, running, retrying, delayed, pending: not over yet
+}
+
+export function triggerText(run: Run): string {
+  const t = run.trigger;
+  if (t.type === "RERUN") return `RERUN of ${t.rerun_of ?? "?"}${t.from_step ? ` from ${t.from_step}` : ""}`;
+  if (t.type === "HTTP") return "HTTP";
+  return t.emitter_id ? `${t.type} ${t.emitter_id}` : t.type;
+}
+
+export const durationText = (ms: number | null | undefined) =>
+  ms === null || ms === undefined ? "-" : ms < 10_000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`;
+
+/** Steps that did their work (run, or reused from the earlier run) out of all. */
+function stepsDone(run: Run): string {
+  const done = run.steps.filter(
+    (s) => s.status === "success" || s.status === "reused" || s.status === "exited",
+  ).length;
+  return `${done}/${run.steps.length}`;
+}
+
+/** The one thing to know about how it ended: the error, the exit reason, or the HTTP answer. */
+function outcomeText(run: Run, style: Style): string {
+  if (run.error)
+    return style.red(
+      `${run.error.step ? `step ${run.error.step}: ` : ""}${run.error.code}: ${run.error.message}`,
+    );
+  if (run.status === "exited") return style.dim(`exited${run.exit_reason ? `: ${run.exit_reason}` : ""}`);
+  if (run.response) return `answered ${run.response.status}`;
+  return "";
+}
+
+export function runColumns(style: Style): Column<Run>[] {
+  return [
+    { header: "ID", cell: (r) => r.id },
+    { header: "STATUS", cell: (r) => statusText(r.status, style) },
+    { header: "TRIGGER", cell: (r) => triggerText(r) },
+    {
+      header: "STARTED",
+      cell: (r) => (r.started_at_ms === null ? style.dim("not yet") : relativeTime(r.started_at_ms)),
+    },
+    { header: "DURATION", cell: (r) => durationText(r.duration_ms) },
+    { header: "STEPS", cell: (r) => stepsDone(r) },
+    { header: "RESULT", cell: (r) => outcomeText(r, style) },
+  ];
+}
+
+/** A run as one line of `runs -f`: when it last changed, its id, status, trigger, and how it ended. */
+export function runLine(run: Run, style: Style, now = Date.now()): string {
+  const at = run.ended_at_ms ?? run.started_at_ms ?? now;
+  const parts = [style.dim(clockTime(at)), run.id, statusText(run.status, style), triggerText(run)];
+  if (run.ended_at_ms !== null) parts.push(durationText(run.duration_ms), `${stepsDone(run)} steps`);
+  if (run.attempt > 1) parts.push(style.yellow(`attempt ${run.attempt}`));
+  const outcome = outcomeText(run, style);
+  if (outcome) parts.push(outcome);
+  return parts.join("  ").replace(/\s*\n\s*/g, " ");
+}
+
+/** Compact JSON of a value, cut to VALUE_CHARS with its full size said. */
+export function shortJson(value: unknown, max = VALUE_CHARS): string {
+  let json: string;
+  try {
+    json = JSON.stringify(value) ?? "undefined";
+  } catch {
+    json = String(value);
+  }
+  return json.length <= max
+    ? json
+    : `${json.slice(0, max)}… (${json.length} characters; --json shows it whole)`;
+}
+
+/** The whole of one run, as lines. */
+export function runDetails(run: Run, workflow: Workflow | undefined, style: Style): string {
+  const { bold, dim, red } = style;
+  const fields: Array<[string, string]> = [
+    ["run", run.id],
+    ["workflow", workflow ? `${workflow.name} (${workflow.id})` : run.workflow_id],
+    ["status", statusText(run.status, style) + (run.exit_reason ? ` (${run.exit_reason})` : "")],
+    ["trigger", triggerText(run) + (run.trigger.event_id ? ` event ${run.trigger.event_id}` : "")],
+  ];
+  if (run.attempt > 1) fields.push(["attempt", String(run.attempt)]);
+  fields.push([
+    "started",
+    run.started_at_ms === null
+      ? "not yet"
+      : `${new Date(run.started_at_ms).toISOString()} (${relativeTime(run.started_at_ms)})`,
+  ]);
+  fields.push(["duration", durationText(run.duration_ms)]);
+  fields.push(["event", shortJson(run.event)]);
+  if (run.error) {
+    const where = run.error.step ? `step ${run.error.step}` : "the run";
+    fields.push(["error", red(`${run.error.code} in ${where}: ${run.error.message}`)]);
+  }
+  if (run.response) {
+    fields.push(["response", `${run.response.status} ${shortJson(run.response.body)}`]);
+    const headers = Object.entries(run.response.headers);
+    if (headers.length > 0) fields.push(["", dim(headers.map(([k, v]) => `${k}: ${v}`).join(", "))]);
+  }
+  const lines = [renderFields(fields, style).trimEnd(), "", bold("steps")];
+  if (run.steps.length === 0) lines.push(dim("  (none)"));
+  run.steps.forEach((step, i) => lines.push(...stepLines(step, i + 1, style)));
+  return lines.join("\n") + "\n";
+}
+
+function stepLines(step: RunStep, n: number, style: Style): string[] {
+  const { bold, dim, red, yellow } = style;
+  const head = [`${n}.`, bold(step.name), statusText(step.status, style)];
+  if (step.duration_ms !== null) head.push(dim(durationText(step.duration_ms)));
+  if (step.truncated) head.push(yellow("(logs or values cut at the run's limits)"));
+  const out = ["  " + head.join("  ")];
+  const indent = "       ";
+  for (const log of step.logs) {
+    const tag =
+      log.level === "error" || log.level === "warn" ? yellow(`[${log.level}]`) : dim(`[${log.level}]`);
+    // A message of several lines keeps them, each indented under the step.
+    out.push(`${indent}${tag} ${log.message.replace(/\n/g, `\n${indent}  `)}`);
+  }
+  const ran = step.status === "success" || step.status === "reused" || step.status === "exited";
+  if (ran && step.return_value !== undefined && step.return_value !== null)
+    out.push(`${indent}${dim("returned")} ${shortJson(step.return_value)}`);
+  for (const [name, value] of Object.entries(step.exports))
+    out.push(`${indent}${dim("export")} ${name} = ${shortJson(value)}`);
+  if (step.error) {
+    out.push(`${indent}${red(`${step.error.name}: ${step.error.message}`)}`);
+    // The stack's first line repeats the name and message just shown; the frames follow.
+    const stack = step.error.stack.split("\n").filter((l) => l.trim() !== "");
+    if (stack[0] !== undefined && !/^\s*at /.test(stack[0]) && stack[0].includes(step.error.message))
+      stack.shift();
+    for (const frame of stack) out.push(`${indent}  ${dim(frame.trim())}`);
+  }
+  return out;
+}
