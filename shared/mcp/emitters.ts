@@ -65,6 +65,18 @@ export async function resolveEmitter(client: Client, ref: string): Promise<Emitt
   return pickOne(ref, matches, "source or workflow");
 }
 
+/**
+ * A workflow by id, or by name. A source's id is refused as such (runs are a workflow's); an id
+ * of another user's workflow is left to REST, which answers it as unknown.
+ */
+export async function resolveWorkflowId(client: Client, ref: string): Promise<string> {
+  const kind = kindOfId(ref);
+  if (kind === "workflow") return ref;
+  if (kind === "source") throw new McpRefusal("bad_request", `${ref} is a source: runs belong to workflows (p_...)`);
+  if (ref.startsWith(ID_PREFIX.workflow)) throw notFound(`workflow ${ref}`);
+  return pickOne(ref, (await allWorkflows(client)).filter((w) => w.name === ref), "workflow").id;
+}
+
 /** Resolves when the key's user may read `e` (a 404 refusal otherwise: someone else's is unknown). */
 export async function requireReadable(client: Client, e: Emitter): Promise<void> {
   try {

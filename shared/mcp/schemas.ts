@@ -80,3 +80,22 @@ export const StatsPointOut = z.object({
   invocations: z.number(),
   compute_ms: z.number(),
 });
+
+/** A workflow run (shared/resources/run.ts); in list_runs its steps carry no logs or values. */
+export const RunOut = z.looseObject({
+  id: z.string().describe("the run id, r_...: get_run's and rerun's run_id"),
+  workflow_id: z.string(),
+  status: z.string().describe("queued, running, success, error, exited, retrying, delayed or cancelled"),
+  trigger: z
+    .looseObject({ type: z.string() })
+    .describe("what started it: HTTP, SOURCE, WORKFLOW (emitter_id, event_id) or RERUN (rerun_of, from_step)"),
+  attempt: z.number(),
+  started_at_ms: z.number().nullable(),
+  ended_at_ms: z.number().nullable(),
+  duration_ms: z.number().nullable(),
+  event: z.unknown().describe("the trigger event (in list_runs over 1 KB: {truncated, size, preview}; get_run has it whole)"),
+  steps: z.array(z.looseObject({ name: z.string(), status: z.string() })),
+  response: z.looseObject({ status: z.number() }).nullable().describe("what the HTTP caller was answered, or null"),
+  error: z.looseObject({ code: z.string(), message: z.string() }).nullable(),
+  exit_reason: z.string().nullable(),
+});

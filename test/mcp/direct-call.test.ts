@@ -21,6 +21,8 @@ let u: TestUser;
 let other: TestUser;
 let sourceId: string;
 let eventId: string;
+let workflowId: string;
+let runId: string;
 
 beforeAll(async () => {
   s = await startServer();
@@ -36,6 +38,15 @@ beforeAll(async () => {
       break;
     }
     await new Promise((r) => setTimeout(r, 50));
+  }
+  const step = 'export default defineComponent({ async run() { console.log("ran"); return 1; } })';
+  const wf = await u.client.createWorkflow({ name: "direct-runs", steps: [{ name: "log", code: step }] });
+  workflowId = wf.id;
+  await fetch(wf.endpoint_url, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+  for (let i = 0; i < 200 && !runId; i++) {
+    const run = (await u.client.listWorkflowRuns(wf.id, { limit: 1 })).data[0];
+    if (run && run.ended_at_ms !== null) runId = run.id;
+    else await new Promise((r) => setTimeout(r, 50));
   }
 });
 afterAll(async () => {
@@ -82,13 +93,15 @@ describe("a 2026-07-28 tools/call, answered directly", () => {
     ["whoami", () => ({})],
     ["list_components", () => ({})],
     ["list_sources", () => ({})],
-    ["get_source", () => ({ source: sourceId })],
+    ["get_source", () => ({ id: sourceId })],
     ["list_events", () => ({ id: sourceId, limit: 5 })],
     ["get_event", () => ({ id: sourceId, event_id: eventId })],
     ["event_stats", () => ({ id: sourceId })],
     ["list_subscriptions", () => ({ id: sourceId })],
     ["list_workflows", () => ({})],
     ["list_actions", () => ({ q: "nothing-matches-this" })],
+    ["list_runs", () => ({ id: workflowId })],
+    ["get_run", () => ({ id: workflowId, run_id: runId })],
   ];
 
   it.each(readOnly)("%s answers what the SDK answers", async (name, args) => {
@@ -110,7 +123,7 @@ describe("a 2026-07-28 tools/call, answered directly", () => {
 
   it("a refusal (another user's source) is the same isError result both ways", async () => {
     const theirs = await other.client.createSource({ component_code: echoSource(uniqueKey("theirs")), name: "theirs" });
-    const { direct, viaSdk } = await bothWays("get_source", { source: theirs.id });
+    const { direct, viaSdk } = await bothWays("get_source", { id: theirs.id });
     const result = direct.body.result as { isError: boolean; structuredContent: { code: string } };
     expect(result.isError).toBe(true);
     expect(result.structuredContent.code).toBe("not_found");
@@ -194,9 +207,11 @@ describe("a 2025-11-25 tools/call of a read, answered directly", () => {
   const reads: Array<[string, () => Record<string, unknown>]> = [
     ["whoami", () => ({})],
     ["list_sources", () => ({})],
-    ["get_source", () => ({ source: sourceId })],
+    ["get_source", () => ({ id: sourceId })],
     ["list_events", () => ({ id: sourceId, limit: 5 })],
     ["event_stats", () => ({ id: sourceId })],
+    ["list_runs", () => ({ id: workflowId, status: "success" })],
+    ["get_run", () => ({ id: workflowId, run_id: runId })],
   ];
 
   it.each(reads)("%s answers the SSE message the SDK answers", async (name, args) => {
@@ -210,7 +225,7 @@ describe("a 2025-11-25 tools/call of a read, answered directly", () => {
   });
 
   it("a tool that changes things, bad arguments and an unknown tool get the SDK's answers", async () => {
-    const bad = await legacyPost({ method: "tools/call", params: { name: "get_source", arguments: { source: 5 } } });
+    const bad = await legacyPost({ method: "tools/call", params: { name: "get_source", arguments: { id: 5 } } });
     expect((bad.message!.result as { content: Array<{ text: string }> }).content[0]!.text).toMatch(/^Input validation error/);
     const unknown = await legacyPost({ method: "tools/call", params: { name: "no_such_tool", arguments: {} } });
     expect(unknown.message!.error).toMatchObject({ code: -32602 });

@@ -118,8 +118,8 @@ describe.each(["2025-11-25", "2026-07-28"] as Era[])("protocol %s", (era) => {
     try {
       const c = conn.client;
       for (const [tool, args] of [
-        ["get_source", { source: theirs.id }],
-        ["get_source", { source: theirs.name }],
+        ["get_source", { id: theirs.id }],
+        ["get_source", { id: theirs.name }],
         ["update_source", { id: theirs.id, active: false }],
         ["delete_source", { id: theirs.id }],
         ["list_events", { id: theirs.id }],
@@ -129,7 +129,7 @@ describe.each(["2025-11-25", "2026-07-28"] as Era[])("protocol %s", (era) => {
         ["replay_events", { id: theirs.id }],
         ["delete_events", { id: theirs.id }],
         ["event_stats", { id: wf.id }],
-        ["send_test_event", { source_id: theirs.id }],
+        ["send_test_event", { id: theirs.id }],
       ] as const) {
         const r = await refused(c, tool, args);
         expect(r.code, `${tool} ${JSON.stringify(r)}`).toBe("not_found");
@@ -219,7 +219,7 @@ describe("secrets", () => {
       const read = await c.readResource({ uri: `headwater://sources/${made.source.id}` });
       expect((read.contents[0] as { text: string }).text).not.toContain("tok-123456");
       // The model edits what it saw: the masked values go back as they were shown.
-      const { source } = await call<{ source: { configured_props: Record<string, unknown> } }>(c, "get_source", { source: made.source.id });
+      const { source } = await call<{ source: { configured_props: Record<string, unknown> } }>(c, "get_source", { id: made.source.id });
       await call(c, "update_source", { id: made.source.id, configured_props: { ...source.configured_props, region: "us" } });
       expect((await alice.client.getSource(made.source.id)).configured_props).toMatchObject({ apiToken: "tok-123456", hidden: "shh-123456", region: "us" });
     } finally {

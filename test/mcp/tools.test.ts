@@ -53,7 +53,7 @@ describe.each(combos)("over %s, protocol %s", (via, era) => {
         "whoami", "list_components", "get_component", "list_sources", "get_source", "create_source", "update_source",
         "delete_source", "list_events", "get_event", "wait_for_events", "replay_events", "delete_events", "event_stats",
         "list_subscriptions", "subscribe", "unsubscribe", "list_workflows", "create_workflow", "send_test_event",
-        "list_actions", "run_action",
+        "list_actions", "run_action", "list_runs", "get_run", "rerun",
       ].sort(),
     );
     for (const t of tools) {
@@ -62,6 +62,11 @@ describe.each(combos)("over %s, protocol %s", (via, era) => {
       expect(typeof t.annotations?.readOnlyHint, t.name).toBe("boolean");
       expect(typeof t.annotations?.destructiveHint, t.name).toBe("boolean");
       expect(typeof t.annotations?.idempotentHint, t.name).toBe("boolean");
+    }
+    // A source or workflow is named `id` by every tool (subscriptions name two: emitter_id, listener_id).
+    for (const t of tools) {
+      const params = Object.keys((t.inputSchema as { properties?: Record<string, unknown> }).properties ?? {});
+      expect(params.filter((p) => ["source", "source_id", "workflow", "workflow_id"].includes(p)), t.name).toEqual([]);
     }
     const byName = Object.fromEntries(tools.map((t) => [t.name, t.annotations!]));
     expect(byName.list_events!.readOnlyHint).toBe(true);
@@ -78,7 +83,7 @@ describe.each(combos)("over %s, protocol %s", (via, era) => {
     const name = uniqueKey("echo");
     const { source } = await call<{ source: Src }>(c, "create_source", { component_code: echoSource(uniqueKey("mcp-echo")), name });
     expect(source.endpoint_url).toBe(`${s.origin}/e/${source.id}`);
-    expect((await call<{ source: Src }>(c, "get_source", { source: name })).source.id).toBe(source.id);
+    expect((await call<{ source: Src }>(c, "get_source", { id: name })).source.id).toBe(source.id);
     expect((await call<{ sources: Src[] }>(c, "list_sources")).sources.map((x) => x.id)).toContain(source.id);
     const comps = await call<{ components: Array<{ id: string; code?: string }> }>(c, "list_components", { limit: 5 });
     expect(comps.components.map((x) => x.id)).toContain(source.component_id);
@@ -92,7 +97,7 @@ describe.each(combos)("over %s, protocol %s", (via, era) => {
     // Wait, then send: the wait answers with the event the request made.
     const waiting = call<{ events: Ev[]; timed_out: boolean; last_event_id: string }>(c, "wait_for_events", { id: source.id, timeout_seconds: 20 });
     await new Promise((r) => setTimeout(r, 300));
-    const sent = await call<{ status: number; body: string }>(c, "send_test_event", { source_id: renamed, body: { hello: "mcp", era } });
+    const sent = await call<{ status: number; body: string }>(c, "send_test_event", { id: renamed, body: { hello: "mcp", era } });
     expect(sent.status).toBe(200);
     const waited = await waiting;
     expect(waited.timed_out).toBe(false);
@@ -155,7 +160,7 @@ describe.each(combos)("over %s, protocol %s", (via, era) => {
     expect(await call(c, "delete_events", { id: source.id })).toEqual({ id: source.id, accepted: true });
     expect((await call<{ events: Ev[] }>(c, "list_events", { id: source.id })).events).toEqual([]);
     expect(await call(c, "delete_source", { id: renamed })).toEqual({ deleted: true, id: source.id });
-    expect((await refused(c, "get_source", { source: source.id })).code).toBe("not_found");
+    expect((await refused(c, "get_source", { id: source.id })).code).toBe("not_found");
   });
 
   it("answers an empty wait at its timeout, and refuses bad input with a clear reason", async () => {

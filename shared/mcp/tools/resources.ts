@@ -117,10 +117,10 @@ export const getSource = tool({
   name: "get_source",
   title: "Get a source",
   description: "One source by id (`dc_...`) or name: its component, configured props, whether it is active, and its endpoint_url for HTTP sources.",
-  input: { source: z.string().min(1).max(200).describe("source id (dc_...) or name") },
+  input: { id: z.string().min(1).max(200).describe("source id (dc_...) or name") },
   output: { source: SourceOut },
   annotations: READ,
-  run: async ({ source }, { deps }) => ({ source: await shownWithProps(deps.client, await resolveSource(deps.client, source)) }),
+  run: async ({ id }, { deps }) => ({ source: await shownWithProps(deps.client, await resolveSource(deps.client, id)) }),
 });
 
 export const createSource = tool({

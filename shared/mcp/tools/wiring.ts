@@ -79,7 +79,7 @@ export const sendTestEvent = tool({
   description:
     "Sends an HTTP request to a source's (or workflow's) endpoint_url, as an outside caller would, and answers the endpoint's status, headers and body. The source then runs with it as its event: follow up with wait_for_events. `body` may be a string or JSON (sent as application/json).",
   input: {
-    source_id: z.string().min(1).max(200).describe("source id (dc_...), workflow id (p_...) or the name of either"),
+    id: z.string().min(1).max(200).describe("source id (dc_...), workflow id (p_...) or the name of either"),
     method: z.enum(["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]).default("POST"),
     path: z
       .string()
@@ -93,7 +93,7 @@ export const sendTestEvent = tool({
   output: { endpoint_url: z.string(), status: z.number(), headers: z.record(z.string(), z.string()), body: z.string() },
   annotations: { ...CREATE, openWorldHint: false },
   run: async (a, { deps, signal }) => {
-    const e = await resolveEmitter(deps.client, a.source_id);
+    const e = await resolveEmitter(deps.client, a.id);
     const endpoint =
       e.kind === "source" ? endpointOfSource(await deps.client.getSource(e.id)) : (await deps.client.getWorkflow(e.id)).endpoint_url;
     if (!endpoint) throw new McpRefusal("bad_request", `source ${e.id} has no HTTP endpoint (its component has no $.interface.http prop)`);
