@@ -89,6 +89,22 @@ export function shortJson(value: unknown, max = VALUE_CHARS): string {
     : `${json.slice(0, max)}… (${json.length} characters; --json shows it whole)`;
 }
 
+/**
+ * The trigger event on one line. A request to the endpoint is mostly headers: it is shown as
+ * its method, path and body (`--json` has the headers).
+ */
+function eventText(event: unknown): string {
+  const e = event as { method?: unknown; path?: unknown; query?: unknown; body?: unknown } | null;
+  if (e && typeof e === "object" && typeof e.method === "string" && typeof e.path === "string") {
+    const q =
+      e.query && typeof e.query === "object"
+        ? new URLSearchParams(e.query as Record<string, string>).toString()
+        : "";
+    return `${e.method} ${e.path}${q ? `?${q}` : ""}${e.body !== undefined && e.body !== "" ? ` ${shortJson(e.body)}` : ""}`;
+  }
+  return shortJson(event);
+}
+
 /** The whole of one run, as lines. */
 export function runDetails(run: Run, workflow: Workflow | undefined, style: Style): string {
   const { bold, dim, red } = style;
@@ -106,7 +122,7 @@ export function runDetails(run: Run, workflow: Workflow | undefined, style: Styl
       : `${new Date(run.started_at_ms).toISOString()} (${relativeTime(run.started_at_ms)})`,
   ]);
   fields.push(["duration", durationText(run.duration_ms)]);
-  fields.push(["event", shortJson(run.event)]);
+  fields.push(["event", eventText(run.event)]);
   if (run.error) {
     const where = run.error.step ? `step ${run.error.step}` : "the run";
     fields.push(["error", red(`${run.error.code} in ${where}: ${run.error.message}`)]);

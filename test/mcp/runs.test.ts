@@ -143,6 +143,8 @@ describe.each(combos)("over %s, protocol %s", (via, era) => {
       message: "n was 3",
       stack: expect.stringContaining("n was 3"),
     });
+    // The component's own frames only: never a path of the server's files.
+    expect(run.steps[1]!.error!.stack).not.toMatch(/server\/runtime|node:internal/);
     expect(run.event).toMatchObject({ method: "POST", body: { n: 3, fail: true } });
   });
 
