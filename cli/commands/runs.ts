@@ -136,8 +136,9 @@ async function rerun(ctx: Context, runId: string, opts: Record<string, unknown>)
     );
   } catch (err) {
     if (err instanceof ApiError && err.status === 400 && from !== undefined) {
-      const names = earlier.steps.map((s) => s.name).join(", ");
-      throw new CliError(`${apiErrorLine(err)}: the steps of ${earlier.id} are ${names || "none"}`);
+      // A re-run runs the workflow's current steps: those are what --from can name.
+      const names = workflow.steps.map((s) => s.name).join(", ");
+      throw new CliError(`${apiErrorLine(err)}: the steps of ${workflow.name} are ${names || "none"}`);
     }
     throw err;
   }
