@@ -45,7 +45,8 @@ function outcomeText(run: Run, style: Style): string {
     return style.red(
       `${run.error.step ? `step ${run.error.step}: ` : ""}${run.error.code}: ${run.error.message}`,
     );
-  if (run.status === "exited") return style.dim(`exited${run.exit_reason ? `: ${run.exit_reason}` : ""}`);
+  // (The status column already says `exited`: the reason is what is left to tell.)
+  if (run.status === "exited") return run.exit_reason ? style.dim(JSON.stringify(run.exit_reason)) : "";
   if (run.response) return `answered ${run.response.status}`;
   return "";
 }
