@@ -40,6 +40,7 @@ import { userRoutes } from "./http/routes/users.js";
 import { workflowRoutes } from "./http/routes/workflows.js";
 import { runRoutes, runStreamRoutes } from "./http/routes/runs.js";
 import { RunChanges } from "./workflows/runs/changes.js";
+import { LATER_PREFIX, moveDueJobs } from "./workflows/dispatch.js";
 import { callerAnswers } from "./workflows/runs/respond.js";
 import { RunService } from "./workflows/runs/service.js";
 import { accountRoutes } from "./http/routes/accounts.js";
@@ -172,14 +173,20 @@ export async function createServer(config: Config): Promise<Server> {
     );
     closers.push(async () => runChanges.close());
     const runs = new RunService(store.db, runtime.queue, runChanges);
+    const runDispatch = { writes: store.writes, wake: (targets: string[]) => runtime.queue.wake(targets) };
     runtime.queue.registerHandler(
       "p_",
       events.workflowHandler(runtime.runWorkflowSteps, runtime.quotas, {
         changes: runChanges,
         answers: callerAnswers(runtime.responders),
         retention: config.runRetention,
+        dispatch: runDispatch,
         log: (msg, err) => log.error({ err }, msg),
       }),
+    );
+    // Runs that wait to go on (retries, delays) are moved to their run target when due.
+    runtime.queue.registerBatchHandler(LATER_PREFIX, (jobs) =>
+      moveDueJobs({ ...runDispatch, db: store.db }, jobs),
     );
     runtime.registerHttpTarget("p_", async (id) => {
       const wf = await findWorkflow(store.db, id);

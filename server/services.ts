@@ -49,7 +49,12 @@ export interface ComponentDescriber {
    * `requester` (none: the server's own work). `packagesFrom`: an install directory of the package
    * cache (a vendor package's) whose installed dependencies are used instead of installing them.
    */
-  describe(code: string, files?: ComponentFiles, requester?: Requester, packagesFrom?: string): Promise<ComponentDescription>;
+  describe(
+    code: string,
+    files?: ComponentFiles,
+    requester?: Requester,
+    packagesFrom?: string,
+  ): Promise<ComponentDescription>;
 }
 
 export class ComponentLoadError extends Error {
@@ -87,7 +92,11 @@ export interface PropOptionsRunner {
    * Rejects with a `PropOptionsError`, or a `ComponentLoadError` for code that fails to load,
    * loops or allocates without end.
    */
-  options(code: string, files: ComponentFiles | undefined, request: PropOptionsRequest): Promise<PropOptionsAnswer>;
+  options(
+    code: string,
+    files: ComponentFiles | undefined,
+    request: PropOptionsRequest,
+  ): Promise<PropOptionsAnswer>;
 }
 
 export class PropOptionsError extends Error {
@@ -191,6 +200,20 @@ export interface InvocationJob {
   origin?: { emitterId: string; eventId: string; channel: string; hops: number };
   /** A workflow's re-run (workflows/runs/): the run it makes, and what it takes from the run it re-runs. */
   rerun?: RerunOrder;
+  /** A workflow run that goes on (a retry, the end of a `$.flow.delay`): workflows/runs/continue.ts. */
+  resume?: ResumeOrder;
+  /** The run a workflow's job is, when not its own id's (a job the dispatcher moved: workflows/dispatch.ts). */
+  runId?: string;
+  /** Its id, chosen before the insert (a re-run's run names the job a cancel deletes). */
+  jobId?: string;
+}
+
+/** A run going on from a step: its record is read back, the steps before `from` keep their results. */
+export interface ResumeOrder {
+  runId: string;
+  /** The index of the step it goes on with. */
+  from: number;
+  attempt: number;
 }
 
 /** What a re-run job carries: enough to run without the earlier run (retention may drop it meanwhile). */

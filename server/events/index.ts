@@ -15,7 +15,12 @@ import type { Quotas } from "../quotas/quotas.js";
 import type { InvocationQueue } from "../services.js";
 import type { OpenedDb } from "../store/db.js";
 import { ownsParticipant } from "../store/repos/subscriptions.js";
-import { createWorkflowRunner, type RunWorkflowSteps, type WorkflowJobHandler, type WorkflowRunnerOptions } from "../workflows/runner.js";
+import {
+  createWorkflowRunner,
+  type RunWorkflowSteps,
+  type WorkflowJobHandler,
+  type WorkflowRunnerOptions,
+} from "../workflows/runner.js";
 import { WorkflowService } from "../workflows/service.js";
 import { LocalEventBus, type EventBus } from "./bus.js";
 import { createEventStore, type ManagedEventStore } from "./event-store.js";
@@ -52,7 +57,11 @@ export interface EventServices {
   /** Per-bucket counts of an emitter (events/stats.ts). */
   stats(emitterId: string, window: StatsWindow): ReturnType<typeof readStats>;
   /** The invocation-queue handler for workflow (`p_`) jobs. */
-  workflowHandler(runSteps: RunWorkflowSteps, quotas: Quotas, runs?: Pick<WorkflowRunnerOptions, "changes" | "answers" | "retention" | "log">): WorkflowJobHandler;
+  workflowHandler(
+    runSteps: RunWorkflowSteps,
+    quotas: Quotas,
+    runs?: Pick<WorkflowRunnerOptions, "changes" | "answers" | "retention" | "dispatch" | "log">,
+  ): WorkflowJobHandler;
   /** Routes stored events to listeners through the runtime's queue (jobs inserted with the events). */
   routeTo(queue: InvocationQueue): void;
   /** Once the queue runs: hands an earlier version's outbox rows to their listeners. */
@@ -63,10 +72,18 @@ export interface EventServices {
 export async function createEventServices(o: EventServicesOptions): Promise<EventServices> {
   const { db, dialect, pgPool, writes, searchIndex } = o.store;
   const bus: EventBus =
-    dialect === "postgres" && pgPool ? await PgEventBus.start({ pool: pgPool, db, log: o.log }) : new LocalEventBus();
+    dialect === "postgres" && pgPool
+      ? await PgEventBus.start({ pool: pgPool, db, log: o.log })
+      : new LocalEventBus();
   // SQLite's search index follows the stored and deleted events in a worker thread (store/search/).
   const indexChanged = searchIndex ? () => searchIndex.changed() : undefined;
-  const store = createEventStore({ db, writes, bus, retention: o.config.eventRetention, onStored: indexChanged });
+  const store = createEventStore({
+    db,
+    writes,
+    bus,
+    retention: o.config.eventRetention,
+    onStored: indexChanged,
+  });
   let draining: Promise<void> | undefined;
   let queue: InvocationQueue | undefined;
   const pruning = startStatsPruning(db, o.config.statsRetentionDays, o.log);
@@ -93,7 +110,8 @@ export async function createEventServices(o: EventServicesOptions): Promise<Even
       return replayEvents(db, queue, request);
     },
     stats: (emitterId, window) => readStats(db, emitterId, window),
-    workflowHandler: (runSteps, quotas, runs = {}) => createWorkflowRunner({ db, events: store, runSteps, quotas, writes, ...runs }),
+    workflowHandler: (runSteps, quotas, runs = {}) =>
+      createWorkflowRunner({ db, events: store, runSteps, quotas, writes, ...runs }),
     routeTo(q) {
       queue = q;
       store.routeTo(q);

@@ -50,9 +50,22 @@ export function rowsOf(jobs: EnqueueJob[], now: number): NewJob[] {
     targetId: j.targetId,
     ownerId: j.ownerId,
     trigger: j.trigger,
-    payload: JSON.stringify({ event: j.event ?? null, origin: j.origin, respondTo: j.respondTo, rerun: j.rerun }),
+    payload: payloadText(j),
+    ...(j.jobId ? { id: j.jobId } : {}),
     runAfter: runAfterOf(j, now),
   }));
+}
+
+/** A job's payload as its row stores it (JobPayload). */
+export function payloadText(j: EnqueueJob): string {
+  return JSON.stringify({
+    event: j.event ?? null,
+    origin: j.origin,
+    respondTo: j.respondTo,
+    rerun: j.rerun,
+    resume: j.resume,
+    runId: j.runId,
+  });
 }
 
 /** A job awaited by a custom response waits AFFINITY_MS for other instances (enqueueWithIds). */
@@ -66,10 +79,20 @@ export interface JobPayload {
   origin?: InvocationJob["origin"];
   respondTo?: string;
   rerun?: InvocationJob["rerun"];
+  resume?: InvocationJob["resume"];
+  runId?: string;
 }
 
 /** A row's payload: the job's own, for a job handed over before its insert, else parsed from the row. */
 export function payloadOf(row: JobRow, handed?: EnqueueJob): JobPayload {
-  if (handed) return { event: handed.event ?? null, origin: handed.origin, respondTo: handed.respondTo, rerun: handed.rerun };
+  if (handed)
+    return {
+      event: handed.event ?? null,
+      origin: handed.origin,
+      respondTo: handed.respondTo,
+      rerun: handed.rerun,
+      resume: handed.resume,
+      runId: handed.runId,
+    };
   return JSON.parse(row.payload) as JobPayload;
 }

@@ -34,7 +34,16 @@ import { AcksFirst } from "./acks-first.js";
 import { HeldInsert } from "./held-insert.js";
 import { runnableHttpEvent } from "./http-body.js";
 import { PlatformFailure } from "./platform-failure.js";
-import { payloadOf, rowsOf, runAfterOf, type BatchHandler, type BatchOutcome, type EnqueueJob, type JobHandler, type QueuedJob } from "./queue-jobs.js";
+import {
+  payloadOf,
+  rowsOf,
+  runAfterOf,
+  type BatchHandler,
+  type BatchOutcome,
+  type EnqueueJob,
+  type JobHandler,
+  type QueuedJob,
+} from "./queue-jobs.js";
 
 interface Registered {
   handle: BatchHandler;
@@ -134,7 +143,12 @@ export class DurableQueue implements InvocationQueue {
    * `early`, it promises to commit a job's results only after its `stored` resolves (or in the
    * transaction that takes its `hold` over), and its jobs may be handed to it before they are stored.
    */
-  registerBatchHandler(prefix: string, handle: BatchHandler, maxBatch = DEFAULT_BATCH, opts: { early?: boolean } = {}): void {
+  registerBatchHandler(
+    prefix: string,
+    handle: BatchHandler,
+    maxBatch = DEFAULT_BATCH,
+    opts: { early?: boolean } = {},
+  ): void {
     this.handlers.set(prefix, { handle, maxBatch, early: opts.early === true });
   }
 
@@ -309,7 +323,9 @@ export class DurableQueue implements InvocationQueue {
       const run = this.run(target, batch)
         // A database error while handing jobs back (a retry, a release) leaves them leased:
         // they run again when the lease expires. Never an unhandled rejection.
-        .catch((err: unknown) => this.options.log?.(`invocation queue: run of ${target} ended with an error`, err))
+        .catch((err: unknown) =>
+          this.options.log?.(`invocation queue: run of ${target} ended with an error`, err),
+        )
         .finally(() => {
           this.running.delete(target);
           this.kick();
@@ -341,7 +357,11 @@ export class DurableQueue implements InvocationQueue {
    * (acks-first.ts), and notes when that batch starts. True when it waited.
    */
   private async giveWay(target: string, batch: JobRow[]): Promise<boolean> {
-    const delay = this.acks.delayBeforeBatch(this.batchStarts.get(target) ?? -Infinity, batch.length, batch[0]!.created_ms);
+    const delay = this.acks.delayBeforeBatch(
+      this.batchStarts.get(target) ?? -Infinity,
+      batch.length,
+      batch[0]!.created_ms,
+    );
     const waits = delay > 0 && !this.stopped;
     if (waits) {
       await new Promise<void>((resolve) => {
@@ -390,7 +410,9 @@ export class DurableQueue implements InvocationQueue {
   private async run(target: string, first: JobRow[]): Promise<void> {
     const renew = setInterval(
       () => {
-        this.repo.extendLease(target, this.instanceId, Date.now() + this.options.leaseMs).catch(() => undefined);
+        this.repo
+          .extendLease(target, this.instanceId, Date.now() + this.options.leaseMs)
+          .catch(() => undefined);
       },
       Math.max(1000, Math.floor(this.options.leaseMs / 3)),
     );
@@ -467,7 +489,11 @@ export class DurableQueue implements InvocationQueue {
           this.handedOver.delete(target);
           // Stopping: a job handed over meanwhile is stored to run after the restart.
           if (this.stopped && handed) await Promise.all(handed.map((r) => this.held.get(r.id)?.settle()));
-          next = this.stopped ? [] : handed ? await this.afterStored(target, handed, maxBatch, deleting) : await this.headsPast(target, maxBatch, deleting);
+          next = this.stopped
+            ? []
+            : handed
+              ? await this.afterStored(target, handed, maxBatch, deleting)
+              : await this.headsPast(target, maxBatch, deleting);
           if (next.length === 0) {
             await settle();
             break;
@@ -503,7 +529,12 @@ export class DurableQueue implements InvocationQueue {
    * (and acknowledged its request) before this job's request came: it runs first, and the handed
    * job is stored to wait its turn when the batch has no room for it.
    */
-  private async afterStored(target: string, handed: JobRow[], limit: number, deleting: Set<string>): Promise<JobRow[]> {
+  private async afterStored(
+    target: string,
+    handed: JobRow[],
+    limit: number,
+    deleting: Set<string>,
+  ): Promise<JobRow[]> {
     if (!this.options.sharedDatabase) return handed;
     const ids = new Set(handed.map((r) => r.id));
     const stored = (await this.headsPast(target, limit, deleting)).filter((r) => !ids.has(r.id));
@@ -525,8 +556,12 @@ export class DurableQueue implements InvocationQueue {
         origin: payload.origin,
         respondTo: payload.respondTo,
         ...(payload.rerun ? { rerun: payload.rerun } : {}),
+        ...(payload.resume ? { resume: payload.resume } : {}),
+        ...(payload.runId ? { runId: payload.runId } : {}),
         attempts: row.attempts,
-        ...(this.held.has(row.id) ? { stored: this.held.get(row.id)!.durable, hold: this.held.get(row.id)! } : {}),
+        ...(this.held.has(row.id)
+          ? { stored: this.held.get(row.id)!.durable, hold: this.held.get(row.id)! }
+          : {}),
       };
     });
     // Held inserts the batch did not take over are made now, before the queue deletes, retries
@@ -548,7 +583,9 @@ export class DurableQueue implements InvocationQueue {
   }
 
   private dropped(rows: JobRow[]): BatchOutcome {
-    this.options.log?.(`invocation queue: no handler for ${rows[0]!.target_id}; ${rows.length} job(s) dropped`);
+    this.options.log?.(
+      `invocation queue: no handler for ${rows[0]!.target_id}; ${rows.length} job(s) dropped`,
+    );
     return { ran: rows.length };
   }
 }

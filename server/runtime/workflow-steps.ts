@@ -87,6 +87,8 @@ export interface RunWorkflowStepsResult {
   stoppedAt?: number | undefined;
   /** Set when a step ended the run with `$.flow.exit(reason)`. */
   exit?: { reason: string | null };
+  /** Set when step `step` asked to wait (`$.flow.delay(ms)`): the run goes on with the next one after `ms`. */
+  delay?: { ms: number; step: number };
   computeMs: number;
   /**
    * The steps went to a worker: the run counts against the owner's quota. The caller counts it
@@ -243,7 +245,7 @@ export function createWorkflowStepRunner(deps: WorkflowStepDeps): RunWorkflowSte
         if (err) return redacted({ ...fail(err.name, err.message), ...stopped }, redactors);
         const result = outcome.message.result as Pick<
           RunWorkflowStepsResult,
-          "returnValues" | "emits" | "error" | "steps" | "exit"
+          "returnValues" | "emits" | "error" | "steps" | "exit" | "delay"
         >;
         return redacted(
           {
@@ -252,6 +254,7 @@ export function createWorkflowStepRunner(deps: WorkflowStepDeps): RunWorkflowSte
             steps: result.steps ?? [],
             ...(result.error ? { error: result.error } : {}),
             ...(result.exit ? { exit: result.exit } : {}),
+            ...(result.delay ? { delay: result.delay } : {}),
             logs,
             computeMs,
             ran: true,

@@ -23,16 +23,13 @@ import { invocationsTotal } from "../runtime/invoke.js";
 import type { RunWorkflowSteps } from "../runtime/workflow-steps.js";
 import { isUserDisabled } from "../store/repos/users.js";
 import { findWorkflow } from "../store/repos/workflows.js";
-import { recordRunStart } from "../store/repos/runs.js";
+import { findRun, recordRunStart, STARTABLE } from "../store/repos/runs.js";
+import { componentStack } from "../runtime/stacks.js";
+import { controlsOf, dispatched } from "./controls.js";
+import { dispatchJob, onOwnTarget, workflowOfTarget, type DispatchDeps } from "./dispatch.js";
+import { attemptsAfter, continuationOf, planSteps } from "./runs/continue.js";
 import type { RunChanges } from "./runs/changes.js";
-import {
-  endedRow,
-  finishedRun,
-  plannedSteps,
-  runningRow,
-  type PlannedStep,
-  type RunHeader,
-} from "./runs/record.js";
+import { endedRow, finishedRun, plannedSteps, queuedRow, runningRow, type RunHeader } from "./runs/record.js";
 import { responseOf, type CallerAnswers } from "./runs/respond.js";
 
 export type { RunWorkflowSteps } from "../runtime/workflow-steps.js";
@@ -51,6 +48,8 @@ export interface WorkflowRunnerOptions {
   answers?: CallerAnswers;
   /** Runs kept per workflow (HEADWATER_RUN_RETENTION). */
   retention?: number;
+  /** Places runs under their workflow's concurrency and throttle (dispatch.ts); without it every job runs where it is. */
+  dispatch?: DispatchDeps;
   log?: (msg: string, err?: unknown) => void;
 }
 
@@ -92,8 +91,10 @@ export function createWorkflowRunner(o: WorkflowRunnerOptions): WorkflowJobHandl
     ? (fn: (db: Db) => Promise<void>) => o.writes!.run(fn)
     : (fn: (db: Db) => Promise<void>) => fn(o.db);
   return async (job) => {
-    const wf = await platformStep("reading the workflow", () => findWorkflow(o.db, job.targetId));
+    const workflowId = workflowOfTarget(job.targetId);
+    const wf = await platformStep("reading the workflow", () => findWorkflow(o.db, workflowId));
     const caller = job.respondTo;
+    const jobIds = job.id ? [job.id] : [];
     // Deleted, someone else's (a stale job), or paused: nothing to run (the queue drops the job).
     if (!wf || wf.owner_id !== job.ownerId || Number(wf.active) !== 1) {
       o.answers?.finish(caller);
@@ -104,17 +105,36 @@ export function createWorkflowRunner(o: WorkflowRunnerOptions): WorkflowJobHandl
       o.answers?.finish(caller);
       return { committed: false };
     }
+    const controls = controlsOf(wf.controls_json);
+    // A run going on (a retry, after a delay) is read back; one cancelled or ended meanwhile is let go.
+    const resumed = job.resume
+      ? await platformStep("reading the run", () => findRun(o.db, job.resume!.runId))
+      : undefined;
+    if (job.resume && (!resumed || !STARTABLE.includes(resumed.status))) return { committed: false };
     const steps = JSON.parse(wf.steps_json) as WorkflowStep[];
-    const planned: PlannedStep[] = steps.map((s) => ({ ...s, reused: job.rerun?.reused[s.name] }));
+    const planned = planSteps(steps, job, resumed);
     const header: RunHeader = {
-      id: job.rerun?.runId ?? (job.id ? runIdOfJob(job.id) : `r_${randomUUID().replace(/-/g, "")}`),
+      id:
+        job.resume?.runId ??
+        job.runId ??
+        job.rerun?.runId ??
+        (job.id ? runIdOfJob(job.id) : `r_${randomUUID().replace(/-/g, "")}`),
       workflowId: wf.id,
       ownerId: wf.owner_id,
-      trigger: triggerOf(job),
-      attempt: 1,
-      createdMs: queuedMs(job.id),
-      eventJson: JSON.stringify(job.event ?? null),
+      trigger: resumed ? (JSON.parse(resumed.trigger_json) as RunTrigger) : triggerOf(job),
+      attempt: job.resume?.attempt ?? 1,
+      createdMs: resumed ? Number(resumed.created_ms) : queuedMs(job.id),
+      eventJson: resumed?.event_json ?? JSON.stringify(job.event ?? null),
     };
+    // Under concurrency or a throttle a new job is first placed on a run target (dispatch.ts).
+    if (o.dispatch && job.id && onOwnTarget(job.targetId) && !job.resume && dispatched(controls)) {
+      return dispatchJob(
+        o.dispatch,
+        { ...job, id: job.id, attempts: 0 },
+        controls,
+        queuedRow(header, plannedSteps(planned)),
+      );
+    }
     const contextId = job.origin?.eventId ?? randomUUID();
     const now = new Date();
     const context = {
@@ -127,7 +147,8 @@ export function createWorkflowRunner(o: WorkflowRunnerOptions): WorkflowJobHandl
       emitter_id: job.origin?.emitterId,
       run_id: header.id,
     };
-    const startedMs = Date.now();
+    const segmentMs = Date.now();
+    const startedMs = resumed?.started_ms != null ? Number(resumed.started_ms) : segmentMs;
     // The start is written while the steps run; the end waits for it (see the file's comment).
     const start = runningRow(header, plannedSteps(planned), startedMs);
     const started = writeStart((db) => recordRunStart(db, start)).then(
@@ -168,8 +189,20 @@ export function createWorkflowRunner(o: WorkflowRunnerOptions): WorkflowJobHandl
       event: e.data,
       hops,
     }));
-    const run = finishedRun(planned, result);
-    if (result.error) {
+    const run = finishedRun(planned, result, componentStack);
+    // A retry or a delay: the run waits for its job for later (and nothing goes to $errors yet).
+    const later = continuationOf({
+      job,
+      runId: header.id,
+      workflowId: wf.id,
+      planned,
+      result,
+      run,
+      controls,
+      attempt: header.attempt,
+      now: endedMs,
+    });
+    if (result.error && !later) {
       inputs.push({
         emitterId: wf.id,
         ownerId: wf.owner_id,
@@ -186,24 +219,40 @@ export function createWorkflowRunner(o: WorkflowRunnerOptions): WorkflowJobHandl
           message: result.error.message,
           cellId: result.error.cellId,
           stack: run.steps.find((s) => s.id === result.error!.cellId)?.error?.stack ?? "",
+          attempts: header.attempt,
           now: new Date(),
         }),
       });
     }
-    // The caller that waits and was not answered: 204 when the run ended well, else 502 (after
-    // the commit: a run whose results fail to store runs again, and may yet respond).
+    // The caller that waits and was not answered: 204 when the run ended well, 502 when it
+    // failed, 202 when it waits to go on (after the commit: a run whose results fail to store
+    // runs again, and may yet respond).
     const unanswered =
       caller && !response && o.answers ? o.answers.unanswered(header.id, run.status) : undefined;
     if (unanswered) response = unanswered;
     const usage = result.ran ? o.quotas?.countFor(wf.owner_id, result.computeMs ?? 0, 1, wf.id) : undefined;
-    const jobIds = job.id ? [job.id] : [];
-    const row = endedRow(header, run, startedMs, endedMs, response);
+    const attempts = attemptsAfter(resumed, run, header.attempt, segmentMs, endedMs);
+    const row = endedRow(
+      header,
+      run,
+      startedMs,
+      endedMs,
+      response ?? (resumed?.response_json ? (JSON.parse(resumed.response_json) as RunResponse) : null),
+      attempts,
+      later?.waiting,
+    );
     await started;
     await platformStep("storing the workflow's results", () =>
-      o.events.commit(inputs, { jobIds, run: { row, keep }, ...(usage ? { usage } : {}) }),
+      o.events.commit(inputs, {
+        jobIds,
+        run: { row, keep },
+        ...(later ? { delayed: [later.job] } : {}),
+        ...(usage ? { usage } : {}),
+      }),
     );
     if (usage) o.quotas?.counted(usage);
     o.changes?.changed(row);
+    if (later) o.dispatch?.wake([later.job.targetId]);
     if (unanswered) o.answers?.respond(caller, unanswered);
     o.answers?.finish(caller);
     return { committed: jobIds.length > 0 };

@@ -18,6 +18,7 @@ import type { Requester } from "../users/requester.js";
 import { ActionSteps, type ActionStepDeps, type StepInput } from "./action-steps.js";
 import { pageByCreation, type PageRequest, type PageRows } from "../store/repos/paging.js";
 import { deleteRunsOf } from "../store/repos/runs.js";
+import { controlsOf, mergeControls } from "./controls.js";
 import {
   deleteWorkflow,
   getWorkflow,
@@ -67,6 +68,7 @@ export class WorkflowService {
       endpoint_url: `${this.publicUrl()}/e/${row.id}`,
       active: Number(row.active) === 1,
       http_response: row.http_response === "workflow" ? "workflow" : "immediate",
+      ...controlsOf(row.controls_json),
       created_at: Number(row.created_at),
       updated_at: Number(row.updated_at),
     };
@@ -143,6 +145,7 @@ export class WorkflowService {
       steps_json: "",
       active: body.active === false ? 0 : 1,
       http_response: body.http_response ?? "immediate",
+      controls_json: JSON.stringify(mergeControls(controlsOf(null), body)),
       created_ms: createdMs(),
       created_at: now,
       updated_at: now,
@@ -173,6 +176,9 @@ export class WorkflowService {
     if (body.name !== undefined) patch.name = body.name;
     if (body.active !== undefined) patch.active = body.active ? 1 : 0;
     if (body.http_response !== undefined) patch.http_response = body.http_response;
+    if (body.retry !== undefined || body.concurrency !== undefined || body.throttle !== undefined) {
+      patch.controls_json = JSON.stringify(mergeControls(controlsOf(row.controls_json), body));
+    }
     const built =
       body.steps === undefined
         ? undefined

@@ -117,7 +117,12 @@ export function createClient(options: ClientOptions) {
     }
     let res: Awaited<ReturnType<FetchLike>>;
     try {
-      res = await doFetch(url, { method, headers, body, ...(timeoutMs > 0 ? { signal: AbortSignal.timeout(timeoutMs) } : {}) });
+      res = await doFetch(url, {
+        method,
+        headers,
+        body,
+        ...(timeoutMs > 0 ? { signal: AbortSignal.timeout(timeoutMs) } : {}),
+      });
     } catch (err) {
       const reason = err instanceof Error ? err.message : String(err);
       throw new ApiError(0, "network_error", `cannot reach ${url.origin}: ${reason}`);
@@ -146,16 +151,14 @@ export function createClient(options: ClientOptions) {
     // -- users ---------------------------------------------------------------------------------
     getMe: async () => (await request("GET", "/users/me", Data(User))).data,
     rotateApiKey: async () => (await request("POST", "/users/me/api_key", Data(User))).data,
-    listMySources: (q?: PageQuery) =>
-      request("GET", "/users/me/sources/", Page(Source), { query: page(q) }),
+    listMySources: (q?: PageQuery) => request("GET", "/users/me/sources/", Page(Source), { query: page(q) }),
     listMySubscriptions: async () =>
       (await request("GET", "/users/me/subscriptions", Data(z.array(Subscription)))).data,
     listMyComponents: (q?: PageQuery) =>
       request("GET", "/users/me/components", Page(Component), { query: page(q) }),
     listMyWorkflows: (q?: PageQuery) =>
       request("GET", "/users/me/workflows", Page(Workflow), { query: page(q) }),
-    createUser: async (body: CreateUserBody) =>
-      (await request("POST", "/users", Data(User), { body })).data,
+    createUser: async (body: CreateUserBody) => (await request("POST", "/users", Data(User), { body })).data,
     listUsers: (q?: PageQuery) => request("GET", "/users", Page(User), { query: page(q) }),
     /** Admin: one user, with `disabled` and `quota_overrides`. */
     getUser: async (id: string) => (await request("GET", `/users/${enc(id)}`, Data(User))).data,
@@ -181,8 +184,7 @@ export function createClient(options: ClientOptions) {
     // -- sources ---------------------------------------------------------------------------------
     createSource: async (body: CreateSourceBody) =>
       (await request("POST", "/sources/", Data(Source), { body })).data,
-    getSource: async (id: string) =>
-      (await request("GET", `/sources/${enc(id)}`, Data(Source))).data,
+    getSource: async (id: string) => (await request("GET", `/sources/${enc(id)}`, Data(Source))).data,
     updateSource: async (id: string, body: UpdateSourceBody) =>
       (await request("PUT", `/sources/${enc(id)}`, Data(Source), { body })).data,
     deleteSource: (id: string) => request("DELETE", `/sources/${enc(id)}`, null),
@@ -224,8 +226,7 @@ export function createClient(options: ClientOptions) {
     deleteSubscription: (params: SubscriptionParams) =>
       request("DELETE", "/subscriptions", null, { query: { ...params } }),
     createAutoSubscription: async (params: AutoSubscriptionParams) =>
-      (await request("POST", "/auto_subscriptions", Data(AutoSubscription), { query: { ...params } }))
-        .data,
+      (await request("POST", "/auto_subscriptions", Data(AutoSubscription), { query: { ...params } })).data,
 
     // -- connected accounts (extension): values go in, only field names come back ----------------
     createAccount: async (body: CreateAccountBody) =>
@@ -240,8 +241,7 @@ export function createClient(options: ClientOptions) {
     // -- workflows (extension) -------------------------------------------------------------------
     createWorkflow: async (body: CreateWorkflowBody) =>
       (await request("POST", "/workflows", Data(Workflow), { body })).data,
-    getWorkflow: async (id: string) =>
-      (await request("GET", `/workflows/${enc(id)}`, Data(Workflow))).data,
+    getWorkflow: async (id: string) => (await request("GET", `/workflows/${enc(id)}`, Data(Workflow))).data,
     updateWorkflow: async (id: string, body: UpdateWorkflowBody) =>
       (await request("PUT", `/workflows/${enc(id)}`, Data(Workflow), { body })).data,
     deleteWorkflow: (id: string) => request("DELETE", `/workflows/${enc(id)}`, null),
@@ -251,6 +251,9 @@ export function createClient(options: ClientOptions) {
       request("GET", `/workflows/${enc(id)}/runs`, Page(Run), { query: { ...q } }),
     getWorkflowRun: async (id: string, runId: string) =>
       (await request("GET", `/workflows/${enc(id)}/runs/${enc(runId)}`, Data(Run))).data,
+    /** Cancels a queued, retrying or delayed run (409 `run_not_cancellable` otherwise). */
+    cancelWorkflowRun: async (id: string, runId: string) =>
+      (await request("POST", `/workflows/${enc(id)}/runs/${enc(runId)}/cancel`, Data(Run))).data,
     /** A new run of the same event; with `from_step`, the steps before it are reused. */
     rerunWorkflowRun: async (id: string, runId: string, body: RerunBody = {}) =>
       (await request("POST", `/workflows/${enc(id)}/runs/${enc(runId)}/rerun`, Data(Run), { body })).data,
@@ -258,10 +261,15 @@ export function createClient(options: ClientOptions) {
     // -- actions (extension) ---------------------------------------------------------------------
     /** An app's actions (its package is installed on first use: allow for a slow first answer). */
     listActions: async (q: ActionsQuery = {}) =>
-      (await request("GET", "/actions", z.object({ data: z.array(Action) }), { query: { app: q.app, q: q.q } })).data,
+      (
+        await request("GET", "/actions", z.object({ data: z.array(Action) }), {
+          query: { app: q.app, q: q.q },
+        })
+      ).data,
     getAction: async (key: string) => (await request("GET", `/actions/${enc(key)}`, Data(Action))).data,
     /** A thrown error is the result's `error` (the request succeeds). */
-    runAction: async (body: RunActionBody) => (await request("POST", "/actions/run", Data(ActionResult), { body })).data,
+    runAction: async (body: RunActionBody) =>
+      (await request("POST", "/actions/run", Data(ActionResult), { body })).data,
     actionOptions: async (body: ActionOptionsBody) =>
       (await request("POST", "/actions/options", Data(ActionOptions), { body })).data,
 
@@ -286,7 +294,9 @@ export function createClient(options: ClientOptions) {
  * Example: `for await (const s of pages((q) => client.listMySources(q))) ...`
  */
 export async function* pages<T>(
-  fetchPage: (q: PageQuery) => Promise<{ page_info: { end_cursor: string | null; count: number }; data: T[] }>,
+  fetchPage: (
+    q: PageQuery,
+  ) => Promise<{ page_info: { end_cursor: string | null; count: number }; data: T[] }>,
   limit = 100,
 ): AsyncGenerator<T> {
   let after: string | undefined;

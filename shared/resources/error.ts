@@ -30,6 +30,7 @@ export const ERROR_CODES = {
   hookFailed: "hook_failed",
   propOptionsFailed: "prop_options_failed",
   accountInUse: "account_in_use",
+  runNotCancellable: "run_not_cancellable",
   internal: "internal_error",
 } as const;
 export type ErrorCode = (typeof ERROR_CODES)[keyof typeof ERROR_CODES];

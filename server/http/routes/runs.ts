@@ -82,6 +82,24 @@ export const runRoutes: FastifyPluginAsync<{ runs: RunService }> = async (app, {
       return { data: run };
     },
   );
+
+  route(
+    app,
+    {
+      method: "POST",
+      url: "/workflows/:id/runs/:run_id/cancel",
+      summary: "Cancel a run that waits (queued, retrying or delayed): it never starts again",
+      tags,
+      params: RunParams,
+      response: Data(Run),
+      errors: [409],
+    },
+    async ({ params, user }) => {
+      const run = await runs.cancel(user.id, params.id, params.run_id);
+      if (!run) throw notFound(`run ${params.run_id} of workflow ${params.id}`);
+      return { data: run };
+    },
+  );
 };
 
 /** `GET /workflows/{id}/runs/sse`: each run's start, changes and end, as they happen (no backlog). */

@@ -29,7 +29,11 @@ const PATH = /^[A-Za-z_$][\w$]*(?:\.[\w$-]+|\[\d+\])*$/;
 
 /** Whether an error ends the run on purpose ($.flow.exit, the platform's $end). @param {any} err */
 function isFlowExit(err) {
-  return Boolean(err) && (typeof err === "object" || typeof err === "function") && (err.flowExit === true || Boolean(err[END_NEEDLE]));
+  return (
+    Boolean(err) &&
+    (typeof err === "object" || typeof err === "function") &&
+    (err.flowExit === true || Boolean(err[END_NEEDLE]))
+  );
 }
 
 /** A JSON copy (cycles and BigInt handled as the platform's cloneSafe does); undefined stays. @param {unknown} v */
@@ -50,9 +54,11 @@ const unavailable = (what) => () => {
 
 /**
  * The step API. `emit` absent: `$.send.emit` is refused (a run on its own has nowhere to emit).
- * `respond` absent: `$.respond` is refused (only a workflow's run has an HTTP caller).
+ * `respond` absent: `$.respond` is refused (only a workflow's run has an HTTP caller); `delay`
+ * absent: `$.flow.delay` is refused (only a workflow's run can wait and go on).
  * @param {{ exported: Record<string, unknown>, httpSends: Array<Record<string, any>>,
- *           emit?: (data: unknown, channel: string) => void, respond?: (response: unknown) => void }} io
+ *           emit?: (data: unknown, channel: string) => void, respond?: (response: unknown) => void,
+ *           delay?: (ms: number) => unknown }} io
  */
 function makeDollar(io) {
   /** @type {Record<string, any>} */
@@ -64,12 +70,16 @@ function makeDollar(io) {
     send: {
       /** @param {unknown} data @param {string} [channel] */
       emit: (data, channel) => {
-        if (!io.emit) throw new Error("$.send.emit is available in workflow steps only: an action run on its own returns its result");
+        if (!io.emit)
+          throw new Error(
+            "$.send.emit is available in workflow steps only: an action run on its own returns its result",
+          );
         io.emit(data === undefined ? null : data, typeof channel === "string" ? channel : "");
       },
       /** @param {Record<string, any>} config */
       http: (config) => {
-        if (!config || typeof config !== "object" || typeof config.url !== "string") throw new TypeError("$.send.http needs {url, method?, data?, headers?, params?}");
+        if (!config || typeof config !== "object" || typeof config.url !== "string")
+          throw new TypeError("$.send.http needs {url, method?, data?, headers?, params?}");
         io.httpSends.push({ ...config });
       },
       email: unavailable("$.send.email"),
@@ -80,15 +90,22 @@ function makeDollar(io) {
     flow: {
       /** @param {string} [reason] */
       exit: (reason) => {
-        throw Object.assign(new Error(reason === undefined ? "$.flow.exit" : String(reason)), { flowExit: true, reason: reason === undefined ? null : String(reason) });
+        throw Object.assign(new Error(reason === undefined ? "$.flow.exit" : String(reason)), {
+          flowExit: true,
+          reason: reason === undefined ? null : String(reason),
+        });
       },
-      delay: unavailable("$.flow.delay"),
+      /** @param {number} ms */
+      delay: io.delay ? (ms) => /** @type {any} */ (io.delay)(ms) : unavailable("$.flow.delay"),
       rerun: unavailable("$.flow.rerun"),
       suspend: unavailable("$.flow.suspend"),
     },
     /** @param {unknown} response */
     respond: (response) => {
-      if (!io.respond) throw new Error("$.respond answers a workflow's HTTP caller: an action run on its own returns its result");
+      if (!io.respond)
+        throw new Error(
+          "$.respond answers a workflow's HTTP caller: an action run on its own returns its result",
+        );
       io.respond(response);
     },
   };
@@ -113,7 +130,8 @@ function lookup(root, path) {
   /** @type {any} */
   let at = root;
   for (const seg of path.replace(/\[(\d+)\]/g, ".$1").split(".")) {
-    if (at === null || typeof at !== "object" || !Object.prototype.hasOwnProperty.call(at, seg)) return undefined;
+    if (at === null || typeof at !== "object" || !Object.prototype.hasOwnProperty.call(at, seg))
+      return undefined;
     at = at[seg];
   }
   return at;
@@ -138,7 +156,10 @@ function resolveTemplates(value, scope, depth = 0) {
   }
   if (Array.isArray(value)) return value.map((v) => resolveTemplates(v, scope, depth + 1));
   // fromEntries defines own properties: a `__proto__` key stays a key, never a prototype.
-  if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolveTemplates(v, scope, depth + 1)]));
+  if (value && typeof value === "object")
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [k, resolveTemplates(v, scope, depth + 1)]),
+    );
   return value;
 }
 
@@ -170,7 +191,8 @@ function readValue(def, v) {
  * Runs one action. Never throws: a failure is `error`, a flow exit `exit`.
  * @param {Record<string, any>} component the loaded module
  * @param {{ props: Record<string, unknown>, steps: Record<string, unknown>,
- *           emit?: (data: unknown, channel: string) => void, respond?: (response: unknown) => void }} input
+ *           emit?: (data: unknown, channel: string) => void, respond?: (response: unknown) => void,
+ *           delay?: (ms: number) => unknown }} input
  * @returns {Promise<{ ret: unknown, exports: Record<string, unknown>, exit?: string | null,
  *                     error?: { name: string, message: string, stack: string, code?: string } }>}
  */
@@ -188,15 +210,25 @@ async function runAction(component, input) {
       const given = input.props[name];
       props[name] = isApp(def) ? given : readValue(def, given);
     }
-    const { ctx } = buildContext(component, { props, db: {}, endpoint: null }, {
-      emit: () => {
-        throw new Error("this.$emit is for sources: an action returns its result (or uses $.export)");
+    const { ctx } = buildContext(
+      component,
+      { props, db: {}, endpoint: null },
+      {
+        emit: () => {
+          throw new Error("this.$emit is for sources: an action returns its result (or uses $.export)");
+        },
+        respond: () => {
+          throw new Error("this.http.respond is for sources with an HTTP interface");
+        },
       },
-      respond: () => {
-        throw new Error("this.http.respond is for sources with an HTTP interface");
-      },
+    );
+    const $ = makeDollar({
+      exported,
+      httpSends,
+      ...(input.emit ? { emit: input.emit } : {}),
+      ...(input.respond ? { respond: input.respond } : {}),
+      ...(input.delay ? { delay: input.delay } : {}),
     });
-    const $ = makeDollar({ exported, httpSends, ...(input.emit ? { emit: input.emit } : {}), ...(input.respond ? { respond: input.respond } : {}) });
     let ret;
     let exit;
     try {
@@ -206,7 +238,11 @@ async function runAction(component, input) {
       exit = /** @type {any} */ (e).reason ?? /** @type {any} */ (e).message ?? null;
     }
     await flushHttpSends(httpSends);
-    return { ret: json(ret), exports: exported, ...(exit !== undefined ? { exit: exit === null ? null : String(exit) } : {}) };
+    return {
+      ret: json(ret),
+      exports: exported,
+      ...(exit !== undefined ? { exit: exit === null ? null : String(exit) } : {}),
+    };
   } catch (e) {
     const err = /** @type {any} */ (e);
     const isObj = err && typeof err === "object";

@@ -15,6 +15,9 @@
  * A reused step (`{reused: {return_value, exports}}`, a run going on from a later step) is not
  * run: its earlier results are what later steps see.
  *
+ * `return $.flow.delay(ms)` ends the run's steps for now after that step (`delay: {ms, step}`):
+ * the server resumes the run with the next one after `ms`.
+ *
  * The answer says what each step did (`steps`: status, start, duration, return value, exports,
  * error), in order, up to the step that ended the run. `hooks.onStep(i)` is called as step i
  * starts, so that its console lines are tagged with it (worker.cjs); `hooks.respond` carries
@@ -24,6 +27,9 @@
 const { loadBundle } = require("./loader.cjs");
 // The one definition of `$end`'s marker (the shim components import `$end` from).
 const { runAction, makeDollar, resolveTemplates, isFlowExit, flushHttpSends } = require("./action.cjs");
+
+/** The longest `$.flow.delay`: 30 days (decisions.md "Execution controls"). */
+const MAX_DELAY_MS = 30 * 86_400_000;
 
 /** A step's error as the run reports it. @param {{id: string}} step @param {any} err */
 function stepError(step, err) {
@@ -57,7 +63,8 @@ function responseOf(r) {
   /** @type {Record<string, string>} */
   const headers = {};
   if (given.headers && typeof given.headers === "object") {
-    for (const [k, v] of Object.entries(given.headers)) if (v !== undefined && v !== null) headers[k] = Array.isArray(v) ? v.map(String).join(", ") : String(v);
+    for (const [k, v] of Object.entries(given.headers))
+      if (v !== undefined && v !== null) headers[k] = Array.isArray(v) ? v.map(String).join(", ") : String(v);
   }
   let body = given.body;
   if (typeof Buffer !== "undefined" && Buffer.isBuffer(body)) body = body.toString("utf8");
@@ -68,7 +75,11 @@ function responseOf(r) {
       body = String(body);
     }
   }
-  return { status: given.status === undefined ? 200 : Number(given.status), headers, body: body === undefined ? null : body };
+  return {
+    status: given.status === undefined ? 200 : Number(given.status),
+    headers,
+    body: body === undefined ? null : body,
+  };
 }
 
 /**
@@ -88,7 +99,8 @@ async function runSteps(input, hooks = {}) {
   const steps = { trigger: { event: input.triggerEvent, context: input.context } };
   const legacySend = {
     /** @param {unknown} x @param {string} [channel] */
-    emit: (x, channel) => emits.push({ data: x ?? null, channel: typeof channel === "string" ? channel : "" }),
+    emit: (x, channel) =>
+      emits.push({ data: x ?? null, channel: typeof channel === "string" ? channel : "" }),
   };
   /** @param {unknown} data @param {string} channel */
   const emit = (data, channel) => emits.push({ data: { raw_event: data ?? null }, channel });
@@ -99,6 +111,21 @@ async function runSteps(input, hooks = {}) {
     if (responded) return;
     responded = true;
     hooks.respond(responseOf(r));
+  };
+  // `$.flow.delay(ms)`: the run waits `ms` after the step that asked, then goes on (the server
+  // holds it: runner.ts). Its value, `{resume_at_ms}`, is what `return $.flow.delay(ms)` returns.
+  /** @type {number | undefined} */
+  let delayMs;
+  /** @param {unknown} ms */
+  const delay = (ms) => {
+    const n = Number(ms);
+    if (typeof ms !== "number" || !Number.isInteger(n) || n < 1 || n > MAX_DELAY_MS) {
+      throw new RangeError(
+        `$.flow.delay takes a whole number of milliseconds from 1 to ${MAX_DELAY_MS} (30 days), not ${String(ms)}`,
+      );
+    }
+    delayMs = n;
+    return { resume_at_ms: Date.now() + n };
   };
   const end = (/** @type {Record<string, unknown>} */ extra = {}) => {
     hooks.onStep?.(undefined);
@@ -118,7 +145,13 @@ async function runSteps(input, hooks = {}) {
       const mod = loadOrError(step, input.packageDirs);
       const out = mod.error
         ? { ret: undefined, exports: {}, error: mod.error }
-        : await runAction(mod.module, { props: /** @type {Record<string, unknown>} */ (resolveTemplates(step.props ?? {}, { steps })), steps, emit, respond });
+        : await runAction(mod.module, {
+            props: /** @type {Record<string, unknown>} */ (resolveTemplates(step.props ?? {}, { steps })),
+            steps,
+            emit,
+            respond,
+            delay,
+          });
       if (out.error) {
         record("error", { exports: out.exports, error: shownError(out.error) });
         return end({ error: stepError(step, out.error) });
@@ -130,13 +163,14 @@ async function runSteps(input, hooks = {}) {
         return end({ exit: { reason: out.exit } });
       }
       record("success", { return_value: out.ret, exports: out.exports });
+      if (delayMs !== undefined) return end({ delay: { ms: delayMs, step: i } });
       continue;
     }
     /** @type {Record<string, unknown>} */
     const exported = {};
     /** @type {Array<Record<string, any>>} */
     const httpSends = [];
-    const $ = makeDollar({ exported, httpSends, emit, respond });
+    const $ = makeDollar({ exported, httpSends, emit, respond, delay });
     /** @type {any} */ (globalThis).$send = legacySend;
     try {
       const mod = loadBundle(step.bundle, input.packageDirs);
@@ -147,6 +181,7 @@ async function runSteps(input, hooks = {}) {
       returnValues[step.name] = json;
       await flushHttpSends(httpSends);
       record("success", { return_value: json, exports: exported });
+      if (delayMs !== undefined) return end({ delay: { ms: delayMs, step: i } });
     } catch (e) {
       const err = /** @type {any} */ (e);
       if (isFlowExit(err)) {
@@ -169,7 +204,14 @@ function loadOrError(step, packageDirs) {
     return { module: loadBundle(step.bundle, packageDirs), error: undefined };
   } catch (e) {
     const err = /** @type {any} */ (e);
-    return { module: undefined, error: { name: String(err?.name ?? "Error"), message: String(err?.message ?? e), stack: String(err?.stack ?? e) } };
+    return {
+      module: undefined,
+      error: {
+        name: String(err?.name ?? "Error"),
+        message: String(err?.message ?? e),
+        stack: String(err?.stack ?? e),
+      },
+    };
   }
 }
 

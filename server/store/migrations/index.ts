@@ -14,6 +14,7 @@ import * as dropJobsRunAfter from "./0008_drop_jobs_run_after.js";
 import * as searchIndexFile from "./0009_search_index_file.js";
 import * as accounts from "./0010_accounts.js";
 import * as workflowRuns from "./0011_workflow_runs.js";
+import * as executionControls from "./0012_execution_controls.js";
 
 export const migrations: Record<string, Migration> = {
   "0001_core": core,
@@ -27,4 +28,5 @@ export const migrations: Record<string, Migration> = {
   "0009_search_index_file": searchIndexFile,
   "0010_accounts": accounts,
   "0011_workflow_runs": workflowRuns,
+  "0012_execution_controls": executionControls,
 };

@@ -51,7 +51,7 @@ let sortedSeq = 0;
  * ready targets are taken oldest first whichever kind their head is (a wider id would sort every
  * held emit before all other work); callers keep `ms` below 1e15 (delayed-emits.ts MAX_TIME).
  */
-function jobIdAt(ms: number): string {
+export function jobIdAt(ms: number): string {
   sortedSeq = (sortedSeq + 1) % 1_000_000;
   const rand = Math.random().toString(36).slice(2, 8).padEnd(6, "0");
   return `${String(Math.max(0, Math.floor(ms))).padStart(15, "0")}-${String(sortedSeq).padStart(6, "0")}-${rand}`;
@@ -61,7 +61,11 @@ function jobIdAt(ms: number): string {
 const INSERT_CHUNK = 200;
 
 /** Inserts jobs (and their targets' lease rows) inside the caller's transaction. */
-export async function insertJobs(trx: Kysely<Database> | Transaction<Database>, jobs: NewJob[], now = Date.now()): Promise<string[]> {
+export async function insertJobs(
+  trx: Kysely<Database> | Transaction<Database>,
+  jobs: NewJob[],
+  now = Date.now(),
+): Promise<string[]> {
   const rows = jobs.map((job) => ({
     id: job.id ?? (job.sortAt === undefined ? newJobId(now) : jobIdAt(job.sortAt)),
     target_id: job.targetId,
@@ -74,7 +78,8 @@ export async function insertJobs(trx: Kysely<Database> | Transaction<Database>, 
   }));
   if (rows.length === 1) await insertOne.execute(trx, rows[0]!);
   else {
-    for (let i = 0; i < rows.length; i += INSERT_CHUNK) await insertMany(trx, rows.slice(i, i + INSERT_CHUNK));
+    for (let i = 0; i < rows.length; i += INSERT_CHUNK)
+      await insertMany(trx, rows.slice(i, i + INSERT_CHUNK));
   }
   // Sorted: two instances inserting the same new targets' rows never wait on each other in a cycle.
   const targets = [...new Set(jobs.map((j) => j.targetId))].sort();
@@ -85,7 +90,11 @@ export async function insertJobs(trx: Kysely<Database> | Transaction<Database>, 
   for (let i = 0; i < targets.length; i += INSERT_CHUNK) {
     await trx
       .insertInto("job_targets")
-      .values(targets.slice(i, i + INSERT_CHUNK).map((target_id) => ({ target_id, lease_owner: null, lease_until: 0 })))
+      .values(
+        targets
+          .slice(i, i + INSERT_CHUNK)
+          .map((target_id) => ({ target_id, lease_owner: null, lease_until: 0 })),
+      )
       .onConflict((oc) => oc.column("target_id").doNothing())
       .execute();
   }
@@ -103,7 +112,9 @@ function headsOf(limit: number) {
   const n = Math.max(1, Math.floor(limit));
   let query = headsBy.get(n);
   if (!query) {
-    query = prepared((db, $: { target: string }) => db.selectFrom("jobs").selectAll().where("target_id", "=", $.target).orderBy("id").limit(sql.lit(n)));
+    query = prepared((db, $: { target: string }) =>
+      db.selectFrom("jobs").selectAll().where("target_id", "=", $.target).orderBy("id").limit(sql.lit(n)),
+    );
     headsBy.set(n, query);
   }
   return query;
@@ -139,7 +150,16 @@ const insertOne = prepared((db, $: JobRow) =>
  * A multi-row insert of the turn's jobs (the requests of one turn are enqueued together), its SQL
  * built once per row count (store/bulk.ts).
  */
-const insertMany = bulkInsert("jobs", ["id", "target_id", "owner_id", "trigger", "payload", "attempts", "run_after", "created_ms"]);
+const insertMany = bulkInsert("jobs", [
+  "id",
+  "target_id",
+  "owner_id",
+  "trigger",
+  "payload",
+  "attempts",
+  "run_after",
+  "created_ms",
+]);
 const addTarget = prepared((db, $: { target: string }) =>
   db
     .insertInto("job_targets")
@@ -199,12 +219,22 @@ export class JobsRepo {
     let ids: string[];
     try {
       // Taken when the transaction runs (after this turn); kept if it runs again alone.
-      ids = await this.writes.run((trx) => insertJobs(trx, (group ??= this.takeGroup()).flatMap((w) => w.jobs)));
+      ids = await this.writes.run((trx) =>
+        insertJobs(
+          trx,
+          (group ??= this.takeGroup()).flatMap((w) => w.jobs),
+        ),
+      );
     } catch (err) {
       group ??= this.takeGroup();
       if (group.length === 1) group[0]!.reject(err);
       // One caller's failure is not the others': each is tried again alone.
-      else for (const w of group) await this.db.transaction().execute((trx) => insertJobs(trx, w.jobs)).then(w.resolve, w.reject);
+      else
+        for (const w of group)
+          await this.db
+            .transaction()
+            .execute((trx) => insertJobs(trx, w.jobs))
+            .then(w.resolve, w.reject);
       return;
     }
     let at = 0;
@@ -285,10 +315,18 @@ export class JobsRepo {
    * These jobs of the target have run (or were given up): they go, and in the same transaction
    * the lease is given back, unless `keepLease` (the holder goes on with the target).
    */
-  async finish(targetId: string, ids: string[], owner: string, opts: { keepLease?: boolean } = {}): Promise<void> {
+  async finish(
+    targetId: string,
+    ids: string[],
+    owner: string,
+    opts: { keepLease?: boolean } = {},
+  ): Promise<void> {
     await this.writes.run(async (trx) => {
       for (let i = 0; i < ids.length; i += INSERT_CHUNK) {
-        await trx.deleteFrom("jobs").where("id", "in", ids.slice(i, i + INSERT_CHUNK)).execute();
+        await trx
+          .deleteFrom("jobs")
+          .where("id", "in", ids.slice(i, i + INSERT_CHUNK))
+          .execute();
       }
       if (!opts.keepLease) await releaseLease.execute(trx, { target: targetId, owner });
     });
@@ -297,7 +335,11 @@ export class JobsRepo {
   /** A platform failure: try the job again later, keeping its place at the head of its target. */
   async retryLater(job: JobRow, owner: string, runAfter: number): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
-      await trx.updateTable("jobs").set({ attempts: job.attempts + 1, run_after: runAfter }).where("id", "=", job.id).execute();
+      await trx
+        .updateTable("jobs")
+        .set({ attempts: job.attempts + 1, run_after: runAfter })
+        .where("id", "=", job.id)
+        .execute();
       await trx
         .updateTable("job_targets")
         .set({ lease_owner: null, lease_until: 0 })
@@ -312,7 +354,11 @@ export class JobsRepo {
    * leases left by a crashed run of it are then stale for sure.
    */
   async releaseAll(): Promise<void> {
-    await this.db.updateTable("job_targets").set({ lease_owner: null, lease_until: 0 }).where("lease_until", ">", 0).execute();
+    await this.db
+      .updateTable("job_targets")
+      .set({ lease_owner: null, lease_until: 0 })
+      .where("lease_until", ">", 0)
+      .execute();
   }
 
   /** Forgets every job of a deleted target. */
@@ -331,5 +377,8 @@ export async function queueStats(db: Db): Promise<{ jobs: number; oldestCreatedM
     .select(({ fn }) => [fn.countAll().as("n"), fn.min("created_ms").as("oldest")])
     .executeTakeFirst();
   const oldest = row?.oldest;
-  return { jobs: Number(row?.n ?? 0), oldestCreatedMs: oldest === null || oldest === undefined ? undefined : Number(oldest) };
+  return {
+    jobs: Number(row?.n ?? 0),
+    oldestCreatedMs: oldest === null || oldest === undefined ? undefined : Number(oldest),
+  };
 }

@@ -16,7 +16,7 @@ export async function insertQueuedRun(db: Db, row: RunRow): Promise<void> {
 }
 
 /** Statuses a run may leave for `running`: it waits, or an earlier start of it died (kill -9). */
-const STARTABLE = ["queued", "running", "retrying", "delayed"];
+export const STARTABLE = ["queued", "running", "retrying", "delayed"];
 
 /** The row of a run that starts: a finished run's row is left as it is (a late duplicate start). */
 export async function recordRunStart(db: Db, row: RunRow): Promise<void> {
@@ -123,4 +123,68 @@ export async function pruneRunsIn(trx: Db, workflowId: string, keep: number): Pr
 
 export async function deleteRunsOf(db: Db, workflowId: string): Promise<void> {
   await db.deleteFrom("runs").where("workflow_id", "=", workflowId).execute();
+}
+
+/** A run by id alone (a job resuming it carries no owner check of its own: its job was the owner's). */
+export async function findRun(db: Db, runId: string): Promise<RunRow | undefined> {
+  return db.selectFrom("runs").selectAll().where("id", "=", runId).executeTakeFirst();
+}
+
+/** The job a waiting run now resumes with (it moved from one target to another). */
+export async function setPendingJobIn(trx: Db, runId: string, jobId: string): Promise<void> {
+  await trx.updateTable("runs").set({ pending_job_id: jobId }).where("id", "=", runId).execute();
+}
+
+/** Statuses of a run that waits for its job, which a cancel deletes. */
+export const CANCELLABLE = ["queued", "retrying", "delayed"];
+
+/**
+ * Cancels a waiting run: its job is deleted and it is `cancelled`, in one transaction. undefined
+ * when it cannot be (it is not waiting, or its job started a moment ago: the delete is the fence).
+ */
+export async function cancelRunIn(trx: Db, row: RunRow, now: number): Promise<RunRow | undefined> {
+  if (!CANCELLABLE.includes(row.status) || !row.pending_job_id) return undefined;
+  const gone = await trx.deleteFrom("jobs").where("id", "=", row.pending_job_id).executeTakeFirst();
+  if (Number(gone.numDeletedRows) !== 1) return undefined;
+  const cancelled = {
+    status: "cancelled",
+    ended_ms: now,
+    updated_ms: now,
+    next_at_ms: null,
+    pending_job_id: null,
+  };
+  await trx.updateTable("runs").set(cancelled).where("id", "=", row.id).execute();
+  return { ...row, ...cancelled };
+}
+
+/**
+ * A throttled workflow's next start time: now, unless `limit` starts are scheduled within the
+ * period before it, then the period after the `limit`-th latest. Recorded, and older ones pruned.
+ * The caller holds the workflow's row lock (PostgreSQL) so that two instances take turns.
+ */
+export async function scheduleStartIn(
+  trx: Db,
+  workflowId: string,
+  limit: number,
+  periodMs: number,
+  now: number,
+): Promise<number> {
+  await trx
+    .deleteFrom("workflow_starts")
+    .where("workflow_id", "=", workflowId)
+    .where("start_ms", "<", now - periodMs)
+    .execute();
+  const latest = await trx
+    .selectFrom("workflow_starts")
+    .select("start_ms")
+    .where("workflow_id", "=", workflowId)
+    .orderBy("start_ms", "desc")
+    .limit(limit)
+    .execute();
+  const nth = latest.length < limit ? undefined : Number(latest[limit - 1]!.start_ms);
+  const newest = latest.length > 0 ? Number(latest[0]!.start_ms) : 0;
+  // Never before a start scheduled earlier: runs start in the order they came.
+  const at = Math.max(now, nth === undefined ? 0 : nth + periodMs, newest);
+  await trx.insertInto("workflow_starts").values({ workflow_id: workflowId, start_ms: at }).execute();
+  return at;
 }

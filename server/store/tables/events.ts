@@ -94,6 +94,8 @@ export interface WorkflowsTable {
   active: number;
   /** "immediate" | "workflow": how its endpoint answers (0011). */
   http_response?: string;
+  /** JSON {retry?, concurrency?, throttle?}: execution controls (0012); NULL: the defaults. */
+  controls_json?: string | null;
   /** Orders lists newest first (strictly increasing within one process). */
   created_ms: number;
   created_at: number;
@@ -118,6 +120,18 @@ export interface RunsTable {
   response_json: string | null;
   error_json: string | null;
   exit_reason: string | null;
+  /** The job a waiting run (retrying, delayed, queued) resumes with: what a cancel deletes (0012). */
+  pending_job_id?: string | null;
+  /** When a waiting run is due (its next attempt, or the end of its delay). */
+  next_at_ms?: number | null;
+  /** JSON RunAttempt[]: its attempts so far. */
+  attempts_json?: string | null;
+}
+
+/** Start times a workflow's throttle scheduled (0012), pruned once older than its period. */
+export interface WorkflowStartsTable {
+  workflow_id: string;
+  start_ms: number;
 }
 
 export interface EventTables {
@@ -130,4 +144,5 @@ export interface EventTables {
   delivery_outbox: DeliveryOutboxTable;
   workflows: WorkflowsTable;
   runs: RunsTable;
+  workflow_starts: WorkflowStartsTable;
 }

@@ -6,6 +6,7 @@
  */
 import type {
   Run,
+  RunAttempt,
   RunError,
   RunLogLine,
   RunResponse,
@@ -22,23 +23,28 @@ import type { RunRow } from "../../store/repos/runs.js";
 /** What a run is told of the step list: the workflow's steps, and which of them are reused. */
 export interface PlannedStep extends WorkflowStep {
   reused?: ReusedResults | undefined;
+  /** The step's record from an earlier part of the same run (it goes on after a retry or a delay): shown as it was. */
+  kept?: RunStep | undefined;
 }
 
 const LEVELS = new Set<string>(["log", "info", "warn", "error"]);
 
 /** Steps as a run shows them before they ran: reused ones with their results, the rest pending. */
 export function plannedSteps(steps: PlannedStep[]): RunStep[] {
-  return steps.map((s) => ({
-    id: s.id,
-    name: s.name,
-    status: s.reused ? "reused" : "pending",
-    started_at_ms: null,
-    duration_ms: null,
-    return_value: s.reused ? (s.reused.return_value ?? null) : null,
-    exports: s.reused?.exports ?? {},
-    logs: [],
-    error: null,
-  }));
+  return steps.map(
+    (s): RunStep =>
+      s.kept ?? {
+        id: s.id,
+        name: s.name,
+        status: s.reused ? "reused" : "pending",
+        started_at_ms: null,
+        duration_ms: null,
+        return_value: s.reused ? (s.reused.return_value ?? null) : null,
+        exports: s.reused?.exports ?? {},
+        logs: [],
+        error: null,
+      },
+  );
 }
 
 /** Cuts a value to what is left of the run's budget: `{truncated, size, preview}` past it. */
@@ -98,7 +104,7 @@ export function finishedRun(
   const logsByStep = new Map<number, StepLogLine[]>();
   for (const line of result.logs) {
     // Lines written outside any step (while the run is set up) go with its first run step.
-    const at = line.step ?? planned.findIndex((s) => !s.reused);
+    const at = line.step ?? planned.findIndex((s) => !s.reused && !s.kept);
     let list = logsByStep.get(at);
     if (!list) logsByStep.set(at, (list = []));
     list.push(line);
@@ -113,6 +119,11 @@ export function finishedRun(
       logs: cutLogs.logs,
       ...(cutLogs.truncated ? { truncated: true } : {}),
     };
+    if (s.kept) {
+      budget.cut(s.kept.return_value);
+      budget.cut(s.kept.exports);
+      return s.kept;
+    }
     if (s.reused) {
       const rv = budget.cut(s.reused.return_value);
       const ex = budget.cut(s.reused.exports ?? {});
@@ -144,9 +155,10 @@ export function finishedRun(
           },
         };
       }
+      // After a `$.flow.delay` the rest is still to come; after an error or an exit it never runs.
       return {
         ...base,
-        status: "skipped",
+        status: result.delay ? "pending" : "skipped",
         started_at_ms: null,
         duration_ms: null,
         return_value: null,
@@ -178,7 +190,7 @@ export function finishedRun(
         step: planned.find((s) => s.id === result.error!.cellId)?.name ?? null,
       }
     : null;
-  const status: RunStatus = error ? "error" : result.exit ? "exited" : "success";
+  const status: RunStatus = error ? "error" : result.exit ? "exited" : result.delay ? "delayed" : "success";
   return { status, steps, error, exitReason: result.exit ? result.exit.reason : null };
 }
 
@@ -210,6 +222,8 @@ export function runningRow(h: RunHeader, steps: RunStep[], startedMs: number): R
     response_json: null,
     error_json: null,
     exit_reason: null,
+    pending_job_id: null,
+    next_at_ms: null,
   };
 }
 
@@ -218,17 +232,28 @@ export function queuedRow(h: RunHeader, steps: RunStep[]): RunRow {
   return { ...runningRow(h, steps, h.createdMs), status: "queued", started_ms: null };
 }
 
+/** A run that waits to go on (retrying, delayed): the job it goes on with, and when. */
+export interface Waiting {
+  jobId: string;
+  dueMs: number;
+}
+
 export function endedRow(
   h: RunHeader,
   run: FinishedRun,
   startedMs: number,
   endedMs: number,
   response: RunResponse | null,
+  attempts: RunAttempt[] = [],
+  waiting?: Waiting,
 ): RunRow {
   return {
     ...runningRow(h, run.steps, startedMs),
     status: run.status,
-    ended_ms: endedMs,
+    ended_ms: waiting ? null : endedMs,
+    pending_job_id: waiting?.jobId ?? null,
+    next_at_ms: waiting?.dueMs ?? null,
+    attempts_json: JSON.stringify(attempts),
     updated_ms: endedMs,
     response_json: response ? JSON.stringify(response) : null,
     error_json: run.error ? JSON.stringify(run.error) : null,
@@ -259,5 +284,8 @@ export function runOfRow(row: RunRow, cutEvent: boolean): Run {
     response: row.response_json ? (JSON.parse(row.response_json) as RunResponse) : null,
     error: row.error_json ? (JSON.parse(row.error_json) as RunError) : null,
     exit_reason: row.exit_reason,
+    next_attempt_at_ms: row.status === "retrying" && row.next_at_ms != null ? Number(row.next_at_ms) : null,
+    resume_at_ms: row.status === "delayed" && row.next_at_ms != null ? Number(row.next_at_ms) : null,
+    attempts: row.attempts_json ? (JSON.parse(row.attempts_json) as RunAttempt[]) : [],
   };
 }

@@ -2,7 +2,7 @@
  * Answering a workflow's HTTP caller (decisions.md "Answering the HTTP caller"): with
  * `http_response: "workflow"` the request waits for the run's first `$.respond`, sent while the
  * run goes on; a run that ends without one answers 204 if it ended well, 502 `workflow_error`
- * if it failed (never the error's text); the trigger answers 504 when nothing came in time. The
+ * if it failed (never the error's text), 202 if it waits to go on (`$.flow.delay`); the trigger answers 504 when nothing came in time. The
  * waiting request may be on another instance: Responders (runtime/triggers/http.ts) relay it.
  */
 import type { RunResponse, RunStatus } from "../../../shared/resources/index.js";
@@ -52,13 +52,15 @@ export function callerAnswers(responders: {
   return {
     respond: (key, r) => responders.respond(key, r),
     finish: (key) => responders.finish(key),
-    unanswered: (runId, status) =>
-      status === "success" || status === "exited"
-        ? { status: 204, headers: {}, body: null }
-        : {
-            status: 502,
-            headers: {},
-            body: { error: "the workflow failed before it responded", code: "workflow_error", run_id: runId },
-          },
+    unanswered: (runId, status) => {
+      if (status === "success" || status === "exited") return { status: 204, headers: {}, body: null };
+      // It waits to go on (`$.flow.delay`) longer than a caller can wait: accepted, not answered.
+      if (status === "delayed") return { status: 202, headers: {}, body: { run_id: runId, status } };
+      return {
+        status: 502,
+        headers: {},
+        body: { error: "the workflow failed before it responded", code: "workflow_error", run_id: runId },
+      };
+    },
   };
 }

@@ -7,12 +7,13 @@
  */
 import { runIdOfJob } from "../../../shared/ids.js";
 import type { Run, RunListQuery, WorkflowStep } from "../../../shared/resources/index.js";
-import { ENDED_RUN_STATUSES } from "../../../shared/resources/index.js";
+import { ENDED_RUN_STATUSES, ERROR_CODES } from "../../../shared/resources/index.js";
 import type { InvocationQueue, RerunOrder } from "../../services.js";
 import type { Db } from "../../store/db.js";
 import { newJobId } from "../../store/repos/jobs.js";
 import type { PageRequest, PageRows } from "../../store/repos/paging.js";
-import { getRun, insertQueuedRun, listRuns, type RunRow } from "../../store/repos/runs.js";
+import { ConflictError } from "../../errors.js";
+import { cancelRunIn, getRun, insertQueuedRun, listRuns, type RunRow } from "../../store/repos/runs.js";
 import { getWorkflow } from "../../store/repos/workflows.js";
 import type { RunChanges } from "./changes.js";
 import { plannedSteps, queuedRow, runOfRow, type RunHeader } from "./record.js";
@@ -77,6 +78,7 @@ export class RunService {
       createdMs: Date.now(),
       eventJson: earlier.event_json,
     };
+    const jobId = newJobId();
     const queued = queuedRow(
       header,
       plannedSteps(steps.map((s) => ({ ...s, reused: order.reused[s.name] }))),
@@ -85,7 +87,7 @@ export class RunService {
     const ended = this.ended(workflowId, order.runId);
     try {
       await this.db.transaction().execute(async (trx) => {
-        await insertQueuedRun(trx, queued);
+        await insertQueuedRun(trx, { ...queued, pending_job_id: jobId });
         await this.queue.enqueueIn(trx, [
           {
             targetId: workflowId,
@@ -96,6 +98,7 @@ export class RunService {
               ? { origin: { emitterId: trigger.emitter_id, eventId: trigger.event_id, channel: "", hops: 0 } }
               : {}),
             rerun: order,
+            jobId,
           },
         ]);
       });
@@ -106,6 +109,24 @@ export class RunService {
       ended.stop();
     }
     return this.get(ownerId, workflowId, order.runId);
+  }
+
+  /**
+   * Cancels a run that waits (queued, retrying, delayed): its job is deleted with the status
+   * change, so it never starts. undefined: not found; ConflictError: it runs, or has ended.
+   */
+  async cancel(ownerId: string, workflowId: string, runId: string): Promise<Run | undefined> {
+    const row = await getRun(this.db, ownerId, workflowId, runId);
+    if (!row) return undefined;
+    const cancelled = await this.db.transaction().execute((trx) => cancelRunIn(trx, row, Date.now()));
+    if (!cancelled) {
+      throw new ConflictError(
+        `run ${runId} is ${row.status === "queued" || row.status === "retrying" || row.status === "delayed" ? "starting" : row.status}: only a queued, retrying or delayed run can be cancelled`,
+        ERROR_CODES.runNotCancellable,
+      );
+    }
+    this.changes.changed(cancelled);
+    return runOfRow(cancelled, false);
   }
 
   /** Which earlier results a re-run from `fromStep` (a step's name or id) takes. */

@@ -1,0 +1,163 @@
+/**
+ * Where a workflow's runs execute, under its execution controls (decisions.md "Execution
+ * controls"). The invocation queue runs one job at a time per target, with the target's lease
+ * held in the database, so across every instance:
+ * - A workflow without controls runs its jobs on its own target (`p_…`), in order: nothing here.
+ * - With `concurrency: N` or a throttle, each job that comes in on the workflow's target is moved
+ *   (in one transaction: its row deleted, the moved row inserted, the run recorded `queued`) to
+ *   one of N targets `p_…~0` … `p_…~N-1`, taken in turn: at most N run at once, wherever. A
+ *   throttle sets the moved job's `run_after` to the start it schedules (store/repos/runs.ts
+ *   `scheduleStartIn`, under the workflow's row lock on PostgreSQL): it waits in the durable
+ *   queue, never dropped, and a restart changes nothing.
+ * - A run that waits to go on (a retry, a `$.flow.delay`) has its job under `wl_<workflow id>`,
+ *   its id sorted by due time so that the first due is at the head however many wait; when due
+ *   it is moved to the workflow's run target like a new job (not throttled again: it started).
+ */
+import { newJobId, insertJobs } from "../store/repos/jobs.js";
+import { JobAlreadyCompletedError } from "../store/repos/completions.js";
+import { isSqlite } from "../store/dialect-of.js";
+import type { Db } from "../store/db.js";
+import type { WriteGroup } from "../store/write-group.js";
+import { saveRunIn, scheduleStartIn, setPendingJobIn, type RunRow } from "../store/repos/runs.js";
+import type { InvocationJob } from "../services.js";
+import { payloadText, type QueuedJob, type BatchOutcome } from "../runtime/queue-jobs.js";
+import { platformStep } from "../runtime/platform-failure.js";
+import { dispatched, type Controls } from "./controls.js";
+import { findWorkflow } from "../store/repos/workflows.js";
+import { controlsOf } from "./controls.js";
+
+/** The queue's target prefix of waiting runs' jobs. */
+export const LATER_PREFIX = "wl_";
+
+export const laterTarget = (workflowId: string): string => `${LATER_PREFIX}${workflowId}`;
+
+/** The workflow a target runs (`p_x`, `p_x~3`) or holds for later (`wl_p_x`). */
+export function workflowOfTarget(targetId: string): string {
+  const id = targetId.startsWith(LATER_PREFIX) ? targetId.slice(LATER_PREFIX.length) : targetId;
+  const cut = id.indexOf("~");
+  return cut < 0 ? id : id.slice(0, cut);
+}
+
+/** Whether a job came in on the workflow's own target (not yet placed by the dispatcher). */
+export const onOwnTarget = (targetId: string): boolean => !targetId.includes("~");
+
+export interface DispatchDeps {
+  writes: Pick<WriteGroup, "run">;
+  /** Wakes the queue's runners of these targets (after the commit). */
+  wake: (targets: string[]) => void;
+}
+
+/** Each workflow's next run target, in turn. */
+const turns = new Map<string, number>();
+
+/** The target a run of the workflow executes on now. */
+export function runTarget(workflowId: string, controls: Controls): string {
+  if (!dispatched(controls)) return workflowId;
+  const n =
+    ((turns.get(workflowId) ?? Math.floor(Math.random() * controls.concurrency)) + 1) % controls.concurrency;
+  turns.set(workflowId, n);
+  if (turns.size > 10_000) turns.delete(turns.keys().next().value!);
+  return `${workflowId}~${n}`;
+}
+
+/** A job moved to `target`, due at `runAfter`, as the run `runId`. */
+function moved(
+  job: InvocationJob & { respondTo?: string | undefined },
+  target: string,
+  runId: string,
+  runAfter: number,
+  id = newJobId(),
+) {
+  return {
+    id,
+    targetId: target,
+    ownerId: job.ownerId,
+    trigger: job.trigger,
+    payload: payloadText({ ...job, targetId: target, runId }),
+    runAfter,
+  };
+}
+
+/** Deletes the job rows being moved; a row already gone was moved or run by another instance. */
+async function takeJobs(trx: Db, ids: string[]): Promise<void> {
+  const gone = await trx.deleteFrom("jobs").where("id", "in", ids).executeTakeFirst();
+  if (Number(gone.numDeletedRows) !== ids.length)
+    throw new JobAlreadyCompletedError(ids.length - Number(gone.numDeletedRows));
+}
+
+/**
+ * Moves a job that came in on the workflow's own target to its run target (see the file's
+ * comment), recording its run as `queued` with the moved job as the one a cancel deletes.
+ */
+export async function dispatchJob(
+  deps: DispatchDeps,
+  job: QueuedJob,
+  controls: Controls,
+  queuedRun: RunRow,
+): Promise<{ committed: boolean }> {
+  const target = runTarget(queuedRun.workflow_id, controls);
+  const id = newJobId();
+  await platformStep("placing the workflow's run", () =>
+    deps.writes.run(async (trx) => {
+      await takeJobs(trx, [job.id]);
+      let runAfter = Date.now();
+      if (controls.throttle) {
+        if (!isSqlite(trx))
+          await trx
+            .selectFrom("workflows")
+            .select("id")
+            .where("id", "=", queuedRun.workflow_id)
+            .forUpdate()
+            .execute();
+        runAfter = await scheduleStartIn(
+          trx,
+          queuedRun.workflow_id,
+          controls.throttle.limit,
+          controls.throttle.period_seconds * 1000,
+          runAfter,
+        );
+      }
+      await insertJobs(trx, [moved(job, target, queuedRun.id, runAfter, id)]);
+      await saveRunIn(trx, {
+        ...queuedRun,
+        pending_job_id: id,
+        next_at_ms: runAfter > Date.now() ? runAfter : null,
+      });
+    }),
+  );
+  deps.wake([target]);
+  return { committed: true };
+}
+
+/** The queue's handler of `wl_` targets: due jobs of waiting runs go to their workflow's run target. */
+export async function moveDueJobs(deps: DispatchDeps & { db: Db }, jobs: QueuedJob[]): Promise<BatchOutcome> {
+  const workflowId = workflowOfTarget(jobs[0]!.targetId);
+  const wf = await platformStep("reading the workflow", () => findWorkflow(deps.db, workflowId));
+  const targets = new Set<string>();
+  await platformStep("moving waiting runs", () =>
+    deps.writes.run(async (trx) => {
+      await takeJobs(
+        trx,
+        jobs.map((j) => j.id),
+      );
+      // A deleted workflow's waiting runs go with it (the jobs are dropped above).
+      if (!wf) return;
+      const controls = controlsOf(wf.controls_json);
+      const rows = jobs.map((j) => {
+        const target = runTarget(workflowId, controls);
+        targets.add(target);
+        return {
+          runId: j.resume?.runId ?? j.runId ?? "",
+          row: moved(j, target, j.resume?.runId ?? j.runId ?? "", Date.now()),
+        };
+      });
+      await insertJobs(
+        trx,
+        rows.map((r) => r.row),
+      );
+      for (const r of rows) if (r.runId) await setPendingJobIn(trx, r.runId, r.row.id);
+    }),
+  );
+  deps.wake([...targets]);
+  return { ran: jobs.length, committed: true };
+}
