@@ -3,6 +3,7 @@
  * workflow step errors and delivery errors alike.
  */
 import type { WorkflowErrorEvent } from "../../shared/resources/index.js";
+import { componentStack, scrubServerPaths } from "../runtime/stacks.js";
 
 export const PLATFORM_VERSION = "headwater-1";
 
@@ -23,7 +24,10 @@ export interface ErrorEventInput {
   now: Date;
 }
 
-export function errorEvent(e: ErrorEventInput): WorkflowErrorEvent {
+export function errorEvent(input: ErrorEventInput): WorkflowErrorEvent {
+  // What the sandbox sent, as a user may see it (decisions.md, Stacks): the component's frames
+  // only, and no path of the server's files in the message either.
+  const e = { ...input, message: scrubServerPaths(input.message), stack: componentStack(input.stack) };
   const ts = e.now.toISOString();
   return {
     original_event: e.originalEvent ?? null,

@@ -14,6 +14,7 @@ import type { BundleCache } from "./bundles.js";
 import { CompileError } from "./compile.js";
 import { invocationsTotal } from "./invoke.js";
 import { PackageError } from "./npm/cache.js";
+import { componentStack, scrubServerPaths } from "./stacks.js";
 import type { SandboxPool } from "./sandbox/pool.js";
 
 export interface ActionRunInput {
@@ -109,7 +110,11 @@ export function createActionRunner(deps: {
 }
 
 /** The API's shape: `$summary` taken out of the exports; credentials hidden. */
-function present(w: WorkerResult, logs: ActionRunResult["logs"], ms: number, redactor: Redactor | undefined): ActionRunResult {
+function present(w: WorkerResult, workerLogs: ActionRunResult["logs"], ms: number, redactor: Redactor | undefined): ActionRunResult {
+  // The error and logged errors as a user may see them (decisions.md, Stacks): no path of the
+  // server's files (the result's error has no stack; a log line of `console.error(err)` does).
+  const logs = workerLogs.map((l) => ({ level: l.level, message: componentStack(l.message) }));
+  const error = w.error ? { name: scrubServerPaths(w.error.name), message: scrubServerPaths(w.error.message) } : null;
   const exports = { ...(w.exports ?? {}) };
   const summary = exports.$summary === undefined ? null : String(typeof exports.$summary === "string" ? exports.$summary : JSON.stringify(exports.$summary));
   delete exports.$summary;
@@ -118,7 +123,7 @@ function present(w: WorkerResult, logs: ActionRunResult["logs"], ms: number, red
     exports,
     summary,
     logs,
-    error: w.error ? { name: w.error.name, message: w.error.message } : null,
+    error,
     ...(w.exit !== undefined ? { exit: w.exit } : {}),
     duration_ms: ms,
   };

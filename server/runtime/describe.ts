@@ -14,6 +14,7 @@ import {
 } from "../services.js";
 import { bundleKey } from "./bundles.js";
 import { OneShotRunner } from "./one-shot.js";
+import { scrubServerPaths } from "./stacks.js";
 import type { Requester } from "../users/requester.js";
 
 export interface DescriberOptions {
@@ -53,7 +54,8 @@ export function createDescriber(config: Config, options: DescriberOptions = {}):
     const err = outcome.message.error;
     if (err) {
       const where = err.code === "invalid_component" ? "" : `${err.name}: `;
-      throw new ComponentLoadError("invalid_component", `the component could not be loaded: ${where}${err.message}`);
+      // A package that fails to load names its files in the npm cache (`Require stack: ...`).
+      throw new ComponentLoadError("invalid_component", scrubServerPaths(`the component could not be loaded: ${where}${err.message}`));
     }
     return normalise(outcome.message.result as ComponentDescription);
   }

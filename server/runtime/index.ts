@@ -25,6 +25,7 @@ import { Invoker } from "./invoke.js";
 import { DELAYED_PREFIX, handleDelayedJobs } from "./delayed-emits.js";
 import type { PackageCache } from "./npm/cache.js";
 import { OneShotRunner, packageCacheFor } from "./one-shot.js";
+import { registerDataDir } from "./stacks.js";
 import { createPropOptionsRunner } from "./prop-options.js";
 import { RuntimeLifecycle } from "./lifecycle.js";
 import type { BatchHandler, JobHandler } from "./queue-jobs.js";
@@ -115,6 +116,8 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
   const log = deps.log ?? ((msg: string, err?: unknown) => console.error(msg, err ?? ""));
   const catalog = cachingCatalog(deps.catalog ?? new RuntimeCatalogRepo(db));
   const packages = packageCacheFor(config);
+  // Stacks and messages shown to users cut this data dir's paths (its npm cache, workers' temp dirs) out.
+  const forgetDataDir = registerDataDir(config.dataDir);
   // Probed once (bwrap); a configured `namespaces` that cannot work stops the start here.
   const isolation = deps.isolation ?? resolveIsolation(config.sandbox.isolation);
   const bundles = new BundleCache(packages);
@@ -274,6 +277,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       await timers.stop();
       await queue.stop();
       await pool.close();
+      forgetDataDir();
     },
   };
 }

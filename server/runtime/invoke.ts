@@ -34,6 +34,7 @@ import type { QuotaUsageToday } from "../quotas/quotas.js";
 import { PackageError } from "./npm/cache.js";
 import type { Hold } from "./held-insert.js";
 import { PlatformFailure } from "./platform-failure.js";
+import { componentStack, scrubServerPaths } from "./stacks.js";
 import type { SandboxPool } from "./sandbox/pool.js";
 import type { WorkerError } from "./sandbox/process.js";
 import { requestHook, requestRuns, type Emitted, type Ready, type RunOutput, type RunRequestItem, type Stop } from "./worker-calls.js";
@@ -341,7 +342,9 @@ export class Invoker {
   }
 
   private logEvent(source: RunnableSource, level: string, message: string, ts: number): EmitInput {
-    return { emitterId: source.id, ownerId: source.userId, channel: "$logs", event: { level, message, ts } };
+    // A logged error (`console.error(err)`, the worker's "Uncaught exception:") prints its stack:
+    // shown as an error's would be, with the server's frames and paths cut out.
+    return { emitterId: source.id, ownerId: source.userId, channel: "$logs", event: { level, message: componentStack(message), ts } };
   }
 
   private componentError(req: InvocationRequest, err: WorkerError): EmitInput {
@@ -349,14 +352,18 @@ export class Invoker {
     return this.errorEvent(req, "COMPONENT_ERROR", message, err.stack, err.name);
   }
 
-  /** An event on `$errors`: the error, what triggered it, and where. */
+  /**
+   * An event on `$errors`: the error, what triggered it, and where. Its stack keeps only the
+   * component's frames and its message no path of the server (decisions.md, Stacks): the worker
+   * sends the whole stack, worker.cjs and node:internal frames included.
+   */
   errorEvent(req: Pick<InvocationRequest, "source" | "event" | "trigger" | "action">, code: ErrorCode, message: string, stack?: string, name?: string): EmitInput {
     return {
       emitterId: req.source.id,
       ownerId: req.source.userId,
       channel: "$errors",
       event: {
-        error: { code, name: name ?? code, message, stack: stack ?? "", ts: new Date().toISOString() },
+        error: { code, name: name ?? code, message: scrubServerPaths(message), stack: componentStack(stack ?? ""), ts: new Date().toISOString() },
         original_event: req.event ?? null,
         original_context: { source_id: req.source.id, trigger: req.trigger, action: req.action },
       },

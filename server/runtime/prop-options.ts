@@ -17,6 +17,7 @@ import {
   type PropOptionsRunner,
 } from "../services.js";
 import type { OneShotRunner } from "./one-shot.js";
+import { scrubServerPaths } from "./stacks.js";
 
 const MAX_TIMEOUT_MS = 30_000;
 
@@ -46,10 +47,11 @@ export function createPropOptionsRunner(config: Config, oneShot: OneShotRunner, 
     if (outcome.kind === "crash") throw new PropOptionsError("options_failed", `${what} stopped the sandbox: ${outcome.detail}`);
     const err = outcome.message.error;
     if (!err) return outcome.message.result as PropOptionsAnswer;
+    // The component's error, shown to its user: no path of the server's files in it (decisions.md, Stacks).
     if (err.code === "no_such_prop" || err.code === "no_options" || err.code === "options_failed")
-      throw new PropOptionsError(err.code, err.message);
+      throw new PropOptionsError(err.code, scrubServerPaths(err.message));
     // The module itself failed to load.
-    throw new ComponentLoadError("invalid_component", `the component could not be loaded: ${err.name}: ${err.message}`);
+    throw new ComponentLoadError("invalid_component", scrubServerPaths(`the component could not be loaded: ${err.name}: ${err.message}`));
   }
 
   return { options };
