@@ -47,6 +47,9 @@ export const BRIDGE_METHOD_NAMES = [
   "getWorkflow",
   "updateWorkflow",
   "deleteWorkflow",
+  "listWorkflowRuns",
+  "getWorkflowRun",
+  "rerunWorkflowRun",
   "createAccount",
   "listMyAccounts",
   "getAccount",
@@ -60,6 +63,7 @@ export const BRIDGE_METHOD_NAMES = [
   "listTestRequests",
   "testAgentConnection",
   "watch",
+  "watchRuns",
   "unwatch",
 ] as const;
 
@@ -67,5 +71,6 @@ export const BRIDGE_METHOD_NAMES = [
 export const PUSH_CHANNELS = {
   streamBatch: "headwater:stream-batch",
   streamState: "headwater:stream-state",
+  runBatch: "headwater:run-batch",
   profilesChanged: "headwater:profiles-changed",
 } as const;

@@ -15,7 +15,8 @@
  *   validates every argument with `bridgeArgs` below before doing anything.
  * - Live streams: `watch(emitterId, channel)` resolves to a watch id; batches of event summaries
  *   (oldest first within a batch) and connection states arrive through `onStreamBatch` /
- *   `onStreamState`, tagged with that id. `unwatch(watchId)` closes it.
+ *   `onStreamState`, tagged with that id. `watchRuns(workflowId)` does the same for a
+ *   workflow's runs, whose batches arrive through `onRunBatch`. `unwatch(watchId)` closes either.
  *
  * Runs in Node and in the browser: no Node-only imports.
  */
@@ -36,6 +37,8 @@ import {
   PageQuery,
   PropOptionsBody,
   ReplayEventsBody,
+  RerunBody,
+  RunListQuery,
   StatsQuery,
   SubscriptionParams,
   UpdateAccountBody,
@@ -52,6 +55,7 @@ import {
   type Page,
   type PropOptions,
   type ReplayResult,
+  type Run,
   type Source,
   type Stats,
   type Subscription,
@@ -175,6 +179,15 @@ export interface StreamBatch {
   events: EventSummary[];
 }
 
+/**
+ * Changes of a workflow's runs (`watchRuns`): each run as it is now (as in lists), once per run
+ * and batch (its latest state), in the order their changes arrived.
+ */
+export interface RunBatch {
+  watchId: string;
+  runs: Run[];
+}
+
 /** Channels of an emitter: `""` (default), `$logs`, `$errors`. */
 export const STREAM_CHANNELS = ["", "$logs", "$errors"] as const;
 export type StreamChannel = (typeof STREAM_CHANNELS)[number];
@@ -198,6 +211,7 @@ const AccountId = z.string().check(z.regex(/^apn_[A-Za-z0-9]{1,64}$/, "not an ac
 const ComponentId = z.string().check(z.regex(/^sc_[A-Za-z0-9]{1,64}$/, "not a component id (sc_...)"));
 const EmitterId = z.union([SourceId, WorkflowId]);
 const EventId = z.string().check(z.regex(/^\d{1,15}-\d{1,9}$/, "not an event id"));
+const RunId = z.string().check(z.regex(/^r_[A-Za-z0-9]{1,64}$/, "not a run id (r_...)"));
 const ProfileId = Str(64);
 const WatchId = Str(64);
 const Channel = z.enum(STREAM_CHANNELS);
@@ -347,6 +361,10 @@ export const bridgeArgs = {
   getWorkflow: z.tuple([WorkflowId]),
   updateWorkflow: z.tuple([WorkflowId, UpdateWorkflowBody]),
   deleteWorkflow: z.tuple([WorkflowId]),
+  // workflow runs (extension; a server without them answers 404)
+  listWorkflowRuns: z.tuple([WorkflowId, z.optional(RunListQuery)]),
+  getWorkflowRun: z.tuple([WorkflowId, RunId]),
+  rerunWorkflowRun: z.tuple([WorkflowId, RunId, z.optional(RerunBody)]),
   // connected accounts: values go in, only field names come back
   createAccount: z.tuple([CreateAccountBody]),
   listMyAccounts: z.tuple([z.optional(AccountListQuery)]),
@@ -365,6 +383,7 @@ export const bridgeArgs = {
   testAgentConnection: z.tuple([]),
   // live streams
   watch: z.tuple([EmitterId, Channel]),
+  watchRuns: z.tuple([WorkflowId]),
   unwatch: z.tuple([WatchId]),
 } as const;
 
@@ -457,6 +476,13 @@ export interface HeadwaterBridge {
   updateWorkflow(id: string, body: BridgeArgs<"updateWorkflow">[1]): R<Workflow>;
   deleteWorkflow(id: string): R<void>;
 
+  /** A page of a workflow's runs, newest first (`status` keeps one status). 404 on a server without runs. */
+  listWorkflowRuns(id: string, q?: RunListQuery): R<Page<Run>>;
+  /** One run whole: its event uncut, every step's logs, values and error. */
+  getWorkflowRun(id: string, runId: string): R<Run>;
+  /** A new run of the same event (from a step: the steps before it are reused); answered once it ended or after ~10 s. */
+  rerunWorkflowRun(id: string, runId: string, body?: RerunBody): R<Run>;
+
   /**
    * Connected accounts: an app's credentials stored once on the server and referenced from a
    * prop as `{authProvisionId}`. Values are sent, never answered: an account lists its field names.
@@ -505,8 +531,15 @@ export interface HeadwaterBridge {
    * Switching profile closes every watch (each reports `closed`).
    */
   watch(emitterId: string, channel: StreamChannel): R<string>;
+  /**
+   * Follows a workflow's runs over its runs stream (SSE): every start, status change and end
+   * arrives through `onRunBatch`, states through `onStreamState`. No backlog: list first, then
+   * follow. A server without runs answers 404: the watch reports `closed` with status 404.
+   */
+  watchRuns(workflowId: string): R<string>;
   unwatch(watchId: string): R<void>;
   onStreamBatch(cb: (batch: StreamBatch) => void): Unsubscribe;
+  onRunBatch(cb: (batch: RunBatch) => void): Unsubscribe;
   onStreamState(cb: (update: StreamStateUpdate) => void): Unsubscribe;
 }
 

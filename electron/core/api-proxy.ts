@@ -24,6 +24,7 @@ type HostMethod =
   | "listTestRequests"
   | "testAgentConnection"
   | "watch"
+  | "watchRuns"
   | "unwatch";
 
 /** Every other bridge operation is one API call, answered by the proxy below. */
@@ -80,6 +81,9 @@ export const apiHandlers: Handlers = {
   getWorkflow: (c, id) => c.getWorkflow(id),
   updateWorkflow: (c, id, body) => c.updateWorkflow(id, body),
   deleteWorkflow: async (c, id) => void (await c.deleteWorkflow(id)),
+  listWorkflowRuns: (c, id, q) => c.listWorkflowRuns(id, q),
+  getWorkflowRun: (c, id, runId) => c.getWorkflowRun(id, runId),
+  rerunWorkflowRun: (c, id, runId, body) => c.rerunWorkflowRun(id, runId, body),
   createAccount: (c, body) => c.createAccount(body),
   listMyAccounts: (c, q) => c.listMyAccounts(q),
   getAccount: (c, id) => c.getAccount(id),

@@ -13,6 +13,7 @@ import {
   type HostInfo,
   type Profile,
   type RemoteProfileInput,
+  type RunBatch,
   type StreamBatch,
   type StreamChannel,
   type StreamStateUpdate,
@@ -49,6 +50,7 @@ export interface HostOptions {
 
 export interface HostListener {
   streamBatch?(batch: StreamBatch): void;
+  runBatch?(batch: RunBatch): void;
   streamState?(update: StreamStateUpdate): void;
   profilesChanged?(profiles: Profile[]): void;
 }
@@ -86,6 +88,7 @@ export class Host {
       ...opts.streams,
       log: this.log,
       onBatch: (b) => this.emit((l) => l.streamBatch?.(b)),
+      onRunBatch: (b) => this.emit((l) => l.runBatch?.(b)),
       onState: (u) => {
         const profileId = this.watchProfiles.get(u.watchId);
         if (u.state === "unauthorized" || u.state === "closed") this.watchProfiles.delete(u.watchId);
@@ -246,6 +249,16 @@ export class Host {
         const [emitterId, channel] = args as [string, StreamChannel];
         const { client, profileId } = await this.connection();
         const watchId = this.streams.watch(emitterId, channel, {
+          client,
+          apiKey: () => this.keyOf(profileId) ?? "",
+          fetch: this.opts.fetch,
+        });
+        this.watchProfiles.set(watchId, profileId);
+        return watchId;
+      }
+      case "watchRuns": {
+        const { client, profileId } = await this.connection();
+        const watchId = this.streams.watchRuns(args[0] as string, {
           client,
           apiKey: () => this.keyOf(profileId) ?? "",
           fetch: this.opts.fetch,

@@ -104,6 +104,7 @@ async function main() {
   };
   host.subscribe({
     streamBatch: (b) => send(PUSH_CHANNELS.streamBatch, b),
+    runBatch: (b) => send(PUSH_CHANNELS.runBatch, b),
     streamState: (s) => send(PUSH_CHANNELS.streamState, s),
     profilesChanged: (p) => send(PUSH_CHANNELS.profilesChanged, p),
   });

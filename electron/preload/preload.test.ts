@@ -41,7 +41,9 @@ describe("preload", () => {
     const fake = (globalThis as unknown as { __fakeElectron: FakeState }).__fakeElectron;
     const api = fake.exposed.get("headwater")!;
     expect([...fake.exposed.keys()]).toEqual(["headwater"]);
-    expect(Object.keys(api).sort()).toEqual([...BRIDGE_METHOD_NAMES, "onProfilesChanged", "onStreamBatch", "onStreamState"].sort());
+    expect(Object.keys(api).sort()).toEqual(
+      [...BRIDGE_METHOD_NAMES, "onProfilesChanged", "onRunBatch", "onStreamBatch", "onStreamState"].sort(),
+    );
 
     expect(await api.updateSource!("dc_a", { active: false })).toEqual({ ok: true, value: "headwater:updateSource" });
     expect(fake.invoked.at(-1)).toEqual({ channel: "headwater:updateSource", args: ["dc_a", { active: false }] });

@@ -1,6 +1,6 @@
 /**
  * Preload (sandboxed, context-isolated): exposes `window.headwater`, one function per bridge
- * operation, each an `ipcRenderer.invoke` on its own channel, and the three push listeners.
+ * operation, each an `ipcRenderer.invoke` on its own channel, and the four push listeners.
  * Nothing else of Electron or IPC reaches the page.
  */
 import { contextBridge, ipcRenderer, type IpcRendererEvent } from "electron";
@@ -14,6 +14,7 @@ const listen = (channel: string) => (cb: (payload: unknown) => void) => {
 
 const api: Record<string, unknown> = {
   onStreamBatch: listen(PUSH_CHANNELS.streamBatch),
+  onRunBatch: listen(PUSH_CHANNELS.runBatch),
   onStreamState: listen(PUSH_CHANNELS.streamState),
   onProfilesChanged: listen(PUSH_CHANNELS.profilesChanged),
 };

@@ -3,7 +3,7 @@ import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { StreamBatch, StreamStateUpdate } from "../../shared/bridge.js";
+import type { RunBatch, StreamBatch, StreamStateUpdate } from "../../shared/bridge.js";
 import { Host } from "../core/host.js";
 import { MemoryKeyVault } from "../core/key-vault.js";
 import { MemorySettingsStore } from "../core/settings.js";
@@ -133,7 +133,7 @@ describe("web host", () => {
     expect((await fetch(`${web.origin}/missing.js`)).status).toBe(404);
   });
 
-  it("the browser bridge receives live batches and states over the push stream", async () => {
+  it("the browser bridge receives live batches (events and runs) and states over the push stream", async () => {
     const bridge = createWebBridge({ origin: web.origin, token: TOKEN });
     const batches: StreamBatch[] = [];
     const states: StreamStateUpdate[] = [];
@@ -146,6 +146,34 @@ describe("web host", () => {
     await waitFor(() => batches.some((b) => b.events.some((x) => x.id === e.id)));
     expect(await bridge.unwatch(w.value)).toEqual({ ok: true });
     await waitFor(() => states.some((s) => s.watchId === w.value && s.state === "closed"));
+
+    // A workflow's runs: through the host's runs stream, to the page that follows them.
+    const runBatches: RunBatch[] = [];
+    bridge.onRunBatch((b) => runBatches.push(b));
+    const other = createWebBridge({ origin: web.origin, token: TOKEN });
+    const otherBatches: RunBatch[] = [];
+    other.onRunBatch((b) => otherBatches.push(b));
+    const rw = await bridge.watchRuns("p_w");
+    if (!rw.ok) throw new Error(rw.error.message);
+    await waitFor(() => states.some((s) => s.watchId === rw.value && s.state === "open"));
+    api.putRun({
+      id: "r_1",
+      workflow_id: "p_w",
+      status: "running",
+      trigger: { type: "HTTP" },
+      attempt: 1,
+      started_at_ms: 1,
+      ended_at_ms: null,
+      duration_ms: null,
+      event: {},
+      steps: [],
+      response: null,
+      error: null,
+      exit_reason: null,
+    });
+    await waitFor(() => runBatches.some((b) => b.watchId === rw.value && b.runs.some((r) => r.id === "r_1")));
+    expect(otherBatches).toEqual([]);
+    expect(await bridge.unwatch(rw.value)).toEqual({ ok: true });
 
     const wrong = createWebBridge({ origin: web.origin, token: "nope" });
     const r = await wrong.getMe();

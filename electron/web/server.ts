@@ -104,6 +104,7 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
 
   const unsubscribe = opts.host.subscribe({
     streamBatch: (b) => watchOwner.get(b.watchId)?.push(PUSH_CHANNELS.streamBatch, b),
+    runBatch: (b) => watchOwner.get(b.watchId)?.push(PUSH_CHANNELS.runBatch, b),
     streamState: (u) => {
       const owner = watchOwner.get(u.watchId);
       owner?.push(PUSH_CHANNELS.streamState, u);
@@ -165,11 +166,13 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
       }
       const args = typeof body === "object" && body !== null ? (body as { args?: unknown }).args : undefined;
       const session = sessionOf(req);
-      if (method === "watch" && !session) {
+      // A feed belongs to the page that opened it: its batches go to that page's event stream only.
+      const opensFeed = method === "watch" || method === "watchRuns";
+      if (opensFeed && !session) {
         return sendJson(res, 400, { error: `the ${SESSION_HEADER} header is required to watch`, code: "bad_request" });
       }
       const result = await opts.host.call(method, args ?? []);
-      if (method === "watch" && result.ok && session) {
+      if (opensFeed && result.ok && session) {
         const watchId = result.value as string;
         session.watchIds.add(watchId);
         watchOwner.set(watchId, session);

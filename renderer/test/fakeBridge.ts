@@ -11,6 +11,7 @@ import type {
   HeadwaterBridge,
   HostInfo,
   Profile,
+  RunBatch,
   SavedTestRequest,
   StreamBatch,
   StreamStateUpdate,
@@ -18,6 +19,7 @@ import type {
   TestResponse,
 } from "../../shared/bridge.js";
 import { compareEventIds } from "../../shared/ids.js";
+import { rerunOf } from "./fakeRuns.js";
 import type {
   Account,
   Action,
@@ -32,7 +34,10 @@ import type {
   PropOptionsBody,
   ReplayEventsBody,
   ReplayResult,
+  RerunBody,
+  Run,
   RunActionBody,
+  RunListQuery,
   Source,
   Stats,
   StatsQuery,
@@ -42,6 +47,9 @@ import type {
 } from "../../shared/resources/index.js";
 
 type Listener<T> = (v: T) => void;
+
+/** The channel mark of a `watchRuns` feed among the watches. */
+const RUNS = "$runs";
 
 export function makeSource(n: number, over: Partial<Source> = {}): Source {
   return {
@@ -162,6 +170,7 @@ export class FakeBridge implements HeadwaterBridge {
     },
   ];
   private batchListeners = new Set<Listener<StreamBatch>>();
+  private runBatchListeners = new Set<Listener<RunBatch>>();
   private stateListeners = new Set<Listener<StreamStateUpdate>>();
   private profileListeners = new Set<Listener<Profile[]>>();
   private watchSeq = 0;
@@ -186,6 +195,21 @@ export class FakeBridge implements HeadwaterBridge {
   pushBatch(watchId: string, events: EventSummary[]): void {
     for (const l of this.batchListeners) l({ watchId, events });
   }
+  /** Pushes changed runs to a `watchRuns` feed (and keeps them, as the server would). */
+  pushRuns(watchId: string, runs: Run[]): void {
+    for (const r of runs) {
+      const list = (this.runs.get(r.workflow_id) ?? []).filter((x) => x.id !== r.id);
+      this.runs.set(
+        r.workflow_id,
+        [r, ...list].sort((a, b) => (a.id < b.id ? 1 : -1)),
+      );
+    }
+    for (const l of this.runBatchListeners) l({ watchId, runs });
+  }
+  /** The watch id of the newest runs feed of a workflow. */
+  runWatchOf(workflowId: string): string | undefined {
+    return [...this.watches].reverse().find(([, w]) => w.emitterId === workflowId && w.channel === RUNS)?.[0];
+  }
   pushState(update: StreamStateUpdate): void {
     for (const l of this.stateListeners) l(update);
   }
@@ -194,9 +218,9 @@ export class FakeBridge implements HeadwaterBridge {
     this.profiles = profiles;
     for (const l of this.profileListeners) l(profiles);
   }
-  /** The watch id of the newest watch of an emitter. */
+  /** The watch id of the newest events watch of an emitter. */
   watchOf(emitterId: string): string | undefined {
-    return [...this.watches].reverse().find(([, w]) => w.emitterId === emitterId)?.[0];
+    return [...this.watches].reverse().find(([, w]) => w.emitterId === emitterId && w.channel !== RUNS)?.[0];
   }
 
   private async respond<T>(
@@ -505,6 +529,30 @@ export class FakeBridge implements HeadwaterBridge {
       () => void (this.workflows = this.workflows.filter((w) => w.id !== id)),
     );
 
+  /** Runs per workflow, newest first (ids sort by age, as the server's). */
+  runs = new Map<string, Run[]>();
+  private rerunSeq = 0;
+  listWorkflowRuns = (id: string, q?: RunListQuery) =>
+    this.respond("listWorkflowRuns", [id, q], () => {
+      const all = (this.runs.get(id) ?? []).filter((r) => !q?.status || r.status === q.status);
+      return this.page(all, Number(q?.limit ?? 10), q?.after);
+    });
+  getWorkflowRun = (id: string, runId: string) =>
+    this.respond("getWorkflowRun", [id, runId], () => {
+      const r = (this.runs.get(id) ?? []).find((x) => x.id === runId);
+      if (!r) throw this.notFound(`run ${runId}`);
+      return r;
+    });
+  /** A new run (`r_run901`, `r_run902`...: newer than the runs tests make), kept first in the list. */
+  rerunWorkflowRun = (id: string, runId: string, body: RerunBody = {}) =>
+    this.respond("rerunWorkflowRun", [id, runId, body], () => {
+      const r = (this.runs.get(id) ?? []).find((x) => x.id === runId);
+      if (!r) throw this.notFound(`run ${runId}`);
+      const next = rerunOf(r, body, `r_run${900 + ++this.rerunSeq}`);
+      this.runs.set(id, [next, ...(this.runs.get(id) ?? [])]);
+      return next;
+    });
+
   /** Connected accounts, newest first; the values each was given (the server's secret side). */
   accounts: Account[] = [];
   accountValues = new Map<string, Record<string, unknown>>();
@@ -649,10 +697,20 @@ export class FakeBridge implements HeadwaterBridge {
       this.watches.set(id, { emitterId, channel });
       return id;
     });
+  watchRuns = (workflowId: string) =>
+    this.respond("watchRuns", [workflowId], () => {
+      const id = `w${++this.watchSeq}`;
+      this.watches.set(id, { emitterId: workflowId, channel: RUNS });
+      return id;
+    });
   unwatch = (watchId: string) => this.respond("unwatch", [watchId], () => void this.watches.delete(watchId));
   onStreamBatch = (cb: Listener<StreamBatch>) => (
     this.batchListeners.add(cb),
     () => void this.batchListeners.delete(cb)
+  );
+  onRunBatch = (cb: Listener<RunBatch>) => (
+    this.runBatchListeners.add(cb),
+    () => void this.runBatchListeners.delete(cb)
   );
   onStreamState = (cb: Listener<StreamStateUpdate>) => (
     this.stateListeners.add(cb),

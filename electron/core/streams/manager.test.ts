@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { StreamBatch, StreamStateUpdate } from "../../../shared/bridge.js";
+import type { RunBatch, StreamBatch, StreamStateUpdate } from "../../../shared/bridge.js";
+import type { Run } from "../../../shared/resources/index.js";
 import { createClient } from "../../../shared/client/index.js";
 import { startFakeApi, type FakeApi } from "../testing/fake-api.js";
 import { waitFor } from "../testing/wait.js";
@@ -8,14 +9,17 @@ import { StreamManager } from "./manager.js";
 let api: FakeApi;
 let manager: StreamManager;
 let batches: StreamBatch[];
+let runBatches: RunBatch[];
 let states: StreamStateUpdate[];
 
 beforeEach(async () => {
   api = await startFakeApi();
   batches = [];
+  runBatches = [];
   states = [];
   manager = new StreamManager({
     onBatch: (b) => batches.push(b),
+    onRunBatch: (b) => runBatches.push(b),
     onState: (s) => states.push(s),
     backoff: { initialMs: 20, maxMs: 100 },
     pollIntervalMs: 50,
@@ -134,5 +138,81 @@ describe("StreamManager, workflows (polled)", () => {
     await waitFor(() => statesOf(missing).includes("closed") && statesOf(logs).includes("closed"));
     expect(states.find((s) => s.watchId === missing && s.state === "closed")!.status).toBe(404);
     expect(states.find((s) => s.watchId === logs)!.message).toMatch(/no \$logs/);
+  });
+});
+
+const run = (id: string, status: Run["status"], workflow_id = "p_w"): Run => ({
+  id,
+  workflow_id,
+  status,
+  trigger: { type: "HTTP" },
+  attempt: 1,
+  started_at_ms: 1_700_000_000_000,
+  ended_at_ms: status === "running" ? null : 1_700_000_000_040,
+  duration_ms: status === "running" ? null : 40,
+  event: { body: {} },
+  steps: [],
+  response: null,
+  error: null,
+  exit_reason: null,
+});
+const runsOf = (watchId: string) =>
+  runBatches.filter((b) => b.watchId === watchId).flatMap((b) => b.runs.map((r) => `${r.id}:${r.status}`));
+
+describe("StreamManager, a workflow's runs (SSE)", () => {
+  it("delivers the newest runs on connecting, then each change, a run's latest state once per batch", async () => {
+    api.putRun(run("r_1", "success"));
+    const w = manager.watchRuns("p_w", connection());
+    await waitFor(() => runsOf(w).length === 1);
+    expect(runsOf(w)).toEqual(["r_1:success"]);
+    api.putRun(run("r_2", "running"));
+    api.putRun(run("r_2", "error"));
+    api.putRun(run("r_other", "running", "p_other"));
+    await waitFor(() => runsOf(w).at(-1) === "r_2:error");
+    // Another workflow's run is not this feed's; r_2's two changes (written at once) most often
+    // share a batch, where only its last state is handed over.
+    expect(runsOf(w).filter((r) => r !== "r_2:running")).toEqual(["r_1:success", "r_2:error"]);
+    expect(api.requests.some((r) => r.url === "/workflows/p_w/runs/sse")).toBe(true);
+    expect(statesOf(w)).toEqual(["connecting", "open"]);
+  });
+
+  it("after a reconnect, reads over REST the runs that changed while no stream was open", async () => {
+    const w = manager.watchRuns("p_w", connection());
+    await waitFor(() => statesOf(w).includes("open"));
+    api.dropStreams();
+    api.putRun(run("r_missed", "success"), { silent: true });
+    await waitFor(() => runsOf(w).includes("r_missed:success"));
+    expect(statesOf(w)).toEqual(["connecting", "open", "reconnecting", "open"]);
+  });
+
+  it("reports a server without runs as closed with status 404, and stops", async () => {
+    const w = manager.watchRuns("p_noruns", connection());
+    await waitFor(() => statesOf(w).includes("closed"));
+    expect(states.find((s) => s.watchId === w && s.state === "closed")!.status).toBe(404);
+    expect(manager.size).toBe(0);
+  });
+
+  it("hands over a run changed several times within one batch once, as it is last", async () => {
+    const slow = new StreamManager({
+      onBatch: () => undefined,
+      onState: () => undefined,
+      onRunBatch: (b) => runBatches.push(b),
+      batchIntervalMs: 400,
+    });
+    const w = slow.watchRuns("p_w", connection());
+    await waitFor(() => api.openStreams() === 1);
+    // Three changes written at once, against a flush every 400 ms: they share one batch.
+    for (const status of ["queued", "running", "success"] as const) api.putRun(run("r_3", status));
+    await waitFor(() => runsOf(w).length > 0, 2000);
+    expect(runsOf(w)).toEqual(["r_3:success"]);
+    slow.closeAll();
+  });
+
+  it("unwatch closes the runs stream on the server", async () => {
+    const w = manager.watchRuns("p_w", connection());
+    await waitFor(() => api.openStreams() === 1);
+    expect(manager.unwatch(w)).toBe(true);
+    await waitFor(() => api.openStreams() === 0);
+    expect(statesOf(w).at(-1)).toBe("closed");
   });
 });

@@ -1,6 +1,6 @@
 import type { StreamChannel, StreamStateUpdate } from "../../../shared/bridge.js";
 import type { Client } from "../../../shared/client/index.js";
-import type { EventSummary } from "../../../shared/resources/index.js";
+import type { EventSummary, Run } from "../../../shared/resources/index.js";
 import type { BackoffOptions } from "../../../shared/sse/index.js";
 
 /** What a watch needs to reach its server, fixed when the watch starts. */
@@ -31,4 +31,18 @@ export interface WatchSink {
 
 export interface Watch {
   close(): void;
+}
+
+export interface RunWatchOptions {
+  workflowId: string;
+  connection: WatchConnection;
+  watchdogMs?: number;
+  backoff?: BackoffOptions;
+}
+
+/** Where a runs watch sends its output: runs in the order their changes arrived, and states. */
+export interface RunWatchSink {
+  runs(list: Run[]): void;
+  state(update: Omit<StreamStateUpdate, "watchId">): void;
+  log?(message: string): void;
 }

@@ -1,12 +1,14 @@
 /**
  * A small stand-in for the Headwater API, for tests of the SSE client and the stream manager:
  * `GET /sources/{id}/sse` (with Last-Event-ID resume), `GET /v1/sources/{id}/event_summaries`,
- * and `GET /v1/users/me`, all behind one bearer key. Tests drive it: emit events, cut every
+ * a workflow's runs (`GET /workflows/{id}/runs/sse` without backlog, `GET /v1/workflows/{id}/runs`;
+ * `p_noruns` answers 404 to both, as a server without runs), and `GET /v1/users/me`, all behind
+ * one bearer key. Tests drive it: emit events, cut every
  * stream, go silent, change the key. The real server is exercised by the e2e tests.
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import type { EventSummary } from "../../../shared/resources/index.js";
+import type { EventSummary, Run } from "../../../shared/resources/index.js";
 
 export interface FakeApi {
   url: string;
@@ -15,6 +17,8 @@ export interface FakeApi {
   key: string;
   /** Stores an event and writes it to every open stream of that source (unless `silent`). */
   emit(sourceId: string, event: unknown, opts?: { channel?: string; silent?: boolean; summary?: string }): EventSummary;
+  /** Stores a run as it is now (newest first in lists) and writes it to its workflow's runs streams. */
+  putRun(run: Run, opts?: { silent?: boolean }): void;
   /** Makes `GET /v1/sources/{id}` and the source list know a source (for UI tests and benches). */
   addSource(id: string, name: string): void;
   /** Events kept per emitter (default: all), as the real server's retention. */
@@ -37,6 +41,7 @@ export interface FakeApi {
 
 export async function startFakeApi(key = "test-key-0123456789abcdef"): Promise<FakeApi> {
   const events = new Map<string, EventSummary[]>();
+  const runs = new Map<string, Run>();
   const sources = new Map<string, Record<string, unknown>>();
   const streams = new Set<{ res: http.ServerResponse; sourceId: string; channels: Set<string> }>();
   const requests: FakeApi["requests"] = [];
@@ -80,6 +85,27 @@ export async function startFakeApi(key = "test-key-0123456789abcdef"): Promise<F
       const entry = { res, sourceId, channels };
       streams.add(entry);
       res.on("close", () => streams.delete(entry));
+      return;
+    }
+    const runsStream = /^\/workflows\/(p_[^/]+)\/runs\/sse$/.exec(url.pathname);
+    const runsList = /^\/v1\/workflows\/(p_[^/]+)\/runs$/.exec(url.pathname);
+    if ((runsStream ?? runsList)?.[1] === "p_noruns") {
+      json(res, 404, { error: `Route GET:${url.pathname} not found`, code: "not_found" });
+      return;
+    }
+    if (runsStream) {
+      res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+      res.write(":sse-handshake\n\n");
+      const entry = { res, sourceId: runsStream[1]!, channels: new Set([RUNS]) };
+      streams.add(entry);
+      res.on("close", () => streams.delete(entry));
+      return;
+    }
+    if (runsList) {
+      const list = [...runs.values()].filter((r) => r.workflow_id === runsList[1]).reverse();
+      const page = list.slice(0, Number(url.searchParams.get("limit") ?? 10));
+      const cursors = { start_cursor: page[0]?.id ?? null, end_cursor: page.at(-1)?.id ?? null };
+      json(res, 200, { page_info: { total_count: list.length, count: page.length, ...cursors }, data: page });
       return;
     }
     const wfErrors = /^\/v1\/workflows\/(p_[^/]+)\/\$errors\/event_summaries$/.exec(url.pathname);
@@ -208,6 +234,15 @@ export async function startFakeApi(key = "test-key-0123456789abcdef"): Promise<F
       }
       return summary;
     },
+    putRun(run, opts = {}) {
+      runs.delete(run.id);
+      runs.set(run.id, run);
+      if (opts.silent) return;
+      for (const s of streams) {
+        if (s.sourceId === run.workflow_id && s.channels.has(RUNS))
+          s.res.write(`id: ${run.id}\ndata: ${JSON.stringify(run)}\n\n`);
+      }
+    },
     dropStreams() {
       for (const s of streams) s.res.destroy();
       streams.clear();
@@ -227,6 +262,9 @@ export async function startFakeApi(key = "test-key-0123456789abcdef"): Promise<F
   };
   return api;
 }
+
+/** The channel mark of a runs stream among the open streams (no event has this channel). */
+const RUNS = "\0runs";
 
 function frame(e: EventSummary): string {
   return `id: ${e.id}\ndata: ${JSON.stringify(e)}\n\n`;

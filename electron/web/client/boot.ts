@@ -15,6 +15,7 @@ function missingTokenBridge(): HeadwaterBridge {
   };
   const bridge: Record<string, unknown> = {
     onStreamBatch: () => () => undefined,
+    onRunBatch: () => () => undefined,
     onStreamState: () => () => undefined,
     onProfilesChanged: () => () => undefined,
   };

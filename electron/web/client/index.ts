@@ -12,6 +12,7 @@ import type {
   BridgeResult,
   HeadwaterBridge,
   Profile,
+  RunBatch,
   StreamBatch,
   StreamStateUpdate,
 } from "../../../shared/bridge.js";
@@ -37,6 +38,7 @@ export function createWebBridge(opts: WebBridgeOptions): HeadwaterBridge {
   const headers = { Authorization: `Bearer ${opts.token}`, [SESSION_HEADER]: session };
 
   const batchListeners = new Set<Listener<StreamBatch>>();
+  const runBatchListeners = new Set<Listener<RunBatch>>();
   const stateListeners = new Set<Listener<StreamStateUpdate>>();
   const profileListeners = new Set<Listener<Profile[]>>();
   let events: { close(): void } | undefined;
@@ -49,6 +51,7 @@ export function createWebBridge(opts: WebBridgeOptions): HeadwaterBridge {
       backoff: { initialMs: 250, maxMs: 5000 },
       onMessage: (m) => {
         if (m.event === PUSH_CHANNELS.streamBatch) for (const l of batchListeners) l(m.data as StreamBatch);
+        else if (m.event === PUSH_CHANNELS.runBatch) for (const l of runBatchListeners) l(m.data as RunBatch);
         else if (m.event === PUSH_CHANNELS.streamState) for (const l of stateListeners) l(m.data as StreamStateUpdate);
         else if (m.event === PUSH_CHANNELS.profilesChanged) for (const l of profileListeners) l(m.data as Profile[]);
       },
@@ -57,7 +60,7 @@ export function createWebBridge(opts: WebBridgeOptions): HeadwaterBridge {
 
   async function call(method: string, args: unknown[]): Promise<BridgeResult<unknown>> {
     // Register the push stream before any watch, so no batch is sent before we listen.
-    if (method === "watch") ensureEvents();
+    if (method === "watch" || method === "watchRuns") ensureEvents();
     try {
       const res = await doFetch(`${origin}${WEB_API_PREFIX}/call/${method}`, {
         method: "POST",
@@ -87,6 +90,7 @@ export function createWebBridge(opts: WebBridgeOptions): HeadwaterBridge {
 
   const bridge: Record<string, unknown> = {
     onStreamBatch: (cb: Listener<StreamBatch>) => subscribe(batchListeners, cb),
+    onRunBatch: (cb: Listener<RunBatch>) => subscribe(runBatchListeners, cb),
     onStreamState: (cb: Listener<StreamStateUpdate>) => subscribe(stateListeners, cb),
     onProfilesChanged: (cb: Listener<Profile[]>) => subscribe(profileListeners, cb),
   };
