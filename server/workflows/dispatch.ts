@@ -5,10 +5,12 @@
  * - A workflow without controls runs its jobs on its own target (`p_…`), in order: nothing here.
  * - With `concurrency: N` or a throttle, each job that comes in on the workflow's target is moved
  *   (in one transaction: its row deleted, the moved row inserted, the run recorded `queued`) to
- *   one of N targets `p_…~0` … `p_…~N-1`, taken in turn: at most N run at once, wherever. A
- *   throttle sets the moved job's `run_after` to the start it schedules (store/repos/runs.ts
- *   `scheduleStartIn`, under the workflow's row lock on PostgreSQL): it waits in the durable
- *   queue, never dropped, and a restart changes nothing.
+ *   one of N targets `p_…~0` … `p_…~N-1`, taken in turn: at most N run at once, wherever.
+ * - Under a throttle, a run about to start on its run target is admitted only if fewer than
+ *   `limit` runs of the workflow started in the period before (`throttleGate`, the starts counted
+ *   in `workflow_starts` under the workflow's row lock on PostgreSQL); else its job's `run_after`
+ *   moves to its turn and it waits there, at the head of its target (the jobs behind it wait too:
+ *   order is kept), in the durable queue: never dropped, and a restart changes nothing.
  * - A run that waits to go on (a retry, a `$.flow.delay`) has its job under `wl_<workflow id>`,
  *   its id sorted by due time so that the first due is at the head however many wait; when due
  *   it is moved to the workflow's run target like a new job (not throttled again: it started).
@@ -18,7 +20,7 @@ import { JobAlreadyCompletedError } from "../store/repos/completions.js";
 import { isSqlite } from "../store/dialect-of.js";
 import type { Db } from "../store/db.js";
 import type { WriteGroup } from "../store/write-group.js";
-import { saveRunIn, scheduleStartIn, setPendingJobIn, type RunRow } from "../store/repos/runs.js";
+import { admitStartIn, postponeIn, saveRunIn, setPendingJobIn, type RunRow } from "../store/repos/runs.js";
 import type { InvocationJob } from "../services.js";
 import { payloadText, type QueuedJob, type BatchOutcome } from "../runtime/queue-jobs.js";
 import { platformStep } from "../runtime/platform-failure.js";
@@ -100,33 +102,36 @@ export async function dispatchJob(
   await platformStep("placing the workflow's run", () =>
     deps.writes.run(async (trx) => {
       await takeJobs(trx, [job.id]);
-      let runAfter = Date.now();
-      if (controls.throttle) {
-        if (!isSqlite(trx))
-          await trx
-            .selectFrom("workflows")
-            .select("id")
-            .where("id", "=", queuedRun.workflow_id)
-            .forUpdate()
-            .execute();
-        runAfter = await scheduleStartIn(
-          trx,
-          queuedRun.workflow_id,
-          controls.throttle.limit,
-          controls.throttle.period_seconds * 1000,
-          runAfter,
-        );
-      }
-      await insertJobs(trx, [moved(job, target, queuedRun.id, runAfter, id)]);
-      await saveRunIn(trx, {
-        ...queuedRun,
-        pending_job_id: id,
-        next_at_ms: runAfter > Date.now() ? runAfter : null,
-      });
+      await insertJobs(trx, [moved(job, target, queuedRun.id, Date.now(), id)]);
+      await saveRunIn(trx, { ...queuedRun, pending_job_id: id });
     }),
   );
   deps.wake([target]);
   return { committed: true };
+}
+
+/**
+ * Whether a run of a throttled workflow may start now: recorded as a start if so, else its job
+ * is postponed to its turn (and the caller leaves it be: the job stays, committed elsewhere).
+ */
+export async function throttleGate(
+  deps: DispatchDeps,
+  jobId: string,
+  runId: string,
+  workflowId: string,
+  throttle: NonNullable<Controls["throttle"]>,
+): Promise<boolean> {
+  return platformStep("taking the throttle's turn", () =>
+    deps.writes.run(async (trx) => {
+      if (!isSqlite(trx))
+        await trx.selectFrom("workflows").select("id").where("id", "=", workflowId).forUpdate().execute();
+      const now = Date.now();
+      const turn = await admitStartIn(trx, workflowId, throttle.limit, throttle.period_seconds * 1000, now);
+      if (turn.admitted) return true;
+      await postponeIn(trx, jobId, runId, turn.at);
+      return false;
+    }),
+  );
 }
 
 /** The queue's handler of `wl_` targets: due jobs of waiting runs go to their workflow's run target. */

@@ -26,7 +26,7 @@ import { findWorkflow } from "../store/repos/workflows.js";
 import { findRun, recordRunStart, STARTABLE } from "../store/repos/runs.js";
 import { componentStack } from "../runtime/stacks.js";
 import { controlsOf, dispatched } from "./controls.js";
-import { dispatchJob, onOwnTarget, workflowOfTarget, type DispatchDeps } from "./dispatch.js";
+import { dispatchJob, onOwnTarget, throttleGate, workflowOfTarget, type DispatchDeps } from "./dispatch.js";
 import { attemptsAfter, continuationOf, planSteps } from "./runs/continue.js";
 import type { RunChanges } from "./runs/changes.js";
 import { endedRow, finishedRun, plannedSteps, queuedRow, runningRow, type RunHeader } from "./runs/record.js";
@@ -134,6 +134,11 @@ export function createWorkflowRunner(o: WorkflowRunnerOptions): WorkflowJobHandl
         controls,
         queuedRow(header, plannedSteps(planned)),
       );
+    }
+    // Under a throttle a new run starts only in its turn; else its job waits (and stays).
+    if (o.dispatch && job.id && !job.resume && controls.throttle && !onOwnTarget(job.targetId)) {
+      if (!(await throttleGate(o.dispatch, job.id, header.id, wf.id, controls.throttle)))
+        return { committed: true };
     }
     const contextId = job.origin?.eventId ?? randomUUID();
     const now = new Date();

@@ -158,21 +158,22 @@ export async function cancelRunIn(trx: Db, row: RunRow, now: number): Promise<Ru
 }
 
 /**
- * A throttled workflow's next start time: now, unless `limit` starts are scheduled within the
- * period before it, then the period after the `limit`-th latest. Recorded, and older ones pruned.
- * The caller holds the workflow's row lock (PostgreSQL) so that two instances take turns.
+ * A throttled workflow's start, now: admitted (and recorded) when fewer than `limit` runs
+ * started in the period before now, else the time the next one may (the period after the
+ * `limit`-th latest start). Older starts are pruned. The caller holds the workflow's row lock
+ * (PostgreSQL) so that two instances take turns.
  */
-export async function scheduleStartIn(
+export async function admitStartIn(
   trx: Db,
   workflowId: string,
   limit: number,
   periodMs: number,
   now: number,
-): Promise<number> {
+): Promise<{ admitted: true } | { admitted: false; at: number }> {
   await trx
     .deleteFrom("workflow_starts")
     .where("workflow_id", "=", workflowId)
-    .where("start_ms", "<", now - periodMs)
+    .where("start_ms", "<=", now - periodMs)
     .execute();
   const latest = await trx
     .selectFrom("workflow_starts")
@@ -181,10 +182,19 @@ export async function scheduleStartIn(
     .orderBy("start_ms", "desc")
     .limit(limit)
     .execute();
-  const nth = latest.length < limit ? undefined : Number(latest[limit - 1]!.start_ms);
-  const newest = latest.length > 0 ? Number(latest[0]!.start_ms) : 0;
-  // Never before a start scheduled earlier: runs start in the order they came.
-  const at = Math.max(now, nth === undefined ? 0 : nth + periodMs, newest);
-  await trx.insertInto("workflow_starts").values({ workflow_id: workflowId, start_ms: at }).execute();
-  return at;
+  if (latest.length < limit) {
+    await trx.insertInto("workflow_starts").values({ workflow_id: workflowId, start_ms: now }).execute();
+    return { admitted: true };
+  }
+  return { admitted: false, at: Number(latest[limit - 1]!.start_ms) + periodMs };
+}
+
+/** A throttled run's job waits for its turn: the job and its run say when. */
+export async function postponeIn(trx: Db, jobId: string, runId: string, at: number): Promise<void> {
+  await trx.updateTable("jobs").set({ run_after: at }).where("id", "=", jobId).execute();
+  await trx
+    .updateTable("runs")
+    .set({ next_at_ms: at, updated_ms: Date.now() })
+    .where("id", "=", runId)
+    .execute();
 }
