@@ -21,6 +21,8 @@ export interface ErrorEventInput {
   message: string;
   cellId: string;
   stack: string;
+  /** The attempts the run made (a workflow that retries), when it gave up. */
+  attempts?: number;
   now: Date;
 }
 
@@ -41,6 +43,6 @@ export function errorEvent(input: ErrorEventInput): WorkflowErrorEvent {
       owner_id: e.ownerId,
       platform_version: PLATFORM_VERSION,
     },
-    error: { code: e.code, message: e.message, cellId: e.cellId, ts, stack: e.stack },
+    error: { code: e.code, message: e.message, cellId: e.cellId, ts, stack: e.stack, ...(e.attempts !== undefined ? { attempts: e.attempts } : {}) },
   };
 }
