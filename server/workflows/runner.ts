@@ -24,7 +24,6 @@ import type { RunWorkflowSteps } from "../runtime/workflow-steps.js";
 import { isUserDisabled } from "../store/repos/users.js";
 import { findWorkflow } from "../store/repos/workflows.js";
 import { findRun, recordRunStart, STARTABLE } from "../store/repos/runs.js";
-import { componentStack } from "../runtime/stacks.js";
 import { controlsOf, dispatched } from "./controls.js";
 import { dispatchJob, onOwnTarget, throttleGate, workflowOfTarget, type DispatchDeps } from "./dispatch.js";
 import { attemptsAfter, continuationOf, planSteps } from "./runs/continue.js";
@@ -194,7 +193,7 @@ export function createWorkflowRunner(o: WorkflowRunnerOptions): WorkflowJobHandl
       event: e.data,
       hops,
     }));
-    const run = finishedRun(planned, result, componentStack);
+    const run = finishedRun(planned, result);
     // A retry or a delay: the run waits for its job for later (and nothing goes to $errors yet).
     const later = continuationOf({
       job,

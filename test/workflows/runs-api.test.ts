@@ -89,8 +89,17 @@ describe.each(testDatabases())("workflow runs on $name", (db) => {
     });
     expect(a!.logs).toEqual([{ ts_ms: expect.any(Number), level: "log", message: 'body {"n":1}' }]);
     expect(b).toMatchObject({ name: "b", status: "success", return_value: "b ok 42" });
+    expect(b!.logs.map((l) => l.message).join("\n")).not.toContain(process.cwd());
     expect(b!.logs.map((l) => [l.level, l.message])).toEqual([["warn", "checking 42"]]);
     expect(typeof a!.duration_ms).toBe("number");
+
+    const logged = await alice.client.createWorkflow({ name: "logs an error", steps: [{ name: "log", code: step(`console.error(new Error("logged")); return 1;`) }] });
+    const loggedRun = await ended(alice, logged.id, (await send(logged.endpoint_url, {})).headers.get("x-headwater-run-id")!);
+    const line = loggedRun.steps[0]!.logs[0]!;
+    expect(line).toMatchObject({ level: "error", message: expect.stringContaining("Error: logged") });
+    expect(line.message).toContain("/component/index.mjs");
+    expect(line.message).not.toMatch(/server\/runtime|worker\.cjs|node:internal/);
+    expect(line.message).not.toContain(process.cwd());
 
     const failed = await ended(alice, wf.id, badId);
     expect(failed.status).toBe("error");

@@ -16,6 +16,7 @@ import type {
 } from "../../../shared/resources/index.js";
 import { RUN_LIMITS } from "../../../shared/resources/index.js";
 import { utf8Prefix } from "../../events/summaries.js";
+import { componentStack, scrubServerPaths } from "../../runtime/stacks.js";
 import type { ReusedResults, RunWorkflowStepsResult, StepLogLine } from "../../runtime/workflow-steps.js";
 import type { WorkflowStep } from "../../../shared/resources/index.js";
 import type { RunRow } from "../../store/repos/runs.js";
@@ -68,8 +69,10 @@ class ValueBudget {
 function stepLogs(lines: StepLogLine[]): { logs: RunLogLine[]; truncated: boolean } {
   const logs: RunLogLine[] = [];
   let bytes = 0;
-  for (const line of lines) {
+  for (const raw of lines) {
     if (logs.length >= RUN_LIMITS.logLines) return { logs, truncated: true };
+    // A logged error prints its stack: the component's frames only, as everywhere (a path has a "/").
+    const line = raw.message.includes("/") ? { ...raw, message: componentStack(raw.message) } : raw;
     const size = Buffer.byteLength(line.message);
     if (bytes + size > RUN_LIMITS.logBytes) {
       const rest = RUN_LIMITS.logBytes - bytes;
@@ -94,11 +97,7 @@ export interface FinishedRun {
 }
 
 /** The steps and outcome of a run that ended, from the sandbox's report. */
-export function finishedRun(
-  planned: PlannedStep[],
-  result: RunWorkflowStepsResult,
-  componentStack: (stack: string) => string = (s) => s,
-): FinishedRun {
+export function finishedRun(planned: PlannedStep[], result: RunWorkflowStepsResult): FinishedRun {
   const budget = new ValueBudget();
   const byId = new Map(result.steps.map((o) => [o.id, o]));
   const logsByStep = new Map<number, StepLogLine[]>();
@@ -150,7 +149,7 @@ export function finishedRun(
           exports: {},
           error: {
             name: result.error.code,
-            message: result.error.message,
+            message: scrubServerPaths(result.error.message),
             stack: componentStack(result.error.stack),
           },
         };
@@ -178,14 +177,18 @@ export function finishedRun(
       return_value: rv.value,
       exports: ex.value as Record<string, unknown>,
       error: o.error
-        ? { name: o.error.name, message: o.error.message, stack: componentStack(o.error.stack) }
+        ? {
+            name: o.error.name,
+            message: scrubServerPaths(o.error.message),
+            stack: componentStack(o.error.stack),
+          }
         : null,
     };
   });
   const error = result.error
     ? {
         code: result.error.code,
-        message: result.error.message,
+        message: scrubServerPaths(result.error.message),
         cellId: result.error.cellId,
         step: planned.find((s) => s.id === result.error!.cellId)?.name ?? null,
       }
