@@ -52,7 +52,7 @@ describe("sandbox", () => {
     });
     expect(result.error).toBeUndefined();
     expect(result.returnValues).toEqual({ double: 4, send: { ok: true } });
-    expect(result.logs).toEqual([{ level: "log", message: "not an error" }]);
+    expect(result.logs).toEqual([{ level: "log", message: "not an error", step: 1, ts_ms: expect.any(Number) }]);
     expect(result.emits).toEqual([
       { data: { raw_event: { got: 4 } }, channel: "" },
       { data: { raw_event: "hi" }, channel: "named" },
