@@ -9,19 +9,7 @@ import type { Run } from "../../shared/resources/index.js";
 import { testDatabases } from "../support/databases.js";
 import { randomKey, spawnServer, tempDataDir, type SpawnedServer } from "../support/server.js";
 import { sleep, step } from "../delivery/helpers.js";
-
-async function until<T>(what: string, fn: () => Promise<T | undefined>, withinMs = 30_000): Promise<T> {
-  const end = Date.now() + withinMs;
-  for (;;) {
-    const v = await fn().catch(() => undefined);
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
-
-const post = (url: string, body: unknown) =>
-  fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+import { sendJson as post, until } from "./helpers.js";
 
 describe.each(testDatabases())("execution controls across kill -9 on $name", (db) => {
   const cleanups: Array<() => Promise<unknown>> = [];

@@ -5,6 +5,7 @@ import { testDatabases } from "../support/databases.js";
 import { expectApiError } from "../support/fixtures.js";
 import { startServer, type TestServer, type TestUser } from "../support/server.js";
 import { sleep, step } from "../delivery/helpers.js";
+import { readRuns } from "./helpers.js";
 
 /** Step a logs the body, exports x and returns a value; step b warns, and throws when the body says so. */
 const twoSteps = (bThrows = true) => [
@@ -93,8 +94,15 @@ describe.each(testDatabases())("workflow runs on $name", (db) => {
     expect(b!.logs.map((l) => [l.level, l.message])).toEqual([["warn", "checking 42"]]);
     expect(typeof a!.duration_ms).toBe("number");
 
-    const logged = await alice.client.createWorkflow({ name: "logs an error", steps: [{ name: "log", code: step(`console.error(new Error("logged")); return 1;`) }] });
-    const loggedRun = await ended(alice, logged.id, (await send(logged.endpoint_url, {})).headers.get("x-headwater-run-id")!);
+    const logged = await alice.client.createWorkflow({
+      name: "logs an error",
+      steps: [{ name: "log", code: step(`console.error(new Error("logged")); return 1;`) }],
+    });
+    const loggedRun = await ended(
+      alice,
+      logged.id,
+      (await send(logged.endpoint_url, {})).headers.get("x-headwater-run-id")!,
+    );
     const line = loggedRun.steps[0]!.logs[0]!;
     expect(line).toMatchObject({ level: "error", message: expect.stringContaining("Error: logged") });
     expect(line.message).toContain("/component/index.mjs");
@@ -359,26 +367,7 @@ describe.each(testDatabases())("workflow runs on $name", (db) => {
     expect(stream.status).toBe(200);
     expect(stream.headers.get("content-type")).toMatch(/text\/event-stream/);
     const seen: Array<[string, string]> = [];
-    const reading = (async () => {
-      const decoder = new TextDecoder();
-      let buf = "";
-      const reader = stream.body!.getReader();
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) return;
-        buf += decoder.decode(value, { stream: true });
-        let at;
-        while ((at = buf.indexOf("\n\n")) >= 0) {
-          const msg = buf.slice(0, at);
-          buf = buf.slice(at + 2);
-          const data = msg.split("\n").find((l) => l.startsWith("data: "));
-          if (data) {
-            const run = JSON.parse(data.slice(6)) as Run;
-            seen.push([run.id, run.status]);
-          }
-        }
-      }
-    })().catch(() => undefined);
+    const reading = readRuns(stream, (run) => seen.push([run.id, run.status]));
     await sleep(100);
     const res = await send(wf.endpoint_url, {});
     const id = res.headers.get("x-headwater-run-id")!;

@@ -3,12 +3,12 @@
  * and the live stream of a workflow's runs (at the host, as every SSE stream: `runStreamRoutes`).
  * Another user's workflow or run, or a run id of another workflow, is a 404.
  */
-import type { ServerResponse } from "node:http";
 import type { FastifyPluginAsync } from "fastify";
 import { Page, RerunBody, Run, RunListQuery } from "../../../shared/resources/index.js";
 import { z } from "zod";
 import { RunInputError, type RunService } from "../../workflows/runs/service.js";
 import { runOfRow } from "../../workflows/runs/record.js";
+import { openStreams, startSse } from "../../streams/sse-response.js";
 import { badRequest, notFound } from "../errors.js";
 import { pageBody, pageRequest } from "../paging.js";
 import { documentRoute, route } from "../route.js";
@@ -108,25 +108,12 @@ export const runStreamRoutes: FastifyPluginAsync<{
   owns: (userId: string, workflowId: string) => Promise<boolean>;
   heartbeatMs?: number;
 }> = async (app, o) => {
-  const open = new Set<ServerResponse>();
-  app.addHook("preClose", async () => {
-    for (const res of open) res.destroy();
-  });
+  const open = openStreams(app);
   app.get<{ Params: { id: string } }>("/workflows/:id/runs/sse", async (request, reply) => {
     const user = await app.authenticate(request);
     const id = request.params.id;
     if (!id.startsWith("p_") || !(await o.owns(user.id, id))) throw notFound(`workflow ${id}`);
-    reply.hijack();
-    const res = reply.raw;
-    res.writeHead(200, {
-      "content-type": "text/event-stream; charset=utf-8",
-      "cache-control": "no-cache, no-transform",
-      connection: "keep-alive",
-      "x-accel-buffering": "no",
-    });
-    res.socket?.setNoDelay?.(true);
-    res.write(":sse-handshake\n\n");
-    open.add(res);
+    const res = startSse(reply, open);
     const unfollow = o.runs.changes.follow(id, (row) => {
       if (row.owner_id !== user.id) return;
       res.write(`id: ${row.id}\ndata: ${JSON.stringify(runOfRow(row, true))}\n\n`);
@@ -136,7 +123,6 @@ export const runStreamRoutes: FastifyPluginAsync<{
     res.on("close", () => {
       clearInterval(heartbeat);
       unfollow();
-      open.delete(res);
     });
   });
   documentRoute(app, {

@@ -6,13 +6,13 @@
  * subscriptions follow). Same Bearer header as the API (the dashboard proxies through its host,
  * so no key in the URL is needed).
  */
-import type { ServerResponse } from "node:http";
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import { ERROR_CODES } from "../../../shared/resources/index.js";
 import type { EventServices } from "../../events/index.js";
 import { EventQueryError, sortKeyOf } from "../../events/reads.js";
 import type { Db } from "../../store/db.js";
-import { HANDSHAKE, runEventStream } from "../../streams/event-stream.js";
+import { runEventStream } from "../../streams/event-stream.js";
+import { openStreams, startSse } from "../../streams/sse-response.js";
 import { badRequest, notFound } from "../errors.js";
 import { documentRoute } from "../route.js";
 
@@ -24,11 +24,8 @@ export interface StreamRouteOptions {
 }
 
 export const streamRoutes: FastifyPluginAsync<StreamRouteOptions> = async (app, o) => {
-  // Open streams never end by themselves: close them when the server stops, or it would wait.
-  const openStreams = new Set<ServerResponse>();
-  app.addHook("preClose", async () => {
-    for (const res of openStreams) res.destroy();
-  });
+  // Open streams never end by themselves: they are closed when the server stops, or it would wait.
+  const streams = openStreams(app);
 
   const open = (channels: string[], prefix: "dc_" | "p_" = "dc_") => async (request: FastifyRequest<{ Params: { id: string }; Querystring: Record<string, unknown> }>, reply: FastifyReply) => {
     const user = await app.authenticate(request);
@@ -48,20 +45,8 @@ export const streamRoutes: FastifyPluginAsync<StreamRouteOptions> = async (app, 
       throw err;
     }
 
-    reply.hijack();
-    const res = reply.raw;
-    res.writeHead(200, {
-      "content-type": "text/event-stream; charset=utf-8",
-      "cache-control": "no-cache, no-transform",
-      connection: "keep-alive",
-      "x-accel-buffering": "no",
-    });
-    // (optional call: a request made in-process by `app.inject`, as MCP's tools do, has no TCP socket)
-    res.socket?.setNoDelay?.(true);
-    res.write(HANDSHAKE);
-    openStreams.add(res);
+    const res = startSse(reply, streams);
     runEventStream(res, {
-      onClose: () => openStreams.delete(res),
       db: o.db,
       bus: o.events.bus,
       emitterId: id,
