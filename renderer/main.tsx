@@ -16,6 +16,7 @@ import "./app/styles/code-editor.css";
 import "uplot/dist/uPlot.min.css";
 import "./app/styles/events.css";
 import "./app/styles/inspection.css";
+import "./app/styles/runs.css";
 import "./app/styles/test-event.css";
 import "./app/styles/flow.css";
 import "./app/styles/json-tree.css";

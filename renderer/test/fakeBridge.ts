@@ -19,7 +19,7 @@ import type {
   TestResponse,
 } from "../../shared/bridge.js";
 import { compareEventIds } from "../../shared/ids.js";
-import { rerunOf } from "./fakeRuns.js";
+import { cutEvent, rerunOf } from "./fakeRuns.js";
 import type {
   Account,
   Action,
@@ -535,7 +535,9 @@ export class FakeBridge implements HeadwaterBridge {
   listWorkflowRuns = (id: string, q?: RunListQuery) =>
     this.respond("listWorkflowRuns", [id, q], () => {
       const all = (this.runs.get(id) ?? []).filter((r) => !q?.status || r.status === q.status);
-      return this.page(all, Number(q?.limit ?? 10), q?.after);
+      const page = this.page(all, Number(q?.limit ?? 10), q?.after);
+      // Lists cut an event over 1 KB, as the server does, unless expand=event.
+      return q?.expand === "event" ? page : { ...page, data: page.data.map(cutEvent) };
     });
   getWorkflowRun = (id: string, runId: string) =>
     this.respond("getWorkflowRun", [id, runId], () => {

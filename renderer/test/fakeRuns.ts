@@ -3,7 +3,7 @@
  * them, and what the fake bridge answers to a re-run (the server's rule: steps before
  * `from_step` are `reused`, with their values).
  */
-import type { RerunBody, Run, RunStep } from "../../shared/resources/index.js";
+import { RUN_LIMITS, type RerunBody, type Run, type RunStep } from "../../shared/resources/index.js";
 
 export const RUN_T0 = 1_700_000_000_000;
 
@@ -81,5 +81,15 @@ export function rerunOf(run: Run, body: RerunBody, id: string): Run {
       i < from ? { ...s, status: "reused" } : { ...s, status: "success", error: null },
     ),
     error: null,
+  };
+}
+
+/** A run as lists show it: its event over 1 KB of JSON cut to `{truncated, size, preview}`. */
+export function cutEvent(run: Run): Run {
+  const json = JSON.stringify(run.event) ?? "null";
+  if (json.length <= RUN_LIMITS.listEventBytes) return run;
+  return {
+    ...run,
+    event: { truncated: true, size: json.length, preview: json.slice(0, RUN_LIMITS.listEventBytes) },
   };
 }

@@ -341,7 +341,7 @@ function StreamProblem({ watch }: { watch: ReturnType<typeof useLiveWatch> }) {
   return null;
 }
 
-function ConnectionPill({ state, paused }: { state: StreamStateUpdate | null; paused: boolean }) {
+export function ConnectionPill({ state, paused }: { state: StreamStateUpdate | null; paused: boolean }) {
   const s = state?.state ?? "connecting";
   const text =
     s === "open"

@@ -1,4 +1,4 @@
-/** One workflow: endpoint, active switch, steps, delete, and its events and $errors. */
+/** One workflow: endpoint, active switch, steps, settings, delete, its events and $errors, and its runs. */
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import type { Workflow } from "../../../shared/resources/index.js";
@@ -20,10 +20,12 @@ import { EventsPanel } from "../events/EventsPanel.js";
 import { Wiring } from "../flow/Wiring.js";
 import { SendTestEvent } from "../test-event/SendTestEvent.js";
 import { AddActionStepDialog } from "./AddActionStepDialog.js";
+import { RunsPanel } from "./runs/RunsPanel.js";
+import { WorkflowSettings } from "./WorkflowSettings.js";
 
 export function WorkflowDetail({ id }: { id: string }) {
   const wf = useWorkflow(id);
-  const [tab, setTab] = useState<"events" | "steps">("events");
+  const [tab, setTab] = useState<"events" | "runs" | "steps" | "settings">("events");
   const [addingStep, setAddingStep] = useState(false);
   if (wf.isPending) return <Loading label="Loading workflow" />;
   if (wf.error || !wf.data)
@@ -38,13 +40,19 @@ export function WorkflowDetail({ id }: { id: string }) {
         label="Workflow sections"
         tabs={[
           { id: "events", label: "Events" },
+          { id: "runs", label: "Runs" },
           { id: "steps", label: `Steps (${w.steps.length})` },
+          { id: "settings", label: "Settings" },
         ]}
         value={tab}
         onChange={setTab}
       />
       {tab === "events" ? (
         <EventsPanel kind="workflow" emitterId={w.id} />
+      ) : tab === "runs" ? (
+        <RunsPanel workflowId={w.id} />
+      ) : tab === "settings" ? (
+        <WorkflowSettings workflow={w} />
       ) : (
         <div className="page">
           <div className="section-head">

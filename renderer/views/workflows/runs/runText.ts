@@ -1,0 +1,102 @@
+/** Words for runs: statuses, triggers, durations, and which step a run should open on. */
+import {
+  ENDED_RUN_STATUSES,
+  type Run,
+  type RunStatus,
+  type RunStep,
+} from "../../../../shared/resources/index.js";
+import { formatDuration } from "../../../state/format.js";
+
+export const RUN_STATUS_LABELS: Record<RunStatus, string> = {
+  queued: "Queued",
+  running: "Running",
+  success: "Success",
+  error: "Error",
+  exited: "Exited",
+  retrying: "Retrying",
+  delayed: "Delayed",
+  cancelled: "Cancelled",
+};
+
+export const STEP_STATUS_LABELS: Record<RunStep["status"], string> = {
+  success: "Success",
+  error: "Error",
+  exited: "Exited",
+  skipped: "Skipped",
+  reused: "Reused",
+  running: "Running",
+  pending: "Pending",
+};
+
+/** The chip's colour class: one family per outcome (the label always says it in words too). */
+export function statusTone(status: RunStatus | RunStep["status"]): "ok" | "bad" | "busy" | "quiet" {
+  if (status === "success") return "ok";
+  if (status === "error") return "bad";
+  if (status === "running" || status === "queued" || status === "retrying" || status === "delayed")
+    return "busy";
+  return "quiet";
+}
+
+export function isEnded(run: Pick<Run, "status">): boolean {
+  return ENDED_RUN_STATUSES.includes(run.status);
+}
+
+/** "HTTP request", "Event from dc_abc", "Re-run of r_x from b". */
+export function triggerText(run: Run): string {
+  const t = run.trigger;
+  switch (t.type) {
+    case "HTTP":
+      return "HTTP request";
+    case "SOURCE":
+      return t.emitter_id ? `Event from ${t.emitter_id}` : "Event from a source";
+    case "WORKFLOW":
+      return t.emitter_id ? `Event from ${t.emitter_id}` : "Event from a workflow";
+    case "RERUN":
+      return `Re-run of ${t.rerun_of ?? "a run"}${t.from_step ? ` from ${t.from_step}` : ""}`;
+  }
+}
+
+/** A run's duration, or what it is waiting for when it has none yet. */
+export function durationText(run: Run, nowMs: number): string {
+  if (run.duration_ms !== null) return formatDuration(run.duration_ms);
+  if (run.status === "running" && run.started_at_ms !== null)
+    return `${formatDuration(Math.max(0, nowMs - run.started_at_ms))} so far`;
+  return "—";
+}
+
+/**
+ * The step an inspector opens on: the failed one of a failed run (by the run's error, else the
+ * first step in error), else the one running, else the first.
+ */
+export function initialStepId(run: Run): string | null {
+  const byError = run.error?.cellId ? run.steps.find((s) => s.id === run.error?.cellId) : undefined;
+  const failed = byError ?? run.steps.find((s) => s.status === "error");
+  const running = run.steps.find((s) => s.status === "running");
+  return (failed ?? running ?? run.steps[0])?.id ?? null;
+}
+
+/** The trigger event as the list cuts it (over 1 KB): `{truncated: true, size, preview}`. */
+export function isCutEvent(event: unknown): event is { truncated: true; size: number; preview: string } {
+  return (
+    typeof event === "object" &&
+    event !== null &&
+    (event as { truncated?: unknown }).truncated === true &&
+    typeof (event as { size?: unknown }).size === "number"
+  );
+}
+
+/** Newest first: run ids sort by the time their invocation was queued. */
+export function newestFirst(a: Run, b: Run): number {
+  return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
+}
+
+/**
+ * Which copy of a run to keep when two arrive (the list's and the stream's, in either order):
+ * the newer one, except that an ended run never goes back to a status before its end (a list
+ * answer read before it ended can land after the stream said so).
+ */
+export function newerCopy(kept: Run | undefined, incoming: Run): Run {
+  if (!kept) return incoming;
+  if (isEnded(kept) && !isEnded(incoming)) return kept;
+  return incoming;
+}
