@@ -25,6 +25,7 @@ const COMMANDS: Array<{ names: string[]; load: () => Promise<Register> }> = [
   { names: ["replay"], load: async () => (await import("./commands/replay.js")).registerReplay },
   { names: ["stats"], load: async () => (await import("./commands/stats.js")).registerStats },
   { names: ["runs"], load: async () => (await import("./commands/runs.js")).registerRuns },
+  { names: ["workflows"], load: async () => (await import("./commands/workflows.js")).registerWorkflows },
   { names: ["delete", "activate", "deactivate"], load: async () => (await import("./commands/sources.js")).registerSourceCommands },
   { names: ["subscribe", "unsubscribe"], load: async () => (await import("./commands/subscribe.js")).registerSubscribe },
   { names: ["accounts"], load: async () => (await import("./commands/accounts.js")).registerAccounts },

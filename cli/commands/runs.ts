@@ -4,6 +4,7 @@
  * every step with its logs, return value, exports and error stack, and the HTTP answer.
  * `runs rerun <run> [--from <step>]` runs the same event again (the steps before `--from` are
  * reused from the earlier run) and shows the new run; exit 1 when it failed, as `run` does.
+ * `runs cancel <run>` cancels a run that waits (queued, retrying, delayed): it never goes on.
  *
  * A run id alone is enough: the API reads a run only under its workflow, so without
  * `--workflow` the user's workflows are asked in turn (a handful at a time) until one has it.
@@ -56,6 +57,17 @@ export function registerRuns(program: Command, act: Act) {
       "the run's workflow (id or name); without it your workflows are searched",
     )
     .action(act((ctx, [runId], opts) => rerun(ctx, runId!, opts)));
+  runs
+    .command("cancel")
+    .description(
+      "cancel a run that waits (queued, retrying or delayed): it never goes on; exit 1 for a run that runs or has ended",
+    )
+    .argument("<run>", "the run's id (r_...)")
+    .option(
+      "--workflow <workflow>",
+      "the run's workflow (id or name); without it your workflows are searched",
+    )
+    .action(act((ctx, [runId], opts) => cancel(ctx, runId!, opts)));
 }
 
 async function listRuns(ctx: Context, ref: string, opts: Record<string, unknown>): Promise<void> {
@@ -158,6 +170,28 @@ async function rerun(ctx: Context, runId: string, opts: Record<string, unknown>)
       `the re-run failed${e ? `: ${e.step ? `step ${e.step}: ` : ""}${e.code}: ${e.message}` : ""}`,
     );
   }
+}
+
+async function cancel(ctx: Context, runId: string, opts: Record<string, unknown>): Promise<void> {
+  requireRunId(runId);
+  const { client } = await ctx.connect();
+  const { run: found, workflow } = await findRun(client, runId, opts.workflow as string | undefined);
+  let run: Run;
+  try {
+    run = await client.cancelWorkflowRun(workflow.id, found.id);
+  } catch (err) {
+    // The server's word, not the status read a moment ago: the run may have started since.
+    if (err instanceof ApiError && err.status === 409)
+      throw new CliError(`cannot cancel: ${apiErrorLine(err)}`);
+    // Gone between the read and the cancel (deleted with its workflow, or past the retention).
+    if (err instanceof ApiError && err.status === 404)
+      throw new CliError(`no run ${runId} in workflow ${workflow.name} (${workflow.id}) any more`);
+    throw err;
+  }
+  const { out } = ctx;
+  if (out.json) return out.jsonLine(run);
+  out.say(out.style.dim(`cancelled ${run.id} (it was ${found.status})`));
+  out.stdout.write(runDetails(run, workflow, out.style));
 }
 
 /** A run id's form is checked before anything is asked: a typo is a usage error. */

@@ -1,13 +1,15 @@
 /**
  * Workflow runs for people: a table row and a live line per run (`runs`, `runs -f`), and the
- * whole of one run (`runs show`, `runs rerun`): each step with its status, duration, log lines,
- * return value and exports, the error with its stack, and what the HTTP caller was answered.
- * Values are shown as compact JSON cut to a line's worth; `--json` has them whole.
+ * whole of one run (`runs show`, `runs rerun`, `runs cancel`): each step with its status,
+ * duration, log lines, return value and exports, the error with its stack, what the HTTP caller
+ * was answered, and for a retried run each attempt. A run that waits (`retrying`, `delayed`)
+ * says when it goes on. Values are shown as compact JSON cut to a line's worth; `--json` has
+ * them whole.
  */
-import type { Run, RunStep, Workflow } from "../../shared/resources/index.js";
+import type { Run, RunAttempt, RunStep, Workflow } from "../../shared/resources/index.js";
 import type { Column } from "./table.js";
 import type { Style } from "./style.js";
-import { clockTime, relativeTime } from "./time.js";
+import { clockTime, relativeTime, untilTime, whenText } from "./time.js";
 import { renderFields } from "./table.js";
 
 /** Most characters of a value shown on one line. */
@@ -39,8 +41,29 @@ function stepsDone(run: Run): string {
   return `${done}/${run.steps.length}`;
 }
 
-/** The one thing to know about how it ended: the error, the exit reason, or the HTTP answer. */
-function outcomeText(run: Run, style: Style): string {
+/**
+ * When a waiting run goes on: a `retrying` run's next attempt, a `delayed` run's resumption
+ * (empty for any other run, and for a server that does not say).
+ */
+function waitText(run: Run, now: number): string {
+  if (run.status === "retrying" && typeof run.next_attempt_at_ms === "number")
+    return `attempt ${run.attempt + 1} ${whenText(run.next_attempt_at_ms, now)}`;
+  if (run.status === "delayed" && typeof run.resume_at_ms === "number")
+    return `resumes ${whenText(run.resume_at_ms, now)}`;
+  return "";
+}
+
+/**
+ * The one thing to know about where it stands: when a waiting run goes on, then the error (of
+ * the attempt that failed, for a run being retried), the exit reason, or the HTTP answer.
+ */
+function outcomeText(run: Run, style: Style, now = Date.now()): string {
+  const wait = waitText(run, now);
+  const ended = endText(run, style);
+  return wait ? [style.yellow(wait), ended].filter((t) => t !== "").join("; ") : ended;
+}
+
+function endText(run: Run, style: Style): string {
   if (run.error)
     return style.red(
       `${run.error.step ? `step ${run.error.step}: ` : ""}${run.error.code}: ${run.error.message}`,
@@ -72,7 +95,7 @@ export function runLine(run: Run, style: Style, now = Date.now()): string {
   const parts = [style.dim(clockTime(at)), run.id, statusText(run.status, style), triggerText(run)];
   if (run.ended_at_ms !== null) parts.push(durationText(run.duration_ms), `${stepsDone(run)} steps`);
   if (run.attempt > 1) parts.push(style.yellow(`attempt ${run.attempt}`));
-  const outcome = outcomeText(run, style);
+  const outcome = outcomeText(run, style, now);
   if (outcome) parts.push(outcome);
   return parts.join("  ").replace(/\s*\n\s*/g, " ");
 }
@@ -115,7 +138,15 @@ export function runDetails(run: Run, workflow: Workflow | undefined, style: Styl
     ["status", statusText(run.status, style) + (run.exit_reason ? ` (${run.exit_reason})` : "")],
     ["trigger", triggerText(run) + (run.trigger.event_id ? ` event ${run.trigger.event_id}` : "")],
   ];
-  if (run.attempt > 1) fields.push(["attempt", String(run.attempt)]);
+  const now = Date.now();
+  if (run.status === "retrying" && typeof run.next_attempt_at_ms === "number")
+    fields.push(["next attempt", `#${run.attempt + 1}, ${futureText(run.next_attempt_at_ms, now)}`]);
+  if (run.status === "delayed" && typeof run.resume_at_ms === "number")
+    fields.push(["resumes", futureText(run.resume_at_ms, now)]);
+  const attempts = run.attempts ?? [];
+  // One attempt is the run itself, already shown, unless it failed and a retry waits.
+  const showAttempts = attempts.length > 1 || (attempts.length === 1 && run.status === "retrying");
+  if (!showAttempts && run.attempt > 1) fields.push(["attempt", String(run.attempt)]);
   fields.push([
     "started",
     run.started_at_ms === null
@@ -123,6 +154,8 @@ export function runDetails(run: Run, workflow: Workflow | undefined, style: Styl
       : `${new Date(run.started_at_ms).toISOString()} (${relativeTime(run.started_at_ms)})`,
   ]);
   fields.push(["duration", durationText(run.duration_ms)]);
+  if (showAttempts)
+    attempts.forEach((a, i) => fields.push([i === 0 ? "attempts" : "", attemptText(a, style)]));
   fields.push(["event", eventText(run.event)]);
   if (run.error) {
     const where = run.error.step ? `step ${run.error.step}` : "the run";
@@ -137,6 +170,19 @@ export function runDetails(run: Run, workflow: Workflow | undefined, style: Styl
   if (run.steps.length === 0) lines.push(dim("  (none)"));
   run.steps.forEach((step, i) => lines.push(...stepLines(step, i + 1, style)));
   return lines.join("\n") + "\n";
+}
+
+const futureText = (ms: number, now: number) => `${new Date(ms).toISOString()} (${untilTime(ms, now)})`;
+
+/** One attempt of a retried run: its number, status, start, duration and error. */
+function attemptText(a: RunAttempt, style: Style): string {
+  const parts = [`#${a.attempt}`, statusText(a.status, style), clockTime(a.started_at_ms)];
+  if (a.ended_at_ms !== null) parts.push(durationText(a.ended_at_ms - a.started_at_ms));
+  if (a.error)
+    parts.push(
+      style.red(`${a.error.step ? `step ${a.error.step}: ` : ""}${a.error.code}: ${a.error.message}`),
+    );
+  return parts.join("  ").replace(/\s*\n\s*/g, " ");
 }
 
 function stepLines(step: RunStep, n: number, style: Style): string[] {
