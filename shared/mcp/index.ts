@@ -4,10 +4,11 @@
  * stdio (cli/commands/mcp.ts). Both hand `createHeadwaterMcp` a client that acts as the key's
  * user, so a tool can do exactly what that user's REST calls can, and nothing more.
  *
- *   tools/resources.ts  whoami, components, sources, workflows
+ *   tools/resources.ts  whoami, components, sources
+ *   tools/workflows.ts  workflows: list, create, update (with their execution controls)
  *   tools/events.ts     list, get, wait for, replay, delete events; stats
  *   tools/wiring.ts     subscriptions, send_test_event
- *   tools/runs.ts       workflow runs: list, get, re-run
+ *   tools/runs.ts       workflow runs: list, get, re-run, cancel
  *   resources.ts        headwater://{sources,workflows}/{id}[/events]
  *   prompts.ts          debug_source
  *   streams.ts          the SSE streams behind wait_for_events and resource subscriptions
@@ -22,19 +23,18 @@ import { register, type AnyTool } from "./tools/define.js";
 import { deleteEvents, eventStats, getEvent, listEvents, replayEvents, waitForEventsTool } from "./tools/events.js";
 import {
   createSource,
-  createWorkflow,
   deleteSource,
   getComponent,
   getSource,
   listComponents,
   listSources,
-  listWorkflows,
   updateSource,
   whoami,
 } from "./tools/resources.js";
+import { createWorkflow, listWorkflows, updateWorkflow } from "./tools/workflows.js";
 import { listSubscriptions, sendTestEvent, subscribe, unsubscribe } from "./tools/wiring.js";
 import { listActions, runAction } from "./tools/actions.js";
-import { getRun, listRuns, rerun } from "./tools/runs.js";
+import { cancelRun, getRun, listRuns, rerun } from "./tools/runs.js";
 
 export type { EndpointAnswer, EndpointRequest, LegacySubscriptions, McpDeps } from "./deps.js";
 export { emitterOfEventsUri, requireReadable } from "./emitters.js";
@@ -61,9 +61,11 @@ export const TOOLS: AnyTool[] = [
   unsubscribe,
   listWorkflows,
   createWorkflow,
+  updateWorkflow,
   listRuns,
   getRun,
   rerun,
+  cancelRun,
   sendTestEvent,
   listActions,
   runAction,
@@ -77,7 +79,7 @@ export const toolNamed = (name: string): AnyTool | undefined => TOOL_BY_NAME.get
 /** Who answers: the identity every result and the initialize answer carry. */
 export const serverInfo = (version: string) => ({ name: "headwater", title: "Headwater", version });
 
-const INSTRUCTIONS = `Headwater runs event sources (components that emit events from HTTP requests, timers or APIs) and workflows, for one user: the owner of the API key. Find things with list_sources / get_source; deploy with create_source; read events with list_events (q searches) and get_event; after send_test_event or a deploy, use wait_for_events rather than polling; $errors and $logs channels hold failures and console output (the debug_source prompt reads them for you). A workflow's runs (list_runs, get_run) show what each step did: logs, return values, the error and its stack; rerun runs one again, from a step. Every tool that names a source or workflow takes it as \`id\`. delete_source, delete_events and unsubscribe cannot be undone.`;
+const INSTRUCTIONS = `Headwater runs event sources (components that emit events from HTTP requests, timers or APIs) and workflows, for one user: the owner of the API key. Find things with list_sources / get_source; deploy with create_source; read events with list_events (q searches) and get_event; after send_test_event or a deploy, use wait_for_events rather than polling; $errors and $logs channels hold failures and console output (the debug_source prompt reads them for you). A workflow's runs (list_runs, get_run) show what each step did: logs, return values, the error and its stack; rerun runs one again, from a step; cancel_run stops one that waits (queued, retrying, delayed). create_workflow and update_workflow set how runs are retried (retry), how many run at once (concurrency) and how many start per period (throttle). Every tool that names a source or workflow takes it as \`id\`. delete_source, delete_events and unsubscribe cannot be undone.`;
 
 export interface HeadwaterMcpOptions {
   /** The server's version, shown to clients. */

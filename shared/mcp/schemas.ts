@@ -55,6 +55,16 @@ export const WorkflowOut = z.looseObject({
   active: z.boolean(),
   endpoint_url: z.string(),
   steps: z.array(z.looseObject({ id: z.string(), name: z.string() })),
+  retry: z
+    .looseObject({ max_attempts: z.number(), initial_delay_seconds: z.number(), max_delay_seconds: z.number() })
+    .optional()
+    .describe("how a failed run is retried: max_attempts counts every attempt (1: no retry)"),
+  concurrency: z.number().optional().describe("how many runs may run at once"),
+  throttle: z
+    .looseObject({ limit: z.number(), period_seconds: z.number() })
+    .nullable()
+    .optional()
+    .describe("at most limit runs start in any period_seconds; null: no throttle"),
 });
 
 export const EventOut = z.looseObject({
@@ -83,7 +93,7 @@ export const StatsPointOut = z.object({
 
 /** A workflow run (shared/resources/run.ts); in list_runs its steps carry no logs or values. */
 export const RunOut = z.looseObject({
-  id: z.string().describe("the run id, r_...: get_run's and rerun's run_id"),
+  id: z.string().describe("the run id, r_...: the run_id of get_run, rerun and cancel_run"),
   workflow_id: z.string(),
   status: z.string().describe("queued, running, success, error, exited, retrying, delayed or cancelled"),
   trigger: z
@@ -98,4 +108,10 @@ export const RunOut = z.looseObject({
   response: z.looseObject({ status: z.number() }).nullable().describe("what the HTTP caller was answered, or null"),
   error: z.looseObject({ code: z.string(), message: z.string() }).nullable(),
   exit_reason: z.string().nullable(),
+  next_attempt_at_ms: z.number().nullable().optional().describe("a retrying run's next attempt (ms since the epoch)"),
+  resume_at_ms: z.number().nullable().optional().describe("when a delayed run goes on ($.flow.delay; ms since the epoch)"),
+  attempts: z
+    .array(z.looseObject({ attempt: z.number(), status: z.string() }))
+    .optional()
+    .describe("each attempt of a retried run, oldest first, with its start, end, status and error"),
 });

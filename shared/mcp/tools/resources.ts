@@ -1,16 +1,17 @@
 /**
- * Tools over the user's resources: who they are, their components, sources and workflows.
+ * Tools over the user's resources: who they are, their components and sources (workflows are
+ * workflows.ts's).
  * Each is one REST call (or a few: a name is resolved through the user's own list, and an update
  * reads the source first because REST's PUT takes the whole of it).
  */
 import { z } from "zod";
 import { encodeCursor } from "../../ids.js";
 import type { Client } from "../../client/index.js";
-import type { Component, PropDescriptor, Source, Workflow } from "../../resources/index.js";
+import type { Component, PropDescriptor, Source } from "../../resources/index.js";
 import { MASK, redactConfiguredProps } from "../../secrets.js";
 import { endpointOfSource, resolveSource } from "../emitters.js";
 import { McpRefusal } from "../results.js";
-import { ComponentOut, PageOut, SourceOut, UserOut, WorkflowOut } from "../schemas.js";
+import { ComponentOut, PageOut, SourceOut, UserOut } from "../schemas.js";
 import { CHANGE, CREATE, DESTROY, READ, tool } from "./define.js";
 
 /** `limit` and `cursor` of every list tool: small pages by default. */
@@ -54,8 +55,6 @@ function unmasked(given: Record<string, unknown>, current: Record<string, unknow
 
 /** A component in a list: without its code (get_component has it). */
 const listedComponent = ({ code: _code, ...c }: Component) => c;
-/** A workflow in a list: its steps without their code. */
-const listedWorkflow = (w: Workflow) => ({ ...w, steps: w.steps.map(({ id, name }) => ({ id, name })) });
 
 export const whoami = tool({
   name: "whoami",
@@ -189,41 +188,4 @@ export const deleteSource = tool({
     await deps.client.deleteSource(source.id);
     return { deleted: true as const, id: source.id };
   },
-});
-
-export const listWorkflows = tool({
-  name: "list_workflows",
-  title: "List my workflows",
-  description: "The user's workflows (newest first): id, name, active, endpoint_url and their steps' names (not their code).",
-  input: { ...Paging },
-  output: { workflows: z.array(WorkflowOut), ...PageOut },
-  annotations: READ,
-  list: { listKey: "workflows", cursorAfter: byId },
-  run: async ({ limit, cursor }, { deps }) => {
-    const page = await deps.client.listMyWorkflows({ limit, after: cursor });
-    return { workflows: page.data.map(listedWorkflow), next_cursor: nextCursor(page, limit), total_count: page.page_info.total_count };
-  },
-});
-
-export const createWorkflow = tool({
-  name: "create_workflow",
-  title: "Create a workflow",
-  description:
-    "Creates a workflow: steps of code run in order on each event of the emitters it subscribes to (see subscribe) and on each request to its endpoint_url. A step is `export default defineComponent({ async run({ steps, $ }) { ... } })`; the trigger event is steps.trigger.event, a step's return value steps.<name>.$return_value, and $.send.emit(data) emits an event.",
-  input: {
-    name: z.string().min(1).max(200),
-    steps: z
-      .array(
-        z.object({
-          name: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).max(64).optional().describe("an identifier"),
-          code: z.string().min(1).max(512 * 1024),
-        }),
-      )
-      .min(1)
-      .max(50),
-    active: z.boolean().optional().describe("default true"),
-  },
-  output: { workflow: WorkflowOut },
-  annotations: CREATE,
-  run: async (a, { deps }) => ({ workflow: await deps.client.createWorkflow(a) }),
 });

@@ -1,7 +1,7 @@
 /**
  * Workflow runs for an agent (decisions.md "Workflow runs"): list a workflow's runs, read one
- * whole (every step's status, logs, return value, exports and error), and re-run one, from a
- * step. Each is the REST call of the same name, so an agent sees exactly the runs its key's user
+ * whole (every step's status, logs, return value, exports and error), re-run one, from a step,
+ * and cancel one that waits. Each is the REST call of the same name, so an agent sees exactly the runs its key's user
  * sees. Lists stay small: a listed run's steps are their names, statuses, durations and error
  * messages (get_run has their logs and values), and its event is cut at 1 KB as REST cuts it.
  */
@@ -10,7 +10,7 @@ import { encodeCursor } from "../../ids.js";
 import { RUN_STATUSES, type Run } from "../../resources/index.js";
 import { resolveWorkflowId } from "../emitters.js";
 import { RunOut } from "../schemas.js";
-import { CREATE, READ, tool } from "./define.js";
+import { CREATE, DESTROY, READ, tool } from "./define.js";
 import { nextCursor, Paging } from "./resources.js";
 
 const WorkflowRef = z.string().min(1).max(200).describe("workflow id (p_...) or name");
@@ -107,5 +107,20 @@ export const rerun = tool({
         a.from_step === undefined ? {} : { from_step: a.from_step },
       ),
     };
+  },
+});
+
+export const cancelRun = tool({
+  name: "cancel_run",
+  title: "Cancel a run",
+  description:
+    "Cancels a run that waits: `queued` (not started yet), `retrying` (between attempts) or `delayed` (paused by $.flow.delay). It never goes on: status cancelled, its remaining steps not run. A run that is running or has ended cannot be cancelled (refused with run_not_cancellable). Answers the cancelled run.",
+  input: { id: WorkflowRef, run_id: RunId },
+  output: { run: RunOut },
+  // Destructive: what the run would still have done is given up (rerun runs its event anew).
+  annotations: DESTROY,
+  run: async (a, { deps }) => {
+    const id = await resolveWorkflowId(deps.client, a.id);
+    return { run: await deps.client.cancelWorkflowRun(id, a.run_id) };
   },
 });
