@@ -48,3 +48,31 @@ export async function expectAccessible(
     `axe-core (WCAG 2.1 A/AA) on ${view}`,
   ).toEqual([]);
 }
+
+const SCHEMES = ["light", "dark"] as const;
+
+/**
+ * Audits what `page` shows in both colour schemes (the page's own state, hover included, is
+ * left as it is) and fails with every violation of both, so one run says all there is to fix.
+ */
+export async function expectAccessibleInBothSchemes(
+  page: Page,
+  view: string,
+  opts: { include?: string } = {},
+): Promise<void> {
+  const lines: string[] = [];
+  for (const colorScheme of SCHEMES) {
+    await page.emulateMedia({ colorScheme });
+    // Let transitions on colours settle before axe reads the computed styles.
+    await page.waitForTimeout(250);
+    const findings = await auditPage(page, opts);
+    await test.info().attach(`axe: ${view} (${colorScheme})`, {
+      body: JSON.stringify(findings, null, 2),
+      contentType: "application/json",
+    });
+    for (const f of findings)
+      lines.push(`[${colorScheme}] ${f.rule} (${f.impact}) at ${f.target}: ${f.summary}`);
+  }
+  await page.emulateMedia({ colorScheme: "light" });
+  expect(lines, `axe-core (WCAG 2.1 A/AA) on ${view}, light and dark`).toEqual([]);
+}

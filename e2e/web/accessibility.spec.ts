@@ -7,7 +7,7 @@
  */
 import type { BrowserContext, Page } from "@playwright/test";
 import { startServer, type TestServer, type TestUser } from "../../test/support/server.js";
-import { auditPage } from "../support/axe.js";
+import { expectAccessibleInBothSchemes } from "../support/axe.js";
 import { echoListener, orderEmitter } from "../support/components.js";
 import { expect, requireChromium, screenshot, test } from "../support/fixtures.js";
 import { closeJourney, openJourney } from "../support/journey.js";
@@ -25,32 +25,9 @@ export default {
   async run() { this.$emit({ ok: true }); },
 };`;
 
-const SCHEMES = ["light", "dark"] as const;
-
 async function post(url: string, body: unknown): Promise<void> {
   const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
   if (!res.ok) throw new Error(`POST ${url}: ${res.status}`);
-}
-
-/**
- * Audits what `page` shows in both colour schemes (the page's own state, hover included, is
- * left as it is) and fails with every violation of both, so one run says all there is to fix.
- */
-async function expectAccessibleInBothSchemes(page: Page, view: string, opts: { include?: string } = {}): Promise<void> {
-  const lines: string[] = [];
-  for (const colorScheme of SCHEMES) {
-    await page.emulateMedia({ colorScheme });
-    // Let transitions on colours settle before axe reads the computed styles.
-    await page.waitForTimeout(250);
-    const findings = await auditPage(page, opts);
-    await test.info().attach(`axe: ${view} (${colorScheme})`, {
-      body: JSON.stringify(findings, null, 2),
-      contentType: "application/json",
-    });
-    for (const f of findings) lines.push(`[${colorScheme}] ${f.rule} (${f.impact}) at ${f.target}: ${f.summary}`);
-  }
-  await page.emulateMedia({ colorScheme: "light" });
-  expect(lines, `axe-core (WCAG 2.1 A/AA) on ${view}, light and dark`).toEqual([]);
 }
 
 test.describe("accessibility: every view in light and dark (web mode, a real server)", () => {
@@ -239,6 +216,14 @@ test.describe("accessibility: every view in light and dark (web mode, a real ser
     await page.getByRole("heading", { name: "order digest", level: 2 }).waitFor();
     expect(page.url()).toContain(workflowId);
     await expectAccessibleInBothSchemes(page, "a workflow");
+    // Its runs (none yet: the list's empty state and the live pill; e2e/web/runs.spec.ts audits
+    // a failed run's inspector) and its settings.
+    await page.getByRole("tab", { name: "Runs" }).click();
+    await expect(page.getByText(/^No runs yet/)).toBeVisible();
+    await expectAccessibleInBothSchemes(page, "a workflow's runs (none yet)");
+    await page.getByRole("tab", { name: "Settings" }).click();
+    await expect(page.getByRole("combobox", { name: "Answer HTTP callers" })).toBeVisible();
+    await expectAccessibleInBothSchemes(page, "a workflow's settings");
 
     await page.getByRole("link", { name: "Flow", exact: true }).click();
     await expect(page.getByRole("application", { name: /^Event flow/ })).toBeVisible();

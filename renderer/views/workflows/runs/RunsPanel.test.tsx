@@ -131,6 +131,8 @@ describe("the Runs tab", () => {
       .getAllByRole("tab")
       .map((t) => t.textContent);
     expect(tabs).toEqual([expect.stringMatching(/a.*Reused/), expect.stringMatching(/b.*Success/)]);
+    // It opens on the step it started from.
+    expect(within(pane).getByRole("tab", { selected: true }).textContent).toContain("b");
     expect(rowTexts()[0]![1]).toBe("Re-run of r_run002 from b");
 
     await userEvent.click(within(pane).getByRole("button", { name: "Re-run" }));

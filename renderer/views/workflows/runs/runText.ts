@@ -66,13 +66,16 @@ export function durationText(run: Run, nowMs: number): string {
 
 /**
  * The step an inspector opens on: the failed one of a failed run (by the run's error, else the
- * first step in error), else the one running, else the first.
+ * first step in error), else the one running, else the step a re-run started from, else the
+ * first.
  */
 export function initialStepId(run: Run): string | null {
   const byError = run.error?.cellId ? run.steps.find((s) => s.id === run.error?.cellId) : undefined;
   const failed = byError ?? run.steps.find((s) => s.status === "error");
   const running = run.steps.find((s) => s.status === "running");
-  return (failed ?? running ?? run.steps[0])?.id ?? null;
+  const from = run.trigger.from_step;
+  const rerunFrom = from ? run.steps.find((s) => s.name === from || s.id === from) : undefined;
+  return (failed ?? running ?? rerunFrom ?? run.steps[0])?.id ?? null;
 }
 
 /** The trigger event as the list cuts it (over 1 KB): `{truncated: true, size, preview}`. */
