@@ -66,7 +66,8 @@ test("a failed run shows live, opens on its failed step, and succeeds re-run fro
     await expect(rows.first()).toHaveAttribute("data-run-id", failedId);
     await expect(rows.first().getByRole("gridcell").first()).toHaveText("Error", { timeout: 20_000 });
     await expect(rows.first().getByRole("gridcell").nth(1)).toHaveText("HTTP request");
-    // Nothing re-read the list: the row came over the runs stream.
+    // The list was read once, empty, when the tab opened, and nothing reads it again: the row
+    // (and its change to Error) came over the runs stream.
     await screenshot(page, "runs-01-live-list");
   });
 
