@@ -50,6 +50,7 @@ export const BRIDGE_METHOD_NAMES = [
   "listWorkflowRuns",
   "getWorkflowRun",
   "rerunWorkflowRun",
+  "cancelWorkflowRun",
   "createAccount",
   "listMyAccounts",
   "getAccount",

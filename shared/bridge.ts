@@ -365,6 +365,7 @@ export const bridgeArgs = {
   listWorkflowRuns: z.tuple([WorkflowId, z.optional(RunListQuery)]),
   getWorkflowRun: z.tuple([WorkflowId, RunId]),
   rerunWorkflowRun: z.tuple([WorkflowId, RunId, z.optional(RerunBody)]),
+  cancelWorkflowRun: z.tuple([WorkflowId, RunId]),
   // connected accounts: values go in, only field names come back
   createAccount: z.tuple([CreateAccountBody]),
   listMyAccounts: z.tuple([z.optional(AccountListQuery)]),
@@ -482,6 +483,8 @@ export interface HeadwaterBridge {
   getWorkflowRun(id: string, runId: string): R<Run>;
   /** A new run of the same event (from a step: the steps before it are reused); answered once it ended or after ~10 s. */
   rerunWorkflowRun(id: string, runId: string, body?: RerunBody): R<Run>;
+  /** Cancels a queued, retrying or delayed run (answered `cancelled`); 409 `run_not_cancellable` once it started or ended. */
+  cancelWorkflowRun(id: string, runId: string): R<Run>;
 
   /**
    * Connected accounts: an app's credentials stored once on the server and referenced from a

@@ -84,6 +84,7 @@ export const apiHandlers: Handlers = {
   listWorkflowRuns: (c, id, q) => c.listWorkflowRuns(id, q),
   getWorkflowRun: (c, id, runId) => c.getWorkflowRun(id, runId),
   rerunWorkflowRun: (c, id, runId, body) => c.rerunWorkflowRun(id, runId, body),
+  cancelWorkflowRun: (c, id, runId) => c.cancelWorkflowRun(id, runId),
   createAccount: (c, body) => c.createAccount(body),
   listMyAccounts: (c, q) => c.listMyAccounts(q),
   getAccount: (c, id) => c.getAccount(id),

@@ -555,6 +555,24 @@ export class FakeBridge implements HeadwaterBridge {
       return next;
     });
 
+  /** The server's rule: a queued, retrying or delayed run is cancelled; any other is a 409. */
+  cancelWorkflowRun = (id: string, runId: string) =>
+    this.respond("cancelWorkflowRun", [id, runId], () => {
+      const list = this.runs.get(id) ?? [];
+      const i = list.findIndex((x) => x.id === runId);
+      if (i < 0) throw this.notFound(`run ${runId}`);
+      const r = list[i]!;
+      if (r.status !== "queued" && r.status !== "retrying" && r.status !== "delayed")
+        throw {
+          status: 409,
+          code: "run_not_cancellable",
+          message: `run ${runId} is ${r.status}: only a queued, retrying or delayed run can be cancelled`,
+        } satisfies BridgeError;
+      const cancelled: Run = { ...r, status: "cancelled", next_attempt_at_ms: null, resume_at_ms: null };
+      list[i] = cancelled;
+      return cancelled;
+    });
+
   /** Connected accounts, newest first; the values each was given (the server's secret side). */
   accounts: Account[] = [];
   accountValues = new Map<string, Record<string, unknown>>();

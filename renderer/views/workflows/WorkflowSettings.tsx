@@ -1,5 +1,6 @@
 /**
- * A workflow's settings: how its endpoint answers HTTP callers (`http_response`). A change is
+ * A workflow's settings: how its endpoint answers HTTP callers (`http_response`), and its
+ * execution controls (ExecutionControls.tsx, saved with a button). The answer mode's change is
  * saved at once, shown at once, and rolled back with the error if the server refuses it. A
  * server whose workflows have no such setting (the hosted service) is said to answer at once.
  */
@@ -9,6 +10,7 @@ import { call } from "../../state/bridge.js";
 import { keys } from "../../state/queries.js";
 import { ErrorNote } from "../../ui/ErrorNote.js";
 import { toast } from "../../ui/Toasts.js";
+import { ExecutionControls } from "./ExecutionControls.js";
 
 const MODES: { value: HttpResponseMode; label: string; hint: string }[] = [
   {
@@ -75,6 +77,7 @@ export function WorkflowSettings({ workflow: w }: { workflow: Workflow }) {
         title="Could not change how callers are answered"
         onDismiss={() => save.reset()}
       />
+      <ExecutionControls key={w.id} workflow={w} />
     </div>
   );
 }

@@ -2,20 +2,23 @@
  * The run inspector: one run whole (read again with `getWorkflowRun`, since the list's copy has
  * its event cut at 1 KB), with its trigger event, the answer its HTTP caller got, its error, and
  * its steps, one shown at a time. A failed run opens on its failed step. "Re-run" runs the same
- * event again; each step has "Re-run from this step" (the steps before it are reused).
+ * event again; each step has "Re-run from this step" (the steps before it are reused). A run
+ * that waits (queued, retrying, delayed) has "Cancel"; a retried one lists its attempts.
  */
 import { useQuery } from "@tanstack/react-query";
 import { useState, type KeyboardEvent } from "react";
 import type { Run } from "../../../../shared/resources/index.js";
-import { call } from "../../../state/bridge.js";
+import { BridgeCallError, call } from "../../../state/bridge.js";
 import { absoluteTime, formatDuration, relativeTime } from "../../../state/format.js";
 import { CopyButton } from "../../../ui/CopyButton.js";
 import { ErrorNote } from "../../../ui/ErrorNote.js";
 import { JsonTree } from "../../../ui/JsonTree.js";
 import { Spinner } from "../../../ui/Spinner.js";
+import { RunAttempts, WaitTime } from "./RunAttempts.js";
 import { RunStepPanel } from "./RunStepPanel.js";
 import {
   initialStepId,
+  isCancellable,
   isCutEvent,
   isEnded,
   RUN_STATUS_LABELS,
@@ -29,8 +32,10 @@ export function RunInspector(props: {
   onClose: () => void;
   /** Starts a re-run (from a step's name); resolves when the server answered. */
   onRerun: (fromStep: string | undefined) => Promise<void>;
+  /** Cancels the run; resolves when the server answered. */
+  onCancel: () => Promise<void>;
 }) {
-  const { listed, onClose, onRerun } = props;
+  const { listed, onClose, onRerun, onCancel } = props;
   // The key holds the listed status: each change the stream reports reads the whole run again.
   const full = useQuery({
     queryKey: ["run", listed.workflow_id, listed.id, listed.status, listed.ended_at_ms],
@@ -45,6 +50,8 @@ export function RunInspector(props: {
   const [picked, setPicked] = useState<string | null>(null);
   const [rerunning, setRerunning] = useState<string | null>(null);
   const [rerunError, setRerunError] = useState<unknown>(null);
+  const [cancelling, setCancelling] = useState(false);
+  const [cancelError, setCancelError] = useState<unknown>(null);
   const stepId = picked ?? initialStepId(run);
   const step = run.steps.find((s) => s.id === stepId);
   const setStepId = setPicked;
@@ -58,6 +65,23 @@ export function RunInspector(props: {
       setRerunError(err);
     } finally {
       setRerunning(null);
+    }
+  };
+
+  const cancel = async () => {
+    setCancelling(true);
+    setCancelError(null);
+    try {
+      await onCancel();
+    } catch (err) {
+      // 409: the run left the queue between the last update and the click.
+      setCancelError(
+        err instanceof BridgeCallError && err.status === 409
+          ? new Error("It has already started or ended, so it can no longer be cancelled.")
+          : err,
+      );
+    } finally {
+      setCancelling(false);
     }
   };
 
@@ -92,6 +116,17 @@ export function RunInspector(props: {
         </h3>
         <div className="row-actions">
           <CopyButton text={run.id} label="Copy run ID" />
+          {isCancellable(run) && (
+            <button
+              type="button"
+              className="btn small danger"
+              disabled={cancelling}
+              onClick={() => void cancel()}
+              title="Stop this run before it starts or goes on: its remaining steps never run"
+            >
+              {cancelling ? "Cancelling…" : "Cancel run"}
+            </button>
+          )}
           <button
             type="button"
             className="btn small"
@@ -141,13 +176,17 @@ export function RunInspector(props: {
         {run.next_attempt_at_ms != null && (
           <>
             <dt>Next attempt</dt>
-            <dd>{absoluteTime(run.next_attempt_at_ms)}</dd>
+            <dd>
+              <WaitTime run={run} at={run.next_attempt_at_ms} />
+            </dd>
           </>
         )}
         {run.resume_at_ms != null && (
           <>
             <dt>Resumes</dt>
-            <dd>{absoluteTime(run.resume_at_ms)}</dd>
+            <dd>
+              <WaitTime run={run} at={run.resume_at_ms} />
+            </dd>
           </>
         )}
       </dl>
@@ -164,9 +203,16 @@ export function RunInspector(props: {
           <span className="muted">({run.error.code})</span>
         </p>
       )}
+      <ErrorNote
+        error={cancelError}
+        title="The run was not cancelled"
+        onDismiss={() => setCancelError(null)}
+      />
       {run.status === "exited" && (
         <p className="muted">Ended by $.flow.exit{run.exit_reason ? `: ${run.exit_reason}` : ""}.</p>
       )}
+
+      <RunAttempts run={run} />
 
       <h4 id={`steps-${run.id}`}>Steps</h4>
       {run.steps.length === 0 ? (

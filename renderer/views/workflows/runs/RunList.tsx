@@ -1,12 +1,13 @@
 /**
- * The runs of a workflow as a grid, newest first: status, trigger, started, duration. Keyboard
+ * The runs of a workflow as a grid, newest first: status (a waiting run's next attempt or
+ * resumption beside it, counting down), trigger, started, duration. Keyboard
  * as the events table: the grid is one tab stop; arrows, Page Up/Down, Home and End move the
  * cursor row (aria-activedescendant), Enter opens it; a click opens at once.
  */
 import { useEffect, useRef, useState, type KeyboardEvent } from "react";
 import type { Run } from "../../../../shared/resources/index.js";
 import { absoluteTime, relativeTime } from "../../../state/format.js";
-import { durationText, RUN_STATUS_LABELS, statusTone, triggerText } from "./runText.js";
+import { durationText, RUN_STATUS_LABELS, statusTone, triggerText, waitText } from "./runText.js";
 
 export function RunList(props: {
   runs: readonly Run[];
@@ -78,6 +79,7 @@ export function RunList(props: {
       ) : (
         runs.map((run, i) => {
           const started = run.started_at_ms;
+          const wait = waitText(run, now);
           return (
             <div
               key={run.id}
@@ -99,6 +101,12 @@ export function RunList(props: {
                   {RUN_STATUS_LABELS[run.status]}
                 </span>
                 {run.attempt > 1 && <span className="muted small"> · attempt {run.attempt}</span>}
+                {wait && (
+                  <span className="muted small run-wait" title={absoluteTime(wait.at)}>
+                    {" "}
+                    · {wait.text}
+                  </span>
+                )}
               </div>
               <div role="gridcell" className="c-trigger" title={run.id}>
                 {triggerText(run)}

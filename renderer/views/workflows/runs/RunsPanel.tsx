@@ -1,7 +1,7 @@
 /**
  * The Runs tab of a workflow: its runs as they start, change and end (the list, then the live
  * feed), a filter by status, and the inspector of the open run beside them. Re-runs open the
- * new run. A server without runs gets a note saying so, and nothing else is tried.
+ * new run; a cancelled run shows as cancelled at once. A server without runs gets a note saying so, and nothing else is tried.
  */
 import { useState } from "react";
 import type { StreamStateUpdate } from "../../../../shared/bridge.js";
@@ -33,6 +33,13 @@ export function RunsPanel({ workflowId }: { workflowId: string }) {
     setCursorId(next.id);
     setOpenId(next.id);
     toast(`Re-run ${next.id}: ${RUN_STATUS_LABELS[next.status].toLowerCase()}`);
+  };
+
+  const cancel = async (run: Run) => {
+    const cancelled = await call("cancelWorkflowRun", workflowId, run.id);
+    // The feed reports it too; the answer shows it at once, whichever comes first.
+    feed.add(cancelled);
+    toast(`Run ${cancelled.id} cancelled`);
   };
 
   const statusWords = status ? RUN_STATUS_LABELS[status].toLowerCase() : null;
@@ -104,6 +111,7 @@ export function RunsPanel({ workflowId }: { workflowId: string }) {
             listed={open}
             onClose={() => setOpenId(null)}
             onRerun={(fromStep) => rerun(open, fromStep)}
+            onCancel={() => cancel(open)}
           />
         )}
       </div>

@@ -64,6 +64,35 @@ export function durationText(run: Run, nowMs: number): string {
   return "—";
 }
 
+/** Statuses of a run that waits, which the server can still cancel (decisions.md "Execution controls"). */
+export function isCancellable(run: Pick<Run, "status">): boolean {
+  return run.status === "queued" || run.status === "retrying" || run.status === "delayed";
+}
+
+/**
+ * How long until `ms`, to the second under a minute ("in 4 s"): retries wait seconds, and the
+ * list's relative times say "now" for anything under a minute. "any moment" once it is due
+ * (the server starts it within its next look at due runs).
+ */
+export function untilText(ms: number, nowMs: number): string {
+  const s = Math.ceil((ms - nowMs) / 1000);
+  if (s <= 0) return "any moment";
+  if (s < 60) return `in ${s} s`;
+  const m = Math.round(s / 60);
+  if (m < 60) return `in ${m} min`;
+  const h = Math.round(m / 60);
+  return h < 48 ? `in ${h} h` : `in ${Math.round(h / 24)} days`;
+}
+
+/** What a waiting run waits for, with when: "next attempt in 4 s", "resumes in 2 h"; else null. */
+export function waitText(run: Run, nowMs: number): { text: string; at: number } | null {
+  if (run.status === "retrying" && run.next_attempt_at_ms != null)
+    return { text: `next attempt ${untilText(run.next_attempt_at_ms, nowMs)}`, at: run.next_attempt_at_ms };
+  if (run.status === "delayed" && run.resume_at_ms != null)
+    return { text: `resumes ${untilText(run.resume_at_ms, nowMs)}`, at: run.resume_at_ms };
+  return null;
+}
+
 /**
  * The step an inspector opens on: the failed one of a failed run (by the run's error, else the
  * first step in error), else the one running, else the step a re-run started from, else the
