@@ -1,7 +1,8 @@
 /**
  * What a retried run's inspector adds: when it goes on (a countdown to its next attempt or its
- * resumption), and each attempt with its outcome and error, oldest first. A run tried once has
- * one attempt, which the rest of the inspector already shows: the table is left out then.
+ * resumption), and each attempt made with its outcome and error, oldest first. A run tried once
+ * has one attempt, which the rest of the inspector already shows: the table is left out then,
+ * unless that attempt failed and another is due.
  */
 import { useEffect, useState } from "react";
 import type { Run } from "../../../../shared/resources/index.js";
@@ -31,7 +32,7 @@ export function WaitTime({ run, at }: { run: Run; at: number }) {
 
 export function RunAttempts({ run }: { run: Run }) {
   const attempts = run.attempts ?? [];
-  if (attempts.length < 2) return null;
+  if (attempts.length === 0 || (attempts.length === 1 && run.status !== "retrying")) return null;
   const headingId = `attempts-${run.id}`;
   return (
     <section aria-labelledby={headingId}>
