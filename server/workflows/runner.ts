@@ -30,6 +30,7 @@ import { attemptsAfter, continuationOf, planSteps } from "./runs/continue.js";
 import type { RunChanges } from "./runs/changes.js";
 import { endedRow, finishedRun, plannedSteps, queuedRow, runningRow, type RunHeader } from "./runs/record.js";
 import { responseOf, type CallerAnswers } from "./runs/respond.js";
+import { RetentionTurns } from "./runs/retention.js";
 
 export type { RunWorkflowSteps } from "../runtime/workflow-steps.js";
 
@@ -85,7 +86,7 @@ function queuedMs(jobId: string | undefined): number {
 /** Returns the handler the invocation queue calls for `p_` targets. */
 export function createWorkflowRunner(o: WorkflowRunnerOptions): WorkflowJobHandler {
   const log = o.log ?? (() => undefined);
-  const keep = o.retention ?? DEFAULT_RUN_RETENTION;
+  const retention = new RetentionTurns(o.retention ?? DEFAULT_RUN_RETENTION);
   const writeStart = o.writes
     ? (fn: (db: Db) => Promise<void>) => o.writes!.run(fn)
     : (fn: (db: Db) => Promise<void>) => fn(o.db);
@@ -249,7 +250,7 @@ export function createWorkflowRunner(o: WorkflowRunnerOptions): WorkflowJobHandl
     await platformStep("storing the workflow's results", () =>
       o.events.commit(inputs, {
         jobIds,
-        run: { row, keep },
+        run: { row, keep: retention.next(wf.id) },
         ...(later ? { delayed: [later.job] } : {}),
         ...(usage ? { usage } : {}),
       }),

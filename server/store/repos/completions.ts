@@ -34,9 +34,10 @@ export interface JobCompletion {
   usage?: { userId: string; day: string; invocations: number; computeMs: number; targetId?: string };
   /**
    * A workflow's run record, as it ended (workflows/runner.ts): stored with its results, so a
-   * run is recorded exactly when they are; `keep` is the workflow's run retention.
+   * run is recorded exactly when they are; `keep` is the workflow's run retention, applied when
+   * given (the runner applies it every few runs: runs/retention.ts).
    */
-  run?: { row: RunRow; keep: number };
+  run?: { row: RunRow; keep?: number };
 }
 
 /**
@@ -71,7 +72,7 @@ export async function applyCompletions(trx: Db, completions: JobCompletion[]): P
   for (const c of completions) {
     if (!c.run) continue;
     await saveRunIn(trx, c.run.row);
-    await pruneRunsIn(trx, c.run.row.workflow_id, c.run.keep);
+    if (c.run.keep !== undefined) await pruneRunsIn(trx, c.run.row.workflow_id, c.run.keep);
   }
   const delayed = completions.flatMap((c) => c.delayed ?? []);
   if (delayed.length > 0) await insertJobs(trx, delayed);
