@@ -1,7 +1,9 @@
 /**
  * `npm run bench [filter]`: runs every `bench/*.bench.ts` (or those whose file name contains
  * `filter`) and prints, per case, the median, p95 and operations per second, then the ratios
- * each suite asked for. Nothing here passes or fails on timings.
+ * each suite asked for, of the two cases' medians (labelled so). A suite that measures a pair
+ * itself (interleaved, in one case) prints that pair's ratio instead, once, with its statistic,
+ * and does not ask for it here too. Nothing here passes or fails on timings.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -79,7 +81,7 @@ async function main(): Promise<void> {
       for (const [a, b] of suite.ratios ?? []) {
         const ra = results.get(a);
         const rb = results.get(b);
-        if (ra && rb) console.log(`ratio  ${a} / ${b}: ${(ra.medianMs / rb.medianMs).toFixed(2)}`);
+        if (ra && rb) console.log(`ratio  ${a} / ${b}, median: ${(ra.medianMs / rb.medianMs).toFixed(2)}`);
       }
     } finally {
       await suite.teardown?.();
