@@ -4,8 +4,8 @@
  * its channels, a thrown error on its `$errors` channel and the run's record (runs/record.ts),
  * in ONE transaction with the run's quota count and the deletion of its job (EventStore.commit),
  * so they are delivered after the run, a run is recorded exactly when its results are, and a run
- * whose results are stored never runs again. While the steps run, the run is recorded as
- * `running` (a write that never overwrites a finished record: a late duplicate leaves it be).
+ * whose results are stored never runs again. A run still going after START_ROW_MS is recorded
+ * as `running` (a write that never overwrites a finished record: a late duplicate leaves it be).
  * A platform failure (the sandbox itself failing, or the database refusing the workflow's
  * lookup, its accounts or its results) rejects with PlatformFailure and stores nothing, so the
  * invocation queue retries the job: never lost, and recorded once when it runs.
@@ -59,6 +59,9 @@ export type WorkflowJobHandler = (
 ) => Promise<{ committed: boolean }>;
 
 export const DEFAULT_RUN_RETENTION = 1000;
+
+/** How long a run goes before its `running` row is written (runs that end sooner commit once). */
+export const START_ROW_MS = 200;
 
 function sourceType(job: InvocationJob): "SOURCE" | "WORKFLOW" | "HTTP" {
   if (job.trigger === "http") return "HTTP";
@@ -154,12 +157,19 @@ export function createWorkflowRunner(o: WorkflowRunnerOptions): WorkflowJobHandl
     };
     const segmentMs = Date.now();
     const startedMs = resumed?.started_ms != null ? Number(resumed.started_ms) : segmentMs;
-    // The start is written while the steps run; the end waits for it (see the file's comment).
-    const start = runningRow(header, plannedSteps(planned), startedMs);
-    const started = writeStart((db) => recordRunStart(db, start)).then(
-      () => o.changes?.changed(start),
-      (err: unknown) => log(`recording the start of run ${header.id} failed`, err),
-    );
+    // Followers hear of the start at once; its row is written only if the run is still going
+    // START_ROW_MS later (a commit of its own: most runs end sooner, and their one commit records
+    // them whole). The end waits for that write, which never overwrites a finished record.
+    // (Its version is now: a run going on after a delay was last told at that part's end.)
+    const start = { ...runningRow(header, plannedSteps(planned), startedMs), updated_ms: segmentMs };
+    o.changes?.changed(start);
+    let started: Promise<void> | undefined;
+    const startTimer = setTimeout(() => {
+      started = writeStart((db) => recordRunStart(db, start)).then(
+        () => undefined,
+        (err: unknown) => log(`recording the start of run ${header.id} failed`, err),
+      );
+    }, START_ROW_MS);
     let response: RunResponse | null = null;
     let result;
     try {
@@ -181,7 +191,9 @@ export function createWorkflowRunner(o: WorkflowRunnerOptions): WorkflowJobHandl
       o.answers?.finish(caller);
       throw err;
     }
-    const endedMs = Date.now();
+    clearTimeout(startTimer);
+    // After the start's version (a follower takes each version of a run once).
+    const endedMs = Math.max(Date.now(), segmentMs + 1);
     invocationsTotal.inc({
       kind: "workflow",
       outcome: !result.error ? "ok" : result.error.code === "QUOTA_EXCEEDED" ? "quota_exceeded" : "error",
@@ -246,7 +258,7 @@ export function createWorkflowRunner(o: WorkflowRunnerOptions): WorkflowJobHandl
       attempts,
       later?.waiting,
     );
-    await started;
+    if (started) await started;
     await platformStep("storing the workflow's results", () =>
       o.events.commit(inputs, {
         jobIds,

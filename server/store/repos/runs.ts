@@ -6,46 +6,107 @@
  */
 import type { Db } from "../db.js";
 import type { RunsTable } from "../tables/events.js";
+import { prepared } from "../prepared.js";
 import { pageByCreation, type PageRequest, type PageRows } from "./paging.js";
 
 export type RunRow = RunsTable;
+
+/** Statuses a run may leave for `running`: it waits, or an earlier start of it died (kill -9). */
+export const STARTABLE = ["queued", "running", "retrying", "delayed"];
 
 /** A re-run waiting in the queue. */
 export async function insertQueuedRun(db: Db, row: RunRow): Promise<void> {
   await db.insertInto("runs").values(row).execute();
 }
 
-/** Statuses a run may leave for `running`: it waits, or an earlier start of it died (kill -9). */
-export const STARTABLE = ["queued", "running", "retrying", "delayed"];
-
-/** The row of a run that starts: a finished run's row is left as it is (a late duplicate start). */
-export async function recordRunStart(db: Db, row: RunRow): Promise<void> {
-  await db
+const startRun = prepared((db, $: Required<RunRow>) =>
+  db
     .insertInto("runs")
-    .values(row)
+    .values(allColumns($))
     .onConflict((oc) =>
       oc
         .column("id")
         .doUpdateSet({
-          status: row.status,
-          started_ms: row.started_ms,
-          updated_ms: row.updated_ms,
-          steps_json: row.steps_json,
-          attempt: row.attempt,
+          status: $.status,
+          started_ms: $.started_ms,
+          updated_ms: $.updated_ms,
+          steps_json: $.steps_json,
+          attempt: $.attempt,
+          pending_job_id: null,
+          next_at_ms: null,
         })
         .where("runs.status", "in", STARTABLE),
-    )
-    .execute();
+    ),
+);
+
+/** The row of a run that starts: a finished run's row is left as it is (a late duplicate start). */
+export async function recordRunStart(db: Db, row: RunRow): Promise<void> {
+  await startRun.execute(db, whole(row));
 }
+
+/** The columns a run's record writes after its insert (all but its id and creation time). */
+type RunUpdate = Omit<RunRow, "id" | "created_ms">;
+
+// The statements of every run, built once (store/prepared.ts): a run writes its row twice.
+const saveRun = prepared((db, $: Required<RunRow>) =>
+  db
+    .insertInto("runs")
+    .values(allColumns($))
+    .onConflict((oc) =>
+      oc.column("id").doUpdateSet({
+        workflow_id: $.workflow_id,
+        owner_id: $.owner_id,
+        status: $.status,
+        trigger_json: $.trigger_json,
+        attempt: $.attempt,
+        started_ms: $.started_ms,
+        ended_ms: $.ended_ms,
+        updated_ms: $.updated_ms,
+        event_json: $.event_json,
+        steps_json: $.steps_json,
+        response_json: $.response_json,
+        error_json: $.error_json,
+        exit_reason: $.exit_reason,
+        pending_job_id: $.pending_job_id,
+        next_at_ms: $.next_at_ms,
+        attempts_json: $.attempts_json,
+      } satisfies Required<RunUpdate>),
+    ),
+);
+
+/** The values of an insert, column by column (a prepared statement's arguments stand for each). */
+const allColumns = ($: Required<RunRow>): Required<RunRow> => ({
+  id: $.id,
+  workflow_id: $.workflow_id,
+  owner_id: $.owner_id,
+  status: $.status,
+  trigger_json: $.trigger_json,
+  attempt: $.attempt,
+  created_ms: $.created_ms,
+  started_ms: $.started_ms,
+  ended_ms: $.ended_ms,
+  updated_ms: $.updated_ms,
+  event_json: $.event_json,
+  steps_json: $.steps_json,
+  response_json: $.response_json,
+  error_json: $.error_json,
+  exit_reason: $.exit_reason,
+  pending_job_id: $.pending_job_id,
+  next_at_ms: $.next_at_ms,
+  attempts_json: $.attempts_json,
+});
+
+/** Every column of a row, those a caller left out as NULL (one shape for the prepared statements). */
+const whole = (row: RunRow): Required<RunRow> => ({
+  pending_job_id: null,
+  next_at_ms: null,
+  attempts_json: null,
+  ...row,
+});
 
 /** The run as it ended, in its results' transaction. */
 export async function saveRunIn(trx: Db, row: RunRow): Promise<void> {
-  const { id: _id, created_ms: _created, ...rest } = row;
-  await trx
-    .insertInto("runs")
-    .values(row)
-    .onConflict((oc) => oc.column("id").doUpdateSet(rest))
-    .execute();
+  await saveRun.execute(trx, whole(row));
 }
 
 export async function getRun(
@@ -100,26 +161,35 @@ export async function runsChangedSince(
  * still runs or waits is kept until it ends). Two index reads when there is nothing to cut.
  */
 export async function pruneRunsIn(trx: Db, workflowId: string, keep: number): Promise<void> {
-  const edge = await trx
+  const edge = await pruneEdge.first(trx, { workflowId, keep });
+  if (!edge) return;
+  await pruneBefore.execute(trx, { workflowId, ms: Number(edge.created_ms), id: edge.id });
+}
+
+/** Statuses of a run not yet ended: retention leaves them be. */
+const WAITING = ["queued", "running", "retrying", "delayed"];
+
+const pruneEdge = prepared((db, $: { workflowId: string; keep: number }) =>
+  db
     .selectFrom("runs")
     .select(["created_ms", "id"])
-    .where("workflow_id", "=", workflowId)
+    .where("workflow_id", "=", $.workflowId)
     .orderBy("created_ms", "desc")
     .orderBy("id", "desc")
     .limit(1)
-    .offset(keep)
-    .executeTakeFirst();
-  if (!edge) return;
-  const ms = Number(edge.created_ms);
-  await trx
+    .offset($.keep),
+);
+// A range on runs_workflow: `NOT IN` (not `IN`) keeps the planner off runs_workflow_status, which
+// would visit every run of the workflow.
+const pruneBefore = prepared((db, $: { workflowId: string; ms: number; id: string }) =>
+  db
     .deleteFrom("runs")
-    .where("workflow_id", "=", workflowId)
+    .where("workflow_id", "=", $.workflowId)
     .where((eb) =>
-      eb.or([eb("created_ms", "<", ms), eb.and([eb("created_ms", "=", ms), eb("id", "<=", edge.id)])]),
+      eb.or([eb("created_ms", "<", $.ms), eb.and([eb("created_ms", "=", $.ms), eb("id", "<=", $.id)])]),
     )
-    .where("status", "in", ["success", "error", "exited", "cancelled"])
-    .execute();
-}
+    .where("status", "not in", WAITING),
+);
 
 export async function deleteRunsOf(db: Db, workflowId: string): Promise<void> {
   await db.deleteFrom("runs").where("workflow_id", "=", workflowId).execute();
