@@ -16,8 +16,12 @@ export function openStreams(app: FastifyInstance): Set<ServerResponse> {
   return open;
 }
 
-/** Takes the reply over and starts the stream; `onClose` runs once when the client goes. */
-export function startSse(reply: FastifyReply, open: Set<ServerResponse>): ServerResponse {
+/**
+ * Takes the reply over and starts the stream. Resolves once the headers and the handshake have
+ * reached the socket: streams then write to the socket itself (event-stream.ts), and a write
+ * there must never overtake the headers, which Node 24.22 may still hold in the response.
+ */
+export async function startSse(reply: FastifyReply, open: Set<ServerResponse>): Promise<ServerResponse> {
   reply.hijack();
   const res = reply.raw;
   res.writeHead(200, {
@@ -28,8 +32,12 @@ export function startSse(reply: FastifyReply, open: Set<ServerResponse>): Server
   });
   // (optional call: a request made in-process by `app.inject`, as MCP's tools do, has no TCP socket)
   res.socket?.setNoDelay?.(true);
-  res.write(HANDSHAKE);
   open.add(res);
   res.on("close", () => open.delete(res));
+  await new Promise<void>((resolve) => {
+    res.write(HANDSHAKE, () => resolve());
+    // A client gone before the handshake was written: nothing waits for the write any more.
+    res.once("close", () => resolve());
+  });
   return res;
 }

@@ -113,7 +113,8 @@ export const runStreamRoutes: FastifyPluginAsync<{
     const user = await app.authenticate(request);
     const id = request.params.id;
     if (!id.startsWith("p_") || !(await o.owns(user.id, id))) throw notFound(`workflow ${id}`);
-    const res = startSse(reply, open);
+    const res = await startSse(reply, open);
+    if (res.destroyed) return; // the client left before the stream began
     const unfollow = o.runs.changes.follow(id, (row) => {
       if (row.owner_id !== user.id) return;
       res.write(`id: ${row.id}\ndata: ${JSON.stringify(runOfRow(row, true))}\n\n`);

@@ -45,7 +45,8 @@ export const streamRoutes: FastifyPluginAsync<StreamRouteOptions> = async (app, 
       throw err;
     }
 
-    const res = startSse(reply, streams);
+    const res = await startSse(reply, streams);
+    if (res.destroyed) return; // the client left before the stream began
     runEventStream(res, {
       db: o.db,
       bus: o.events.bus,
