@@ -6,6 +6,7 @@
  *   route(app, { method: "GET", url: "/sources/:id", summary: "A source", params: IdParams,
  *                response: Data(Source) }, async ({ params, user }) => ({ data: ... }));
  */
+import { Readable } from "node:stream";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import type { ApiRouteDoc } from "../../shared/openapi.js";
@@ -15,6 +16,7 @@ import type { Requester } from "../users/requester.js";
 import { requireAdmin } from "./auth.js";
 import { HttpError, parseOr400 } from "./errors.js";
 import { applyFieldSelection, takeFieldSelection } from "./fields.js";
+import { JsonBytes } from "./json-text.js";
 
 declare module "fastify" {
   interface FastifyInstance {
@@ -134,6 +136,17 @@ export function route<
       const result = await handler(ctx);
       if (reply.sent) return reply;
       if (status === 204) return reply.code(204).send();
+      if (result instanceof JsonBytes) {
+        if (!selection.include && !selection.exclude) {
+          // Its parts as they are (a run's megabytes are not copied again), one write each.
+          return reply
+            .code(status)
+            .type("application/json; charset=utf-8")
+            .header("content-length", result.length)
+            .send(Readable.from(result.parts, { objectMode: false }));
+        }
+        return reply.code(status).send(applyFieldSelection(JSON.parse(result.toString()), selection));
+      }
       return reply.code(status).send(applyFieldSelection(result, selection));
     },
   });

@@ -166,6 +166,10 @@ describe.each(testDatabases())("workflow runs on $name", (db) => {
     expect(
       ((await alice.client.getWorkflowRun(wf.id, id)).event as { body: { blob: string } }).body.blob,
     ).toHaveLength(3000);
+    const picked = await alice.client.raw("GET", `/workflows/${wf.id}/runs/${id}`, {
+      query: { include: "id,status" },
+    });
+    expect(picked).toEqual({ data: { id, status: "success" } });
   });
 
   it("re-runs a run, and from a step after fixing it, reusing the earlier steps' results", async () => {

@@ -19,7 +19,7 @@ import { utf8Prefix } from "../../events/summaries.js";
 import { componentStack, scrubServerPaths } from "../../runtime/stacks.js";
 import type { ReusedResults, RunWorkflowStepsResult, StepLogLine } from "../../runtime/workflow-steps.js";
 import type { WorkflowStep } from "../../../shared/resources/index.js";
-import type { RunRow } from "../../store/repos/runs.js";
+import type { RunHeadRow, RunRow, RunRowBytes } from "../../store/repos/runs.js";
 
 /** What a run is told of the step list: the workflow's steps, and which of them are reused. */
 export interface PlannedStep extends WorkflowStep {
@@ -264,15 +264,10 @@ export function endedRow(
   };
 }
 
-/** The Run resource of a row; in lists (`cutEvent`) an event over 1 KB is `{truncated, size, preview}`. */
-export function runOfRow(row: RunRow, cutEvent: boolean): Run {
+/** A run's fields before its event and steps (`runOfRow` and `runJsonOfRow` keep the Run's field order). */
+function runHead(row: RunHeadRow) {
   const started = row.started_ms === null ? null : Number(row.started_ms);
   const ended = row.ended_ms === null ? null : Number(row.ended_ms);
-  const eventBytes = Buffer.byteLength(row.event_json);
-  const event =
-    cutEvent && eventBytes > RUN_LIMITS.listEventBytes
-      ? { truncated: true, size: eventBytes, preview: utf8Prefix(row.event_json, RUN_LIMITS.listEventBytes) }
-      : (JSON.parse(row.event_json) as unknown);
   return {
     id: row.id,
     workflow_id: row.workflow_id,
@@ -282,8 +277,12 @@ export function runOfRow(row: RunRow, cutEvent: boolean): Run {
     started_at_ms: started,
     ended_at_ms: ended,
     duration_ms: started !== null && ended !== null ? ended - started : null,
-    event,
-    steps: JSON.parse(row.steps_json) as RunStep[],
+  };
+}
+
+/** A run's fields after its event and steps. */
+function runTail(row: RunHeadRow) {
+  return {
     response: row.response_json ? (JSON.parse(row.response_json) as RunResponse) : null,
     error: row.error_json ? (JSON.parse(row.error_json) as RunError) : null,
     exit_reason: row.exit_reason,
@@ -291,4 +290,36 @@ export function runOfRow(row: RunRow, cutEvent: boolean): Run {
     resume_at_ms: row.status === "delayed" && row.next_at_ms != null ? Number(row.next_at_ms) : null,
     attempts: row.attempts_json ? (JSON.parse(row.attempts_json) as RunAttempt[]) : [],
   };
+}
+
+/** The Run resource of a row; in lists (`cutEvent`) an event over 1 KB is `{truncated, size, preview}`. */
+export function runOfRow(row: RunRow, cutEvent: boolean): Run {
+  const eventBytes = cutEvent ? Buffer.byteLength(row.event_json) : 0;
+  const event =
+    eventBytes > RUN_LIMITS.listEventBytes
+      ? { truncated: true, size: eventBytes, preview: utf8Prefix(row.event_json, RUN_LIMITS.listEventBytes) }
+      : (JSON.parse(row.event_json) as unknown);
+  return {
+    ...runHead(row),
+    event,
+    steps: JSON.parse(row.steps_json) as RunStep[],
+    ...runTail(row),
+  };
+}
+
+/**
+ * The JSON text of `runOfRow(row, false)` as UTF-8, made without parsing the event and steps: they
+ * are stored as JSON text, and a run's steps can hold megabytes of logs and values that a read
+ * would otherwise parse only to stringify again.
+ */
+export function runJsonBytes(row: RunRowBytes): Buffer {
+  const head = JSON.stringify(runHead(row));
+  const tail = JSON.stringify(runTail(row));
+  return Buffer.concat([
+    Buffer.from(`${head.slice(0, -1)},"event":`),
+    row.event_bytes,
+    Buffer.from(`,"steps":`),
+    row.steps_bytes,
+    Buffer.from(`,${tail.slice(1)}`),
+  ]);
 }

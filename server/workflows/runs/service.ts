@@ -13,10 +13,11 @@ import type { Db } from "../../store/db.js";
 import { newJobId } from "../../store/repos/jobs.js";
 import type { PageRequest, PageRows } from "../../store/repos/paging.js";
 import { ConflictError } from "../../errors.js";
-import { cancelRunIn, getRun, insertQueuedRun, listRuns, type RunRow } from "../../store/repos/runs.js";
+import { cancelRunIn, getRun, getRunBytes, getRunHead, insertQueuedRun, listRuns, type RunRow } from "../../store/repos/runs.js";
 import { getWorkflow } from "../../store/repos/workflows.js";
+import { RunAnswerCache } from "./answer-cache.js";
 import type { RunChanges } from "./changes.js";
-import { plannedSteps, queuedRow, runOfRow, type RunHeader } from "./record.js";
+import { plannedSteps, queuedRow, runJsonBytes, runOfRow, type RunHeader } from "./record.js";
 
 /** A re-run the service refuses (a 400 for the API). */
 export class RunInputError extends Error {}
@@ -32,6 +33,8 @@ export class RunService {
     private readonly db: Db,
     private readonly queue: Pick<InvocationQueue, "enqueueIn" | "wake">,
     readonly changes: RunChanges,
+    /** Ended runs' answers, by default within 32 MB. */
+    private readonly answers = new RunAnswerCache(32 * 1024 * 1024),
   ) {}
 
   /** undefined when the workflow is not the owner's. */
@@ -49,6 +52,27 @@ export class RunService {
   async get(ownerId: string, workflowId: string, runId: string): Promise<Run | undefined> {
     const row = await getRun(this.db, ownerId, workflowId, runId);
     return row && runOfRow(row, false);
+  }
+
+  /**
+   * `get`'s run as the UTF-8 bytes of its JSON, for the API's detail answer: sent as stored
+   * (runJsonBytes), an ended run from the cache after its row is checked (answer-cache.ts).
+   */
+  async detail(ownerId: string, workflowId: string, runId: string): Promise<Buffer | undefined> {
+    const head = await getRunHead(this.db, ownerId, workflowId, runId);
+    if (!head) {
+      this.answers.delete(runId);
+      return undefined;
+    }
+    const version = Number(head.updated_ms);
+    const cached = this.answers.get(runId, version);
+    if (cached) return cached;
+    const row = await getRunBytes(this.db, ownerId, workflowId, runId);
+    if (!row) return undefined;
+    const bytes = runJsonBytes(row);
+    const ended = row.ended_ms !== null && ENDED_RUN_STATUSES.includes(row.status as Run["status"]);
+    if (ended) this.answers.set(runId, Number(row.updated_ms), bytes);
+    return bytes;
   }
 
   /** The new run (undefined: workflow or run not found); RunInputError for a step it cannot start from. */
