@@ -43,7 +43,7 @@ export interface WorkflowRunnerOptions {
   /** Where a run's start is written (SQLite shares the turn's transaction); default: the db. */
   writes?: Pick<WriteGroup, "run">;
   /** Told of each run's start and end (the runs stream, re-runs waiting for their end). */
-  changes?: Pick<RunChanges, "changed">;
+  changes?: Pick<RunChanges, "changed" | "follows">;
   /** Answers the HTTP caller that waits for a run (`http_response: "workflow"`). */
   answers?: CallerAnswers;
   /** Runs kept per workflow (HEADWATER_RUN_RETENTION). */
@@ -161,10 +161,12 @@ export function createWorkflowRunner(o: WorkflowRunnerOptions): WorkflowJobHandl
     // START_ROW_MS later (a commit of its own: most runs end sooner, and their one commit records
     // them whole). The end waits for that write, which never overwrites a finished record.
     // (Its version is now: a run going on after a delay was last told at that part's end.)
-    const start = { ...runningRow(header, plannedSteps(planned), startedMs), updated_ms: segmentMs };
-    o.changes?.changed(start);
+    // The row is made only for a follower or for that write: most runs need neither.
+    const startRow = () => ({ ...runningRow(header, plannedSteps(planned), startedMs), updated_ms: segmentMs });
+    if (o.changes?.follows(wf.id)) o.changes.changed(startRow());
     let started: Promise<void> | undefined;
     const startTimer = setTimeout(() => {
+      const start = startRow();
       started = writeStart((db) => recordRunStart(db, start)).then(
         () => undefined,
         (err: unknown) => log(`recording the start of run ${header.id} failed`, err),

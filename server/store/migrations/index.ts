@@ -15,6 +15,7 @@ import * as searchIndexFile from "./0009_search_index_file.js";
 import * as accounts from "./0010_accounts.js";
 import * as workflowRuns from "./0011_workflow_runs.js";
 import * as executionControls from "./0012_execution_controls.js";
+import * as runsOneIndex from "./0013_runs_one_index.js";
 
 export const migrations: Record<string, Migration> = {
   "0001_core": core,
@@ -29,4 +30,5 @@ export const migrations: Record<string, Migration> = {
   "0010_accounts": accounts,
   "0011_workflow_runs": workflowRuns,
   "0012_execution_controls": executionControls,
+  "0013_runs_one_index": runsOneIndex,
 };

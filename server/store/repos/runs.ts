@@ -247,8 +247,8 @@ const pruneEdge = prepared((db, $: { workflowId: string; keep: number }) =>
     .limit(1)
     .offset($.keep),
 );
-// A range on runs_workflow: `NOT IN` (not `IN`) keeps the planner off runs_workflow_status, which
-// would visit every run of the workflow.
+// A range on runs_workflow; the index holds the status too, so the runs that wait are kept
+// without reading their rows.
 const pruneBefore = prepared((db, $: { workflowId: string; ms: number; id: string }) =>
   db
     .deleteFrom("runs")

@@ -54,6 +54,11 @@ export class RunChanges {
     };
   }
 
+  /** Whether anyone here follows the workflow's runs (so a run's row need not be made for them). */
+  follows(workflowId: string): boolean {
+    return this.listeners.has(workflowId);
+  }
+
   /** A run's row was written (committed) here. */
   changed(row: RunRow): void {
     const set = this.listeners.get(row.workflow_id);
