@@ -40,7 +40,7 @@ export default defineBench("actions", async () => {
         name: "workflow code step, runtime only",
         run: async () => {
           const r = await runtime.runWorkflowSteps({ ownerId, steps: [{ id: "c_bench", name: "add", code: STEP }], triggerEvent: {}, context: {} });
-          check(r.returnValues.add === 2, "the step");
+          check(r.steps[0]?.return_value === 2, "the step");
         },
         iterations: 300,
         warmup: 30,

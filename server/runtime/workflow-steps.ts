@@ -74,8 +74,6 @@ export interface StepLogLine {
 }
 
 export interface RunWorkflowStepsResult {
-  /** Each step's return value, by step name (steps after a failure are absent). */
-  returnValues: Record<string, unknown>;
   /** `$.send.emit` stores `{raw_event: data}`; legacy `$send.emit(x)` stores x. In call order. */
   emits: Array<{ data: unknown; channel: string }>;
   error?: WorkflowStepError;
@@ -116,7 +114,6 @@ export interface WorkflowStepDeps {
 }
 
 const fail = (code: string, message: string, cellId = ""): RunWorkflowStepsResult => ({
-  returnValues: {},
   emits: [],
   error: { cellId, code, message, stack: "" },
   logs: [],
@@ -193,13 +190,13 @@ export function createWorkflowStepRunner(deps: WorkflowStepDeps): RunWorkflowSte
     }
     const t0 = Date.now();
     const logs: StepLogLine[] = [];
-    let running: number | undefined;
+    const requestId = randomUUID();
     let outcome;
     try {
       outcome = await lease.proc.request(
         {
           t: "steps",
-          id: randomUUID(),
+          id: requestId,
           steps,
           packageDirs,
           triggerEvent: input.triggerEvent ?? null,
@@ -214,7 +211,6 @@ export function createWorkflowStepRunner(deps: WorkflowStepDeps): RunWorkflowSte
               ts_ms: Date.now(),
               step: m.item,
             });
-          else if (m.t === "step") running = m.item;
           else if (m.t === "respond") input.respond?.(m.response);
         },
       );
@@ -222,7 +218,11 @@ export function createWorkflowStepRunner(deps: WorkflowStepDeps): RunWorkflowSte
       lease.release();
     }
     const computeMs = Date.now() - t0;
-    const stopped = { logs, computeMs, ran: true, stoppedAt: running };
+    const stoppedAt =
+      outcome.kind === "done" ? undefined : stepInProgress(outcome.progress, requestId, steps.length);
+    const stopped = { logs, computeMs, ran: true, stoppedAt };
+    // The error of a run stopped mid-step is that step's.
+    const stoppedStep = stoppedAt === undefined ? "" : (steps[stoppedAt]?.id ?? "");
     switch (outcome.kind) {
       case "crash":
         // The steps ran until the worker died (a component can make it die): that compute
@@ -233,23 +233,29 @@ export function createWorkflowStepRunner(deps: WorkflowStepDeps): RunWorkflowSte
       case "timeout":
         return redacted(
           {
-            ...fail("TIMEOUT", `the workflow ran longer than ${deps.timeoutMs} ms and was stopped`),
+            ...fail(
+              "TIMEOUT",
+              `the workflow ran longer than ${deps.timeoutMs} ms and was stopped`,
+              stoppedStep,
+            ),
             ...stopped,
           },
           redactors,
         );
       case "oom":
-        return { ...fail("OUT_OF_MEMORY", "the workflow ran out of memory and was stopped"), ...stopped };
+        return {
+          ...fail("OUT_OF_MEMORY", "the workflow ran out of memory and was stopped", stoppedStep),
+          ...stopped,
+        };
       case "done": {
         const err = outcome.message.error;
         if (err) return redacted({ ...fail(err.name, err.message), ...stopped }, redactors);
         const result = outcome.message.result as Pick<
           RunWorkflowStepsResult,
-          "returnValues" | "emits" | "error" | "steps" | "exit" | "delay"
+          "emits" | "error" | "steps" | "exit" | "delay"
         >;
         return redacted(
           {
-            returnValues: result.returnValues,
             emits: result.emits,
             steps: result.steps ?? [],
             ...(result.error ? { error: result.error } : {}),
@@ -264,6 +270,18 @@ export function createWorkflowStepRunner(deps: WorkflowStepDeps): RunWorkflowSte
       }
     }
   };
+}
+
+/**
+ * The step a stopped worker was running, from its progress note (`<request id> <index>`, process.ts
+ * PROGRESS_FILE): only an index of this request's steps counts, as the sandboxed code could have
+ * written the file too.
+ */
+function stepInProgress(note: string | undefined, requestId: string, steps: number): number | undefined {
+  const m = note && /^(\S+) (\d{1,6})\n/.exec(note);
+  if (!m || m[1] !== requestId) return undefined;
+  const i = Number(m[2]);
+  return i < steps ? i : undefined;
 }
 
 /** The run's output with the opened credentials' values hidden (what is stored or streamed of it). */

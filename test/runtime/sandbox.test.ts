@@ -9,6 +9,10 @@ import { SandboxPool } from "../../server/runtime/sandbox/pool.js";
 import { createWorkflowStepRunner, type RunWorkflowSteps } from "../../server/runtime/workflow-steps.js";
 import { openDb, type OpenedDb } from "../../server/store/db.js";
 import { QuotasRepo } from "../../server/store/repos/quotas.js";
+
+/** What each step that ran returned, by step id. */
+const returned = (r: Awaited<ReturnType<RunWorkflowSteps>>) =>
+  Object.fromEntries(r.steps.map((s) => [s.id, s.return_value]));
 import { tempDataDir } from "./helpers.js";
 
 describe("sandbox", () => {
@@ -51,7 +55,7 @@ describe("sandbox", () => {
       ],
     });
     expect(result.error).toBeUndefined();
-    expect(result.returnValues).toEqual({ double: 4, send: { ok: true } });
+    expect(returned(result)).toEqual({ c_1: 4, c_2: { ok: true } });
     expect(result.logs).toEqual([{ level: "log", message: "not an error", step: 1, ts_ms: expect.any(Number) }]);
     expect(result.emits).toEqual([
       { data: { raw_event: { got: 4 } }, channel: "" },
@@ -71,16 +75,17 @@ describe("sandbox", () => {
         { id: "c_c", name: "c", code: `export default { async run({ $ }) { $.send.emit("never"); } }` },
       ],
     });
-    expect(result.returnValues).toEqual({ a: "a" });
+    expect(returned(result)).toEqual({ c_a: "a" });
     expect(result.emits).toEqual([{ data: { raw_event: 1 }, channel: "" }]);
     expect(result.error).toMatchObject({ cellId: "c_b", code: "TypeError", message: "bad input", stack: expect.stringContaining("bad input") });
   });
 
   it("stops a looping step (TIMEOUT) and the owner's next run works", async () => {
     const looping = await runSteps({ ownerId: "u_wf", triggerEvent: {}, context: {}, steps: [{ id: "c_l", name: "l", code: `export default { run() { for (;;) {} } }` }] });
-    expect(looping.error).toMatchObject({ code: "TIMEOUT" });
+    expect(looping.error).toMatchObject({ code: "TIMEOUT", cellId: "c_l" });
+    expect(looping.stoppedAt).toBe(0);
     const fine = await runSteps({ ownerId: "u_wf", triggerEvent: {}, context: {}, steps: [{ id: "c_f", name: "f", code: `export default { run() { return 1; } }` }] });
-    expect(fine.returnValues).toEqual({ f: 1 });
+    expect(returned(fine)).toEqual({ c_f: 1 });
   });
 
   it("never lends one owner's process to another, and bounds the total", async () => {

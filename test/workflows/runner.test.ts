@@ -58,7 +58,6 @@ describe("workflow runner", () => {
   it("appends emits with the job's hop count and the error in the spec's shape", async () => {
     result = {
       ...ran,
-      returnValues: {},
       emits: [{ data: { raw_event: 1 }, channel: "" }, { data: { raw_event: 2 }, channel: "default" }],
       error: { cellId: "c_1", code: "Error", message: "nope", stack: "Error: nope" },
     };
@@ -75,7 +74,7 @@ describe("workflow runner", () => {
   });
 
   it("turns a failed append into a PlatformFailure, so the queue retries the job", async () => {
-    result = { ...ran, returnValues: {}, emits: [{ data: 1, channel: "" }] };
+    result = { ...ran, emits: [{ data: 1, channel: "" }] };
     events.failNext = true;
     await expect(runner()(job)).rejects.toBeInstanceOf(PlatformFailure);
     await runner()(job);
@@ -83,7 +82,7 @@ describe("workflow runner", () => {
   });
 
   it("does nothing for a job of another owner or a missing workflow", async () => {
-    result = { ...ran, returnValues: {}, emits: [{ data: 1, channel: "" }] };
+    result = { ...ran, emits: [{ data: 1, channel: "" }] };
     await runner()({ ...job, ownerId: "u_2" });
     await runner()({ ...job, targetId: "p_gone" });
     expect(events.appended).toEqual([]);

@@ -50,7 +50,11 @@ describe.each(testDatabases())("workflow runs on $name", (db) => {
   beforeAll(async () => {
     srv = await startServer({
       db,
-      env: { HEADWATER_WORKFLOW_RESPONSE_TIMEOUT_MS: "1500", HEADWATER_RUN_RETENTION: "5" },
+      env: {
+        HEADWATER_WORKFLOW_RESPONSE_TIMEOUT_MS: "1500",
+        HEADWATER_RUN_RETENTION: "5",
+        HEADWATER_INVOCATION_TIMEOUT_MS: "6000",
+      },
     });
     alice = await srv.newUser();
     bob = await srv.newUser();
@@ -149,6 +153,34 @@ describe.each(testDatabases())("workflow runs on $name", (db) => {
     expect(run.status).toBe("success");
     expect((await alice.client.listWorkflowEvents(wf.id)).data).toEqual([]);
   });
+
+  it(
+    "names the step a run was stopped in when it runs out of time, after the steps before it",
+    { timeout: 40_000 },
+    async () => {
+      const wf = await alice.client.createWorkflow({
+        name: "hangs",
+        steps: [
+          { name: "first", code: step(`return 1;`) },
+          { name: "second", code: step(`return 2;`) },
+          { name: "spins", code: step(`console.log("spinning"); for (;;) {}`) },
+          { name: "never", code: step(`return 4;`) },
+        ],
+      });
+      const res = await send(wf.endpoint_url, {});
+      const run = await ended(alice, wf.id, res.headers.get("x-headwater-run-id")!, 30_000);
+      expect(run.status).toBe("error");
+      expect(run.error).toMatchObject({ code: "TIMEOUT", step: "spins" });
+      expect(run.steps.map((s) => [s.name, s.status])).toEqual([
+        ["first", "success"],
+        ["second", "success"],
+        ["spins", "error"],
+        ["never", "skipped"],
+      ]);
+      expect(run.steps[2]!.error).toMatchObject({ name: "TIMEOUT" });
+      expect(run.steps[2]!.logs.map((l) => l.message)).toEqual(["spinning"]);
+    },
+  );
 
   it("cuts big events in lists unless expand=event, and keeps them whole in a run", async () => {
     const wf = await alice.client.createWorkflow({ name: "big", steps: [{ code: step("return 1;") }] });

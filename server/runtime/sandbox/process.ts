@@ -75,12 +75,40 @@ export interface NetworkPolicy {
   blockedPorts: number[];
 }
 
-/** How a request ended. `done` carries the worker's final message. */
+/**
+ * How a request ended. `done` carries the worker's final message; the others, what the worker
+ * last wrote to PROGRESS_FILE (which step of a run it was in), if anything.
+ */
 export type Outcome =
   | { kind: "done"; message: WorkerDone }
-  | { kind: "timeout" }
-  | { kind: "oom" }
-  | { kind: "crash"; detail: string };
+  | { kind: "timeout"; progress?: string }
+  | { kind: "oom"; progress?: string }
+  | { kind: "crash"; detail: string; progress?: string };
+
+/** Where a worker notes which step of a workflow run it is in (worker.cjs `markProgress`), in its temp dir. */
+export const PROGRESS_FILE = ".headwater-progress";
+
+/**
+ * The worker's progress note, read once it has exited. The file is in a directory the sandboxed
+ * code can write to: a link is not followed, a FIFO does not block, and only 64 bytes are read;
+ * the caller trusts nothing of it but a step index of its own request.
+ */
+function readProgress(tmpDir: string): string | undefined {
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(
+      path.join(tmpDir, PROGRESS_FILE),
+      fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK,
+    );
+    if (!fs.fstatSync(fd).isFile()) return undefined;
+    const buf = Buffer.alloc(64);
+    return buf.toString("utf8", 0, fs.readSync(fd, buf, 0, 64, 0));
+  } catch {
+    return undefined; // none written: the worker stopped before any step, or was not running one
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+}
 
 export interface WorkerError {
   name: string;
@@ -102,7 +130,7 @@ export interface WorkerDone {
  * the run's `item` index, and `itemDone` ends each run (`dbChanges`, `error?`).
  */
 export interface WorkerStream {
-  t: "emit" | "log" | "respond" | "itemDone" | "step";
+  t: "emit" | "log" | "respond" | "itemDone";
   id: string;
   item?: number;
   [k: string]: unknown;
@@ -349,6 +377,8 @@ export class SandboxProcess {
     this.exited = true;
     if (this.watchdog) clearInterval(this.watchdog);
     this.egress.close();
+    // Read before the directory goes; only a request it did not finish needs it.
+    const progress = this.pending ? readProgress(this.tmpDir) : undefined;
     fs.rm(this.tmpDir, { recursive: true, force: true }, () => undefined);
     const heapAbort =
       /heap out of memory|Reached heap limit|Allocation failed|Fatal process out of memory/i.test(
@@ -359,12 +389,14 @@ export class SandboxProcess {
       signal === "SIGXCPU" ||
       (this.isolation === "namespaces" && code === 128 + os.constants.signals.SIGXCPU);
     let outcome: Outcome;
-    if (this.killedFor === "timeout" || cpuLimit) outcome = { kind: "timeout" };
-    else if (this.killedFor === "oom" || heapAbort) outcome = { kind: "oom" };
+    const noted = progress === undefined ? {} : { progress };
+    if (this.killedFor === "timeout" || cpuLimit) outcome = { kind: "timeout", ...noted };
+    else if (this.killedFor === "oom" || heapAbort) outcome = { kind: "oom", ...noted };
     else
       outcome = {
         kind: "crash",
         detail: `sandbox worker exited (${signal ?? code}): ${this.stderrTail.trim().slice(-500)}`,
+        ...noted,
       };
     this.finish(outcome);
   }

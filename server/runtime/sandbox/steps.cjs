@@ -91,8 +91,6 @@ function responseOf(r) {
 async function runSteps(input, hooks = {}) {
   /** @type {Array<{ data: unknown, channel: string }>} */
   const emits = [];
-  /** @type {Record<string, unknown>} */
-  const returnValues = {};
   /** @type {Array<Record<string, unknown>>} */
   const done = [];
   /** @type {Record<string, any>} */
@@ -129,12 +127,11 @@ async function runSteps(input, hooks = {}) {
   };
   const end = (/** @type {Record<string, unknown>} */ extra = {}) => {
     hooks.onStep?.(undefined);
-    return { returnValues, emits, steps: done, ...extra };
+    return { emits, steps: done, ...extra };
   };
   for (const [i, step] of input.steps.entries()) {
     if (step.reused) {
       steps[step.name] = { ...step.reused.exports, $return_value: step.reused.return_value };
-      returnValues[step.name] = step.reused.return_value;
       continue;
     }
     hooks.onStep?.(i);
@@ -157,7 +154,6 @@ async function runSteps(input, hooks = {}) {
         return end({ error: stepError(step, out.error) });
       }
       steps[step.name] = { ...out.exports, $return_value: out.ret };
-      returnValues[step.name] = out.ret;
       if (out.exit !== undefined) {
         record("exited", { return_value: out.ret, exports: out.exports });
         return end({ exit: { reason: out.exit } });
@@ -178,7 +174,6 @@ async function runSteps(input, hooks = {}) {
       const value = await mod.run.call(mod, { steps, $ });
       const json = value === undefined ? undefined : JSON.parse(JSON.stringify(value) ?? "null");
       steps[step.name] = { ...exported, $return_value: json };
-      returnValues[step.name] = json;
       await flushHttpSends(httpSends);
       record("success", { return_value: json, exports: exported });
       if (delayMs !== undefined) return end({ delay: { ms: delayMs, step: i } });

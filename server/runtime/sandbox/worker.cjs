@@ -15,8 +15,9 @@
  *             streams emit / log / respond with `item`, then itemDone {item, dbChanges, error?}
  *             per item; the last one says `last: true` and ends the request (no `done`)
  *   steps     {steps, packageDirs, triggerEvent, context}
- *             streams step (a step starts), log (with `item`: the step's index) and respond
- *             -> done {result: {returnValues, emits, steps, error?, exit?}} (steps.cjs)
+ *             streams log (with `item`: the step's index) and respond
+ *             -> done {result: {emits, steps, error?, exit?, delay?}} (steps.cjs); the step that
+ *             runs is written to PROGRESS_FILE, for the host to read if it stops the worker
  *   action    {bundleKey, bundle, packageDirs, props}    -> done {result: {ret, exports, exit?, error?}}
  *             an action run on its own (action.cjs), its module kept by bundleKey like a source's
  *   options   {bundle, packageDirs, prop, props, prevContext, query, page}
@@ -45,14 +46,35 @@ require("./shims/platform/modules.cjs").configure(JSON.parse(process.argv[3] || 
 // The private temp dir and the functions that empty it, taken before any component code can
 // change process.env or the fs module.
 const TMP_DIR = process.env.TMPDIR || "";
-const { readdirSync, rmSync } = fs;
+const { readdirSync, rmSync, openSync, writeSync } = fs;
 const joinPath = path.join;
+
+/**
+ * Which step of a workflow run is running, as `<request id> <index>`, overwritten in place as each
+ * starts (one pwrite: a message per step cost the host more than recording the run). The host
+ * reads it only when it stops the worker mid-run (timeout, memory: process.ts), to say which step
+ * was stopped. The name is the host's (process.ts PROGRESS_FILE).
+ */
+const PROGRESS_FILE = ".headwater-progress";
+/** @type {number | undefined} */
+let progressFd;
+/** @param {string} requestId @param {number} step */
+function markProgress(requestId, step) {
+  try {
+    progressFd ??= openSync(joinPath(TMP_DIR, PROGRESS_FILE), "w");
+    writeSync(progressFd, `${requestId} ${step}\n`.padEnd(64), 0);
+  } catch {
+    // Nowhere to write it: a stopped run's error then names no step.
+  }
+}
 
 /** Each run starts with an empty temp dir: nothing is left for the next one to read. */
 function emptyTmpDir() {
   if (!TMP_DIR) return;
   try {
-    for (const entry of readdirSync(TMP_DIR)) rmSync(joinPath(TMP_DIR, entry), { recursive: true, force: true });
+    for (const entry of readdirSync(TMP_DIR)) {
+      if (entry !== PROGRESS_FILE) rmSync(joinPath(TMP_DIR, entry), { recursive: true, force: true });
+    }
   } catch {
     // Nothing to clean, or a file the run made unremovable: the next run may see it, as this
     // owner's own leftover (the dir is never shared with another owner).
@@ -318,7 +340,7 @@ process.on("message", async (/** @type {any} */ msg) => {
       const result = await runSteps(msg, {
         onStep: (i) => {
           currentItem = i;
-          if (i !== undefined) send({ t: "step", id: msg.id, item: i });
+          if (i !== undefined && TMP_DIR) markProgress(msg.id, i);
         },
         respond: (response) => send({ t: "respond", id: msg.id, response }),
       });

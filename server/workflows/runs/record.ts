@@ -154,10 +154,13 @@ export function finishedRun(planned: PlannedStep[], result: RunWorkflowStepsResu
           },
         };
       }
-      // After a `$.flow.delay` the rest is still to come; after an error or an exit it never runs.
+      // Before the step a run was stopped in (timeout, memory), a step ended well: the worker
+      // had gone on, but was stopped before it told what the step returned. After a
+      // `$.flow.delay` the rest is still to come; after an error or an exit it never runs.
+      const endedBefore = result.stoppedAt !== undefined && i < result.stoppedAt;
       return {
         ...base,
-        status: result.delay ? "pending" : "skipped",
+        status: endedBefore ? "success" : result.delay ? "pending" : "skipped",
         started_at_ms: null,
         duration_ms: null,
         return_value: null,
