@@ -188,6 +188,7 @@ export async function createServer(config: Config): Promise<Server> {
     runtime.queue.registerBatchHandler(LATER_PREFIX, (jobs) =>
       moveDueJobs({ ...runDispatch, db: store.db }, jobs),
     );
+    events.workflows.onChanged((id) => runtime.forgetHttpTarget(id));
     runtime.registerHttpTarget("p_", async (id) => {
       const wf = await findWorkflow(store.db, id);
       return (

@@ -15,8 +15,11 @@ import type { Quotas } from "../quotas/quotas.js";
 import type { InvocationQueue } from "../services.js";
 import type { OpenedDb } from "../store/db.js";
 import { ownsParticipant } from "../store/repos/subscriptions.js";
+import { TargetCache } from "../runtime/triggers/target-cache.js";
 import {
   createWorkflowRunner,
+  readRunnableWorkflow,
+  type RunnableWorkflow,
   type RunWorkflowSteps,
   type WorkflowJobHandler,
   type WorkflowRunnerOptions,
@@ -92,6 +95,11 @@ export async function createEventServices(o: EventServicesOptions): Promise<Even
     created: (ownerId, id) => subscriptions.participantCreated(ownerId, id),
     deleted: (id) => subscriptions.participantDeleted(id),
   });
+  // The workflow a run runs, remembered for a moment where that is exact: on SQLite every change
+  // goes through this process, which forgets it at once (as the runtime does sources). With
+  // several instances (PostgreSQL) each run reads it: one paused elsewhere must not run here.
+  const runnable = dialect === "sqlite" ? new TargetCache<RunnableWorkflow | undefined>() : undefined;
+  if (runnable) workflows.onChanged((id) => runnable.forget(id));
 
   return {
     bus,
@@ -111,7 +119,15 @@ export async function createEventServices(o: EventServicesOptions): Promise<Even
     },
     stats: (emitterId, window) => readStats(db, emitterId, window),
     workflowHandler: (runSteps, quotas, runs = {}) =>
-      createWorkflowRunner({ db, events: store, runSteps, quotas, writes, ...runs }),
+      createWorkflowRunner({
+        db,
+        events: store,
+        runSteps,
+        quotas,
+        writes,
+        ...(runnable ? { readWorkflow: (id) => runnable.get(id, (i) => readRunnableWorkflow(db, i)) } : {}),
+        ...runs,
+      }),
     routeTo(q) {
       queue = q;
       store.routeTo(q);

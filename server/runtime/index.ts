@@ -100,8 +100,14 @@ export interface Runtime {
    * `setFastPath`; undefined with per-endpoint rate limits (the route applies them).
    */
   httpFastPath: FastPath | undefined;
-  /** Lets another concern (workflows, `p_`) receive HTTP requests at /e/:id. */
+  /**
+   * Lets another concern (workflows, `p_`) receive HTTP requests at /e/:id. Its targets are
+   * remembered as sources' are (triggers/target-cache.ts), so that their ingest case is answered
+   * in front of Fastify too: the concern says when one changed (`forgetHttpTarget`).
+   */
   registerHttpTarget(prefix: string, resolver: HttpTargetResolver): void;
+  /** A target registered with registerHttpTarget changed or is gone: its next request reads it again. */
+  forgetHttpTarget(id: string): void;
   endpointUrl(targetId: string): string;
   /** The sandbox's isolation mode, and why (sandbox/isolation.ts). */
   isolation: Isolation;
@@ -171,26 +177,31 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
   queue.registerBatchHandler(DELAYED_PREFIX, (jobs) => handleDelayedJobs(jobs, { catalog, events: deps.events }));
 
   const resolvers = new Map<string, HttpTargetResolver>();
-  const sourceTargets = new TargetCache<HttpTarget | undefined>();
+  // Every endpoint target remembered, by its id's prefix (`dc_` sources, `p_` workflows).
+  const targets = new Map<string, TargetCache<HttpTarget | undefined>>();
+  const targetCache = (id: string) => targets.get(id.slice(0, id.indexOf("_") + 1));
+  const remember = (prefix: string, resolver: HttpTargetResolver) => {
+    const cache = new TargetCache<HttpTarget | undefined>();
+    targets.set(prefix, cache);
+    resolvers.set(prefix, (id) => cache.get(id, resolver));
+  };
   const forgetSource = (id: string) => {
-    sourceTargets.forget(id);
+    targetCache(id)?.forget(id);
     runSources?.forget(id);
   };
-  resolvers.set("dc_", (id) =>
-    sourceTargets.get(id, async () => {
-      const source = await catalog.source(id);
-      if (!source) return undefined;
-      const component = await catalog.component(source.componentId);
-      const http = component && httpProp(component);
-      if (!http) return undefined;
-      return {
-        ownerId: source.userId,
-        active: source.active,
-        customResponse: http.customResponse === true,
-        ownerDisabled: source.ownerDisabled === true,
-      };
-    }),
-  );
+  remember("dc_", async (id) => {
+    const source = await catalog.source(id);
+    if (!source) return undefined;
+    const component = await catalog.component(source.componentId);
+    const http = component && httpProp(component);
+    if (!http) return undefined;
+    return {
+      ownerId: source.userId,
+      active: source.active,
+      customResponse: http.customResponse === true,
+      ownerDisabled: source.ownerDisabled === true,
+    };
+  });
 
   return {
     isolation,
@@ -201,7 +212,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     forgetSource,
     sandboxProcesses: () => pool.size,
     userChanged: (userId: string) => {
-      sourceTargets.clear();
+      for (const cache of targets.values()) cache.clear();
       runSources?.clear();
       quotas.forgetUser(userId);
     },
@@ -257,14 +268,14 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       config.endpointRateLimit > 0
         ? undefined
         : endpointFastPath({
-            // Sources only: workflows' targets are not remembered, their requests take the route.
-            target: (id) => (id.startsWith("dc_") ? sourceTargets.peek(id) : undefined),
+            target: (id) => targetCache(id)?.peek(id),
             admits: (ownerId) => quotas.admitsNow(ownerId),
             enqueue: (j) => queue.enqueueWithIds(j),
             bodyLimit: config.bodyLimitBytes,
             log,
           }),
-    registerHttpTarget: (prefix, resolver) => resolvers.set(prefix, resolver),
+    registerHttpTarget: remember,
+    forgetHttpTarget: (id) => targetCache(id)?.forget(id),
     endpointUrl,
     async start() {
       // Yesterday's counters are shown nowhere; older ones are only clutter.

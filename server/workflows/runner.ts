@@ -22,7 +22,7 @@ import type { WriteGroup } from "../store/write-group.js";
 import { invocationsTotal } from "../runtime/invoke.js";
 import type { RunWorkflowSteps } from "../runtime/workflow-steps.js";
 import { isUserDisabled } from "../store/repos/users.js";
-import { findWorkflow } from "../store/repos/workflows.js";
+import { findWorkflow, type WorkflowRow } from "../store/repos/workflows.js";
 import { findRun, recordRunStart, STARTABLE } from "../store/repos/runs.js";
 import { controlsOf, dispatched } from "./controls.js";
 import { dispatchJob, onOwnTarget, throttleGate, workflowOfTarget, type DispatchDeps } from "./dispatch.js";
@@ -48,9 +48,25 @@ export interface WorkflowRunnerOptions {
   answers?: CallerAnswers;
   /** Runs kept per workflow (HEADWATER_RUN_RETENTION). */
   retention?: number;
+  /**
+   * Reads a workflow for a run; default: from the database each time. On SQLite, where every
+   * change goes through this process, events/index.ts remembers them (forgotten on each change).
+   */
+  readWorkflow?: (id: string) => Promise<RunnableWorkflow | undefined>;
   /** Places runs under their workflow's concurrency and throttle (dispatch.ts); without it every job runs where it is. */
   dispatch?: DispatchDeps;
   log?: (msg: string, err?: unknown) => void;
+}
+
+/** A workflow as a run needs it: its row, and its steps parsed. */
+export interface RunnableWorkflow {
+  row: WorkflowRow;
+  steps: WorkflowStep[];
+}
+
+export async function readRunnableWorkflow(db: Db, id: string): Promise<RunnableWorkflow | undefined> {
+  const row = await findWorkflow(db, id);
+  return row && { row, steps: JSON.parse(row.steps_json) as WorkflowStep[] };
 }
 
 /** The queue's handler: `committed` when the job was deleted with its results. */
@@ -95,7 +111,9 @@ export function createWorkflowRunner(o: WorkflowRunnerOptions): WorkflowJobHandl
     : (fn: (db: Db) => Promise<void>) => fn(o.db);
   return async (job) => {
     const workflowId = workflowOfTarget(job.targetId);
-    const wf = await platformStep("reading the workflow", () => findWorkflow(o.db, workflowId));
+    const read = o.readWorkflow ?? ((id: string) => readRunnableWorkflow(o.db, id));
+    const runnable = await platformStep("reading the workflow", () => read(workflowId));
+    const wf = runnable?.row;
     const caller = job.respondTo;
     const jobIds = job.id ? [job.id] : [];
     // Deleted, someone else's (a stale job), or paused: nothing to run (the queue drops the job).
@@ -114,8 +132,7 @@ export function createWorkflowRunner(o: WorkflowRunnerOptions): WorkflowJobHandl
       ? await platformStep("reading the run", () => findRun(o.db, job.resume!.runId))
       : undefined;
     if (job.resume && (!resumed || !STARTABLE.includes(resumed.status))) return { committed: false };
-    const steps = JSON.parse(wf.steps_json) as WorkflowStep[];
-    const planned = planSteps(steps, job, resumed);
+    const planned = planSteps(runnable.steps, job, resumed);
     const header: RunHeader = {
       id:
         job.resume?.runId ??

@@ -46,12 +46,22 @@ function createdMs(): number {
 
 export class WorkflowService {
   private actionSteps: ActionSteps | undefined;
+  private readonly changeListeners: Array<(id: string) => void> = [];
 
   constructor(
     private readonly db: Db,
     private readonly publicUrl: () => string,
     private readonly hooks: WorkflowHooks,
   ) {}
+
+  /** Called after a workflow is updated or deleted (its endpoint's remembered target is forgotten). */
+  onChanged(listener: (id: string) => void): void {
+    this.changeListeners.push(listener);
+  }
+
+  private changed(id: string): void {
+    for (const listener of this.changeListeners) listener(id);
+  }
 
   /** Turns on action steps (app.ts, once actions and accounts exist). */
   useActions(deps: ActionStepDeps): void {
@@ -190,6 +200,7 @@ export class WorkflowService {
       }
       await updateWorkflow(trx, ownerId, id, patch);
     });
+    this.changed(id);
     return this.toResource({ ...row, ...patch });
   }
 
@@ -203,6 +214,7 @@ export class WorkflowService {
         })
       : await deleteWorkflow(this.db, ownerId, id);
     if (deleted) {
+      this.changed(id);
       await this.hooks.deleted(id);
       await deleteRunsOf(this.db, id);
     }

@@ -41,6 +41,8 @@ describe("the endpoints' fast path, alone", () => {
     ["dc_custom", { ownerId: "u1", active: true, customResponse: true }],
     ["dc_disabled", { ownerId: "u1", active: true, customResponse: false, ownerDisabled: true }],
     ["dc_poor", { ownerId: "u2", active: true, customResponse: false }],
+    ["p_flow", { ownerId: "u1", active: true, customResponse: false, workflow: { responseTimeoutMs: 1000 } }],
+    ["p_waits", { ownerId: "u1", active: true, customResponse: true, workflow: { responseTimeoutMs: 1000 } }],
   ]);
   const queued: EnqueueJob[] = [];
   let release: (() => void) | undefined;
@@ -56,7 +58,7 @@ describe("the endpoints' fast path, alone", () => {
         }
         release = () => {
           queued.push(...jobs);
-          resolve(undefined);
+          resolve(jobs.map((_, i) => `${String(Date.now()).padStart(15, "0")}-job-${queued.length + i}`));
         };
       }),
     bodyLimit: 1000,
@@ -102,6 +104,20 @@ describe("the endpoints' fast path, alone", () => {
     expect(event).not.toHaveProperty("body");
     expect(runnableHttpEvent(event)).toMatchObject({ bodyRaw: body, body: { a: [1, 2], b: "x" } });
     expect(event.headers["x-hook"]).toBe("yes");
+  });
+
+  it("answers a workflow's endpoint that answers at once, naming the run its job is", async () => {
+    const answer = send(origin, "/e/p_flow", { body: '{"n":1}', headers: json });
+    while (!release) await new Promise((r) => setTimeout(r, 5));
+    release();
+    release = undefined;
+    const r = await answer;
+    expect(r.status).toBe(200);
+    expect(r.body).toBe('{"success":true}');
+    expect(r.headers["x-headwater-run-id"]).toMatch(/^r_[A-Za-z0-9]+$/);
+    expect(queued.at(-1)).toMatchObject({ targetId: "p_flow", ownerId: "u1", trigger: "http" });
+    // One that waits for its run's answer takes the route.
+    expect((await send(origin, "/e/p_waits", { body: "{}", headers: json })).status).toBe(299);
   });
 
   it("leaves to the route what it does not take, before reading anything", async () => {

@@ -142,6 +142,18 @@ describe.each(testDatabases())("workflows on $name", (db) => {
     await ended("exits", `$.flow.exit("nothing to do")`);
   });
 
+  it("pausing, answering with the workflow and deleting take effect at its endpoint at once", async () => {
+    const wf = await alice.client.createWorkflow({ name: "endpoint", steps: [{ code: step("return 1;") }] });
+    // Answered (and its target remembered) a few times first.
+    for (let i = 0; i < 3; i++) expect(await post(wf.endpoint_url, { i })).toBe(200);
+    await alice.client.updateWorkflow(wf.id, { active: false });
+    expect(await post(wf.endpoint_url, {})).toBe(404);
+    await alice.client.updateWorkflow(wf.id, { active: true, http_response: "workflow" });
+    expect(await post(wf.endpoint_url, {})).toBe(204);
+    await alice.client.deleteWorkflow(wf.id);
+    expect(await post(wf.endpoint_url, {})).toBe(404);
+  });
+
   it("an inactive workflow does not run", async () => {
     const wf = await alice.client.createWorkflow({ name: "paused", active: false, steps: [{ code: step("$.send.emit({ ran: true });") }] });
     await post(wf.endpoint_url, {});

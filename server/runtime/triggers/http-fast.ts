@@ -1,8 +1,9 @@
 /**
  * The ingest path of `/e/:id`, in front of Fastify: the one case that carries an endpoint's load
- * (a JSON POST to an active source without customResponse, its target and its owner's quota
- * already known) is answered here, with exactly what the Fastify route (http.ts) answers:
- * 200 `{"success":true}` once the job is durably queued, the same event, the same metrics.
+ * (a JSON POST to an active source or workflow that answers at once, its target and its owner's
+ * quota already known) is answered here, with exactly what the Fastify route (http.ts) answers:
+ * 200 `{"success":true}` once the job is durably queued (a workflow's naming its run), the same
+ * event, the same metrics.
  *
  * Why: under load the route's own work was small next to Fastify's per request (routing, the
  * app's hooks, the content-type parser, the reply's serialisation and its onSend/onResponse
@@ -18,6 +19,8 @@ import type { FastPath } from "../../http/app.js";
 import { MAX_URL_BYTES } from "../../http/client-errors.js";
 import { httpRequestDuration, httpRequests } from "../../http/request-metrics.js";
 import type { EnqueueJob } from "../queue-jobs.js";
+import { RUN_ID_HEADER } from "../../../shared/resources/index.js";
+import { runIdOfJob } from "../../../shared/ids.js";
 import { httpEventOf, type HttpTarget } from "./http.js";
 
 export interface FastIngestDeps {
@@ -25,7 +28,8 @@ export interface FastIngestDeps {
   target(id: string): HttpTarget | undefined;
   /** True when the owner's quota is known to admit one more request (no read). */
   admits(ownerId: string): true | undefined;
-  enqueue(jobs: EnqueueJob[]): Promise<unknown>;
+  /** Stores the jobs; resolves with their ids once they are durable. */
+  enqueue(jobs: EnqueueJob[]): Promise<string[]>;
   bodyLimit: number;
   log(msg: string, err: unknown): void;
 }
@@ -93,8 +97,8 @@ export function endpointFastPath(deps: FastIngestDeps): FastPath {
       } catch (err) {
         return fail(err);
       }
-      deps.enqueue([job]).then(() => {
-        res.writeHead(200, OK_HEADERS);
+      deps.enqueue([job]).then(([jobId]) => {
+        res.writeHead(200, target.workflow && jobId ? [...OK_HEADERS, RUN_ID_HEADER, runIdOfJob(jobId)] : OK_HEADERS);
         res.end(OK_BODY);
         count(method, 200, startedAt);
       }, fail);
