@@ -96,6 +96,38 @@ export interface FinishedRun {
   exitReason: string | null;
 }
 
+/**
+ * A step's record. Made field by field, not spread from a common base: a run's end is on every
+ * run's path, and spreading objects of varying shapes showed in profiles as the largest part of it.
+ */
+function stepRecord(
+  s: PlannedStep,
+  status: RunStep["status"],
+  started: number | null,
+  duration: number | null,
+  returnValue: unknown,
+  exports: unknown,
+  logs: { logs: RunLogLine[]; truncated: boolean },
+  error: RunStep["error"],
+  valuesCut: boolean,
+): RunStep {
+  const step: RunStep = {
+    id: s.id,
+    name: s.name,
+    status,
+    started_at_ms: started,
+    duration_ms: duration,
+    return_value: returnValue,
+    exports: exports as Record<string, unknown>,
+    logs: logs.logs,
+    error,
+  };
+  if (logs.truncated || valuesCut) step.truncated = true;
+  return step;
+}
+
+const NO_LINES: StepLogLine[] = [];
+
 /** The steps and outcome of a run that ended, from the sandbox's report. */
 export function finishedRun(planned: PlannedStep[], result: RunWorkflowStepsResult): FinishedRun {
   const budget = new ValueBudget();
@@ -111,82 +143,42 @@ export function finishedRun(planned: PlannedStep[], result: RunWorkflowStepsResu
   const failedId =
     result.error?.cellId || (result.stoppedAt !== undefined ? planned[result.stoppedAt]?.id : undefined);
   const steps = planned.map((s, i): RunStep => {
-    const cutLogs = stepLogs(logsByStep.get(i) ?? []);
-    const base = {
-      id: s.id,
-      name: s.name,
-      logs: cutLogs.logs,
-      ...(cutLogs.truncated ? { truncated: true } : {}),
-    };
     if (s.kept) {
       budget.cut(s.kept.return_value);
       budget.cut(s.kept.exports);
       return s.kept;
     }
+    const logs = stepLogs(logsByStep.get(i) ?? NO_LINES);
     if (s.reused) {
       const rv = budget.cut(s.reused.return_value);
       const ex = budget.cut(s.reused.exports ?? {});
-      return {
-        ...base,
-        status: "reused",
-        started_at_ms: null,
-        duration_ms: null,
-        return_value: rv.value,
-        exports: ex.value as Record<string, unknown>,
-        error: null,
-      };
+      return stepRecord(s, "reused", null, null, rv.value, ex.value, logs, null, false);
     }
     const o = byId.get(s.id);
     if (!o) {
       // Stopped while it ran (timeout, memory) or failed before it started (loading): its error.
       if (s.id === failedId && result.error) {
-        return {
-          ...base,
-          status: "error",
-          started_at_ms: null,
-          duration_ms: null,
-          return_value: null,
-          exports: {},
-          error: {
-            name: result.error.code,
-            message: scrubServerPaths(result.error.message),
-            stack: componentStack(result.error.stack),
-          },
+        const error = {
+          name: result.error.code,
+          message: scrubServerPaths(result.error.message),
+          stack: componentStack(result.error.stack),
         };
+        return stepRecord(s, "error", null, null, null, {}, logs, error, false);
       }
       // Before the step a run was stopped in (timeout, memory), a step ended well: the worker
       // had gone on, but was stopped before it told what the step returned. After a
       // `$.flow.delay` the rest is still to come; after an error or an exit it never runs.
       const endedBefore = result.stoppedAt !== undefined && i < result.stoppedAt;
-      return {
-        ...base,
-        status: endedBefore ? "success" : result.delay ? "pending" : "skipped",
-        started_at_ms: null,
-        duration_ms: null,
-        return_value: null,
-        exports: {},
-        error: null,
-      };
+      const status = endedBefore ? "success" : result.delay ? "pending" : "skipped";
+      return stepRecord(s, status, null, null, null, {}, logs, null, false);
     }
     const rv = budget.cut(o.return_value);
     const ex = budget.cut(o.exports ?? {});
-    const truncated = cutLogs.truncated || rv.truncated || ex.truncated;
-    return {
-      ...base,
-      ...(truncated ? { truncated: true } : {}),
-      status: o.status,
-      started_at_ms: o.started_at_ms,
-      duration_ms: o.duration_ms,
-      return_value: rv.value,
-      exports: ex.value as Record<string, unknown>,
-      error: o.error
-        ? {
-            name: o.error.name,
-            message: scrubServerPaths(o.error.message),
-            stack: componentStack(o.error.stack),
-          }
-        : null,
-    };
+    const error = o.error
+      ? { name: o.error.name, message: scrubServerPaths(o.error.message), stack: componentStack(o.error.stack) }
+      : null;
+    const cut = rv.truncated || ex.truncated;
+    return stepRecord(s, o.status, o.started_at_ms, o.duration_ms, rv.value, ex.value, logs, error, cut);
   });
   const error = result.error
     ? {
@@ -254,16 +246,24 @@ export function endedRow(
   waiting?: Waiting,
 ): RunRow {
   return {
-    ...runningRow(h, run.steps, startedMs),
+    id: h.id,
+    workflow_id: h.workflowId,
+    owner_id: h.ownerId,
     status: run.status,
+    trigger_json: JSON.stringify(h.trigger),
+    attempt: h.attempt,
+    created_ms: h.createdMs,
+    started_ms: startedMs,
     ended_ms: waiting ? null : endedMs,
-    pending_job_id: waiting?.jobId ?? null,
-    next_at_ms: waiting?.dueMs ?? null,
-    attempts_json: JSON.stringify(attempts),
     updated_ms: endedMs,
+    event_json: h.eventJson,
+    steps_json: JSON.stringify(run.steps),
     response_json: response ? JSON.stringify(response) : null,
     error_json: run.error ? JSON.stringify(run.error) : null,
     exit_reason: run.exitReason,
+    pending_job_id: waiting?.jobId ?? null,
+    next_at_ms: waiting?.dueMs ?? null,
+    attempts_json: attempts.length === 0 ? "[]" : JSON.stringify(attempts),
   };
 }
 
