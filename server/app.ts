@@ -41,6 +41,7 @@ import { workflowRoutes } from "./http/routes/workflows.js";
 import { runRoutes, runStreamRoutes } from "./http/routes/runs.js";
 import { RunChanges } from "./workflows/runs/changes.js";
 import { LATER_PREFIX, moveDueJobs } from "./workflows/dispatch.js";
+import { runInOrder, WORKFLOW_BATCH } from "./workflows/runner.js";
 import { callerAnswers } from "./workflows/runs/respond.js";
 import { RunService } from "./workflows/runs/service.js";
 import { accountRoutes } from "./http/routes/accounts.js";
@@ -174,15 +175,18 @@ export async function createServer(config: Config): Promise<Server> {
     closers.push(async () => runChanges.close());
     const runs = new RunService(store.db, runtime.queue, runChanges);
     const runDispatch = { writes: store.writes, wake: (targets: string[]) => runtime.queue.wake(targets) };
-    runtime.queue.registerHandler(
+    runtime.queue.registerBatchHandler(
       "p_",
-      events.workflowHandler(runtime.runWorkflowSteps, runtime.quotas, {
-        changes: runChanges,
-        answers: callerAnswers(runtime.responders),
-        retention: config.runRetention,
-        dispatch: runDispatch,
-        log: (msg, err) => log.error({ err }, msg),
-      }),
+      runInOrder(
+        events.workflowHandler(runtime.runWorkflowSteps, runtime.quotas, {
+          changes: runChanges,
+          answers: callerAnswers(runtime.responders),
+          retention: config.runRetention,
+          dispatch: runDispatch,
+          log: (msg, err) => log.error({ err }, msg),
+        }),
+      ),
+      WORKFLOW_BATCH,
     );
     // Runs that wait to go on (retries, delays) are moved to their run target when due.
     runtime.queue.registerBatchHandler(LATER_PREFIX, (jobs) =>
