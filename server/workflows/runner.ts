@@ -32,6 +32,7 @@ import type { RunChanges } from "./runs/changes.js";
 import { endedRow, finishedRun, plannedSteps, queuedRow, runningRow, type RunHeader } from "./runs/record.js";
 import { responseOf, type CallerAnswers } from "./runs/respond.js";
 import { RetentionTurns } from "./runs/retention.js";
+import { StartRows } from "./runs/start-rows.js";
 
 export type { RunWorkflowSteps } from "../runtime/workflow-steps.js";
 
@@ -112,6 +113,13 @@ export const DEFAULT_RUN_RETENTION = 1000;
 /** How long a run goes before its `running` row is written (runs that end sooner commit once). */
 export const START_ROW_MS = 200;
 
+/** `headwater_invocations_total` of workflows, by outcome (labelling a sample per run showed in profiles). */
+const RUNS_COUNTED = {
+  ok: invocationsTotal.labels({ kind: "workflow", outcome: "ok" }),
+  error: invocationsTotal.labels({ kind: "workflow", outcome: "error" }),
+  quota_exceeded: invocationsTotal.labels({ kind: "workflow", outcome: "quota_exceeded" }),
+};
+
 function sourceType(job: InvocationJob): "SOURCE" | "WORKFLOW" | "HTTP" {
   if (job.trigger === "http") return "HTTP";
   return job.origin?.emitterId.startsWith("p_") ? "WORKFLOW" : "SOURCE";
@@ -139,6 +147,7 @@ function queuedMs(jobId: string | undefined): number {
 export function createWorkflowRunner(o: WorkflowRunnerOptions): WorkflowJobHandler {
   const log = o.log ?? (() => undefined);
   const retention = new RetentionTurns(o.retention ?? DEFAULT_RUN_RETENTION);
+  const startRows = new StartRows(START_ROW_MS);
   const writeStart = o.writes
     ? (fn: (db: Db) => Promise<void>) => o.writes!.run(fn)
     : (fn: (db: Db) => Promise<void>) => fn(o.db);
@@ -215,13 +224,13 @@ export function createWorkflowRunner(o: WorkflowRunnerOptions): WorkflowJobHandl
     const startRow = () => ({ ...runningRow(header, plannedSteps(planned), startedMs), updated_ms: segmentMs });
     if (o.changes?.follows(wf.id)) o.changes.changed(startRow());
     let started: Promise<void> | undefined;
-    const startTimer = setTimeout(() => {
+    const startTimer = startRows.add(() => {
       const start = startRow();
       started = writeStart((db) => recordRunStart(db, start)).then(
         () => undefined,
         (err: unknown) => log(`recording the start of run ${header.id} failed`, err),
       );
-    }, START_ROW_MS);
+    });
     let response: RunResponse | null = null;
     let result;
     try {
@@ -240,16 +249,14 @@ export function createWorkflowRunner(o: WorkflowRunnerOptions): WorkflowJobHandl
       });
     } catch (err) {
       // A platform failure: the queue runs the job again, but this caller is let go.
+      startRows.cancel(startTimer);
       o.answers?.finish(caller);
       throw err;
     }
-    clearTimeout(startTimer);
+    startRows.cancel(startTimer);
     // After the start's version (a follower takes each version of a run once).
     const endedMs = Math.max(Date.now(), segmentMs + 1);
-    invocationsTotal.inc({
-      kind: "workflow",
-      outcome: !result.error ? "ok" : result.error.code === "QUOTA_EXCEEDED" ? "quota_exceeded" : "error",
-    });
+    RUNS_COUNTED[!result.error ? "ok" : result.error.code === "QUOTA_EXCEEDED" ? "quota_exceeded" : "error"].inc();
     const hops = job.origin?.hops ?? 0;
     const inputs: EmitInput[] = result.emits.map((e) => ({
       emitterId: wf.id,
