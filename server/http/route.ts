@@ -16,7 +16,7 @@ import type { Requester } from "../users/requester.js";
 import { requireAdmin } from "./auth.js";
 import { HttpError, parseOr400 } from "./errors.js";
 import { applyFieldSelection, takeFieldSelection } from "./fields.js";
-import { JsonBytes } from "./json-text.js";
+import { JsonBytes } from "./json-bytes.js";
 
 declare module "fastify" {
   interface FastifyInstance {

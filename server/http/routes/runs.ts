@@ -10,7 +10,7 @@ import { RunInputError, type RunService } from "../../workflows/runs/service.js"
 import { runOfRow } from "../../workflows/runs/record.js";
 import { openStreams, startSse } from "../../streams/sse-response.js";
 import { badRequest, notFound } from "../errors.js";
-import { dataJson } from "../json-text.js";
+import { dataJson } from "../json-bytes.js";
 import { pageBody, pageRequest } from "../paging.js";
 import { documentRoute, route } from "../route.js";
 import { Data, IdParams } from "../schemas.js";
