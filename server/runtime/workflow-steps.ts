@@ -17,6 +17,7 @@ import { CompileError } from "./compile.js";
 import { PlatformFailure, platformStep } from "./platform-failure.js";
 import { PackageError } from "./npm/cache.js";
 import type { SandboxPool } from "./sandbox/pool.js";
+import { stepInProgress } from "./sandbox/progress.js";
 
 export interface WorkflowStep {
   id: string;
@@ -270,18 +271,6 @@ export function createWorkflowStepRunner(deps: WorkflowStepDeps): RunWorkflowSte
       }
     }
   };
-}
-
-/**
- * The step a stopped worker was running, from its progress note (`<request id> <index>`, process.ts
- * PROGRESS_FILE): only an index of this request's steps counts, as the sandboxed code could have
- * written the file too.
- */
-function stepInProgress(note: string | undefined, requestId: string, steps: number): number | undefined {
-  const m = note && /^(\S+) (\d{1,6})\n/.exec(note);
-  if (!m || m[1] !== requestId) return undefined;
-  const i = Number(m[2]);
-  return i < steps ? i : undefined;
 }
 
 /** The run's output with the opened credentials' values hidden (what is stored or streamed of it). */

@@ -26,6 +26,7 @@ import os from "node:os";
 import path from "node:path";
 import { EgressEndpoint, type Resolver } from "../../net/egress-proxy.js";
 import type { IsolationMode } from "./isolation.js";
+import { readProgress } from "./progress.js";
 import { kernelLimitsFor, launchCommand, SANDBOX_NICE, TOOLS, type KernelLimits } from "./launch.js";
 import { readOnlyPaths, SANDBOX_DIR, sandboxPackageEntries } from "./mounts.js";
 import { permissionFlag, requireModuleFlags, startupDataBytes } from "./node-runtime.js";
@@ -84,31 +85,6 @@ export type Outcome =
   | { kind: "timeout"; progress?: string }
   | { kind: "oom"; progress?: string }
   | { kind: "crash"; detail: string; progress?: string };
-
-/** Where a worker notes which step of a workflow run it is in (worker.cjs `markProgress`), in its temp dir. */
-export const PROGRESS_FILE = ".headwater-progress";
-
-/**
- * The worker's progress note, read once it has exited. The file is in a directory the sandboxed
- * code can write to: a link is not followed, a FIFO does not block, and only 64 bytes are read;
- * the caller trusts nothing of it but a step index of its own request.
- */
-function readProgress(tmpDir: string): string | undefined {
-  let fd: number | undefined;
-  try {
-    fd = fs.openSync(
-      path.join(tmpDir, PROGRESS_FILE),
-      fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK,
-    );
-    if (!fs.fstatSync(fd).isFile()) return undefined;
-    const buf = Buffer.alloc(64);
-    return buf.toString("utf8", 0, fs.readSync(fd, buf, 0, 64, 0));
-  } catch {
-    return undefined; // none written: the worker stopped before any step, or was not running one
-  } finally {
-    if (fd !== undefined) fs.closeSync(fd);
-  }
-}
 
 export interface WorkerError {
   name: string;
