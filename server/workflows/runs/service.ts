@@ -59,11 +59,10 @@ export class RunService {
    * (runJsonBytes), an ended run from the cache after its row is checked (answer-cache.ts).
    */
   async detail(ownerId: string, workflowId: string, runId: string): Promise<Buffer | undefined> {
+    // Not found for this caller leaves the cache be (it may be another user's run): a run gone
+    // for good is pushed out by newer answers.
     const head = await getRunHead(this.db, ownerId, workflowId, runId);
-    if (!head) {
-      this.answers.delete(runId);
-      return undefined;
-    }
+    if (!head) return undefined;
     const version = Number(head.updated_ms);
     const cached = this.answers.get(runId, version);
     if (cached) return cached;
