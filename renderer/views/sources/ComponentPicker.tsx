@@ -5,6 +5,7 @@
  * code (saved first, so its props can be read). Reports the component and the reference to send
  * in `POST /sources/`.
  */
+import { useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import type { Component } from "../../../shared/resources/index.js";
 import { BridgeCallError, call } from "../../state/bridge.js";
@@ -50,6 +51,7 @@ export function ComponentPicker(props: { onPicked: (p: PickedComponent) => void;
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const saved = useComponentsPage({ limit: 100 });
+  const qc = useQueryClient();
 
   const run = async (what: string, fn: () => Promise<PickedComponent>) => {
     setBusy(true);
@@ -150,6 +152,8 @@ export function ComponentPicker(props: { onPicked: (p: PickedComponent) => void;
                 onClick={() =>
                   void run("code", async () => {
                     const c = await call("createComponent", { component_code: code });
+                    // Saved: every list of components shows it now (the next picker's too).
+                    void qc.invalidateQueries({ queryKey: ["components"] });
                     return { component: c, ref: { component_id: c.id }, from: "code" };
                   })
                 }
