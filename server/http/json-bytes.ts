@@ -14,9 +14,3 @@ export class JsonBytes {
     return Buffer.concat(this.parts).toString();
   }
 }
-
-const DATA_OPEN = Buffer.from('{"data":');
-const DATA_CLOSE = Buffer.from("}");
-
-/** `{"data": …}` around a resource's JSON bytes, without copying them. */
-export const dataJson = (resource: Buffer): JsonBytes => new JsonBytes([DATA_OPEN, resource, DATA_CLOSE]);

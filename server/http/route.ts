@@ -138,10 +138,11 @@ export function route<
       if (status === 204) return reply.code(204).send();
       if (result instanceof JsonBytes) {
         if (!selection.include && !selection.exclude) {
-          // Its parts as they are (a run's megabytes are not copied again), one write each.
-          return reply
-            .code(status)
-            .type("application/json; charset=utf-8")
+          // Its parts as they are (a run's megabytes are not copied again): one buffer goes out
+          // with the head in one write; several, one write each.
+          const json = reply.code(status).type("application/json; charset=utf-8");
+          if (result.parts.length === 1) return json.send(result.parts[0]);
+          return json
             .header("content-length", result.length)
             .send(Readable.from(result.parts, { objectMode: false }));
         }

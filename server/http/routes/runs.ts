@@ -10,7 +10,7 @@ import { RunInputError, type RunService } from "../../workflows/runs/service.js"
 import { runOfRow } from "../../workflows/runs/record.js";
 import { openStreams, startSse } from "../../streams/sse-response.js";
 import { badRequest, notFound } from "../errors.js";
-import { dataJson } from "../json-bytes.js";
+import { JsonBytes } from "../json-bytes.js";
 import { pageBody, pageRequest } from "../paging.js";
 import { documentRoute, route } from "../route.js";
 import { Data, IdParams } from "../schemas.js";
@@ -54,9 +54,9 @@ export const runRoutes: FastifyPluginAsync<{ runs: RunService }> = async (app, {
       response: Data(Run),
     },
     async ({ params, user }) => {
-      const run = await runs.detail(user.id, params.id, params.run_id);
-      if (!run) throw notFound(`run ${params.run_id} of workflow ${params.id}`);
-      return dataJson(run);
+      const answer = await runs.detailAnswer(user.id, params.id, params.run_id);
+      if (!answer) throw notFound(`run ${params.run_id} of workflow ${params.id}`);
+      return new JsonBytes([answer]);
     },
   );
 

@@ -157,13 +157,24 @@ const ownRun = (db: Db, ownerId: string, workflowId: string, runId: string) =>
     .where("workflow_id", "=", workflowId)
     .where("owner_id", "=", ownerId);
 
-export async function getRunHead(
+const runVersion = prepared((db, $: { id: string; workflowId: string; ownerId: string }) =>
+  db
+    .selectFrom("runs")
+    .select("updated_ms")
+    .where("id", "=", $.id)
+    .where("workflow_id", "=", $.workflowId)
+    .where("owner_id", "=", $.ownerId),
+);
+
+/** The version of the owner's run (its `updated_ms`), or undefined when there is no such run. */
+export async function getRunVersion(
   db: Db,
   ownerId: string,
   workflowId: string,
   runId: string,
-): Promise<RunHeadRow | undefined> {
-  return ownRun(db, ownerId, workflowId, runId).select(HEAD_COLUMNS).executeTakeFirst();
+): Promise<number | undefined> {
+  const row = await runVersion.first(db, { id: runId, workflowId, ownerId });
+  return row ? Number(row.updated_ms) : undefined;
 }
 
 /**

@@ -43,6 +43,12 @@ describe("runJsonBytes", () => {
       const text = bytes.toString();
       expect(text).toBe(JSON.stringify(runOfRow(row, false)));
       expect(JSON.parse(text)).toEqual(runOfRow(row, false));
+      const answer = runJsonBytes(
+        { ...rest, event_bytes: Buffer.from(event_json), steps_bytes: Buffer.from(steps_json) },
+        Buffer.from('{"data":'),
+        Buffer.from("}"),
+      );
+      expect(answer.toString()).toBe(JSON.stringify({ data: runOfRow(row, false) }));
     }
   });
 });

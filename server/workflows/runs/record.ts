@@ -315,14 +315,16 @@ export function runOfRow(row: RunRow, cutEvent: boolean): Run {
  * are stored as JSON text, and a run's steps can hold megabytes of logs and values that a read
  * would otherwise parse only to stringify again.
  */
-export function runJsonBytes(row: RunRowBytes): Buffer {
+export function runJsonBytes(row: RunRowBytes, before?: Buffer, after?: Buffer): Buffer {
   const head = JSON.stringify(runHead(row));
   const tail = JSON.stringify(runTail(row));
   return Buffer.concat([
+    ...(before ? [before] : []),
     Buffer.from(`${head.slice(0, -1)},"event":`),
     row.event_bytes,
     Buffer.from(`,"steps":`),
     row.steps_bytes,
     Buffer.from(`,${tail.slice(1)}`),
+    ...(after ? [after] : []),
   ]);
 }

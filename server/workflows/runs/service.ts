@@ -13,11 +13,14 @@ import type { Db } from "../../store/db.js";
 import { newJobId } from "../../store/repos/jobs.js";
 import type { PageRequest, PageRows } from "../../store/repos/paging.js";
 import { ConflictError } from "../../errors.js";
-import { cancelRunIn, getRun, getRunBytes, getRunHead, insertQueuedRun, listRuns, type RunRow } from "../../store/repos/runs.js";
+import { cancelRunIn, getRun, getRunBytes, getRunVersion, insertQueuedRun, listRuns, type RunRow } from "../../store/repos/runs.js";
 import { getWorkflow } from "../../store/repos/workflows.js";
 import { RunAnswerCache } from "./answer-cache.js";
 import type { RunChanges } from "./changes.js";
 import { plannedSteps, queuedRow, runJsonBytes, runOfRow, type RunHeader } from "./record.js";
+
+const DATA_OPEN = Buffer.from('{"data":');
+const DATA_CLOSE = Buffer.from("}");
 
 /** A re-run the service refuses (a 400 for the API). */
 export class RunInputError extends Error {}
@@ -55,20 +58,20 @@ export class RunService {
   }
 
   /**
-   * `get`'s run as the UTF-8 bytes of its JSON, for the API's detail answer: sent as stored
-   * (runJsonBytes), an ended run from the cache after its row is checked (answer-cache.ts).
+   * The API's answer to `GET …/runs/{run_id}`, `{"data": Run}`, as UTF-8 bytes: the run as stored
+   * (runJsonBytes), an ended one from the cache once its row is found (answer-cache.ts). One
+   * buffer, sent as it is.
    */
-  async detail(ownerId: string, workflowId: string, runId: string): Promise<Buffer | undefined> {
+  async detailAnswer(ownerId: string, workflowId: string, runId: string): Promise<Buffer | undefined> {
     // Not found for this caller leaves the cache be (it may be another user's run): a run gone
     // for good is pushed out by newer answers.
-    const head = await getRunHead(this.db, ownerId, workflowId, runId);
-    if (!head) return undefined;
-    const version = Number(head.updated_ms);
+    const version = await getRunVersion(this.db, ownerId, workflowId, runId);
+    if (version === undefined) return undefined;
     const cached = this.answers.get(runId, version);
     if (cached) return cached;
     const row = await getRunBytes(this.db, ownerId, workflowId, runId);
     if (!row) return undefined;
-    const bytes = runJsonBytes(row);
+    const bytes = runJsonBytes(row, DATA_OPEN, DATA_CLOSE);
     const ended = row.ended_ms !== null && ENDED_RUN_STATUSES.includes(row.status as Run["status"]);
     if (ended) this.answers.set(runId, Number(row.updated_ms), bytes);
     return bytes;
