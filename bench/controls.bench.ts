@@ -43,6 +43,7 @@ import { SQLite, type SqliteStatement } from "../shared/sqlite-native.js";
 import { step } from "../test/delivery/helpers.js";
 import { randomKey, spawnServer, tempDataDir, type SpawnedServer } from "../test/support/server.js";
 import { defineBench, type BenchCase } from "./harness.js";
+import { TWO_STEPS, workflowRuns } from "./workflow-probes.js";
 import { agent, ensureBenchBuild, median, pct, postJson, processCpuSeconds } from "./event-probes.js";
 
 const PARTS = new Set((process.env.HEADWATER_BENCH_PARTS ?? "1,2,3").split(",").map((s) => s.trim()));
@@ -229,30 +230,6 @@ async function send(
       `${url}: ${refused.length} of ${n} requests refused (${[...new Set(refused)].join(", ")})`,
     );
 }
-
-/** Workflow runs so far, by outcome, from `/metrics` (every build here has the counter). */
-async function workflowRuns(hw: Hw): Promise<{ ok: number; failed: number }> {
-  const text = await (
-    await fetch(`${hw.server.origin}/metrics`, { headers: { authorization: `Bearer ${hw.apiKey}` } })
-  ).text();
-  const runs = (outcome: string) => {
-    let n = 0;
-    for (const m of text.matchAll(/^headwater_invocations_total\{([^}]*)\} (\S+)$/gm)) {
-      if (m[1]!.includes('kind="workflow"') && m[1]!.includes(`outcome="${outcome}"`)) n += Number(m[2]);
-    }
-    return n;
-  };
-  return { ok: runs("ok"), failed: runs("error") + runs("quota_exceeded") };
-}
-
-/** Step a exports and returns a value; step b returns one made of a's (runs.bench.ts's workflow). */
-const TWO_STEPS = [
-  {
-    name: "a",
-    code: step(`const e = steps.trigger.event; $.export("x", 42); return { got: e.body ? e.body.i : e.i };`),
-  },
-  { name: "b", code: step(`return "b " + steps.a.x + " " + steps.a.$return_value.got;`) },
-];
 
 /**
  * Runs per second of one window: `requests` POSTs to the workflow's endpoint, IN_FLIGHT at once,

@@ -30,6 +30,7 @@ import { SQLite, type SqliteStatement } from "../shared/sqlite-native.js";
 import { step } from "../test/delivery/helpers.js";
 import { uniqueKey } from "../test/support/fixtures.js";
 import { defineBench, type BenchCase } from "./harness.js";
+import { TWO_STEPS, workflowRuns } from "./workflow-probes.js";
 import { agent, load, median, pct, postJson, spawnBenchServer, type BenchServer } from "./event-probes.js";
 
 const WINDOWS = Number(process.env.HEADWATER_BENCH_WINDOWS ?? 7);
@@ -100,30 +101,6 @@ function api(hw: BenchServer) {
     return (text ? (JSON.parse(text) as { data: T }).data : undefined) as T;
   };
 }
-
-/** Workflow runs so far, by outcome, from `/metrics` (scraped once before and once after a window). */
-async function counters(hw: BenchServer): Promise<{ ok: number; failed: number }> {
-  const text = await (
-    await fetch(`${hw.server.origin}/metrics`, { headers: { authorization: `Bearer ${hw.apiKey}` } })
-  ).text();
-  const runs = (outcome: string) => {
-    let n = 0;
-    for (const m of text.matchAll(/^headwater_invocations_total\{([^}]*)\} (\S+)$/gm)) {
-      if (m[1]!.includes('kind="workflow"') && m[1]!.includes(`outcome="${outcome}"`)) n += Number(m[2]);
-    }
-    return n;
-  };
-  return { ok: runs("ok"), failed: runs("error") + runs("quota_exceeded") };
-}
-
-/** Step a exports and returns a value; step b returns one made of a's. */
-const TWO_STEPS = [
-  {
-    name: "a",
-    code: step(`const e = steps.trigger.event; $.export("x", 42); return { got: e.body ? e.body.i : e.i };`),
-  },
-  { name: "b", code: step(`return "b " + steps.a.x + " " + steps.a.$return_value.got;`) },
-];
 
 const RELAY = (key: string) => `
 export default {
@@ -212,7 +189,7 @@ async function runsPerSecond(
   requests: number,
   runsEach: number,
 ): Promise<Window> {
-  const before = await counters(s.hw);
+  const before = await workflowRuns(s.hw);
   const cpu0 = cpuOfTree(s.hw.server.child.pid);
   const t0 = performance.now();
   const acknowledged = await load(url, requests, IN_FLIGHT);
@@ -227,7 +204,7 @@ async function runsPerSecond(
   }
   const elapsed = performance.now() - t0;
   const cpu1 = cpuOfTree(s.hw.server.child.pid);
-  const after = await counters(s.hw);
+  const after = await workflowRuns(s.hw);
   const expected = requests * runsEach;
   if (after.failed > before.failed) throw new Error(`${s.name}: ${after.failed - before.failed} runs failed`);
   if (after.ok - before.ok !== expected)
