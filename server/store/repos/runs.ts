@@ -49,42 +49,13 @@ export async function recordRunStart(db: Db, row: RunRow): Promise<void> {
 /** The columns a run's record writes after its insert (all but its id and creation time). */
 type RunUpdate = Omit<RunRow, "id" | "created_ms">;
 
-// The statements of every run, built once (store/prepared.ts): a run writes its row twice.
-const saveRun = prepared((db, $: Required<RunRow>) =>
-  db
-    .insertInto("runs")
-    .values(allColumns($))
-    .onConflict((oc) =>
-      oc.column("id").doUpdateSet({
-        workflow_id: $.workflow_id,
-        owner_id: $.owner_id,
-        status: $.status,
-        trigger_json: $.trigger_json,
-        attempt: $.attempt,
-        started_ms: $.started_ms,
-        ended_ms: $.ended_ms,
-        updated_ms: $.updated_ms,
-        event_json: $.event_json,
-        steps_json: $.steps_json,
-        response_json: $.response_json,
-        error_json: $.error_json,
-        exit_reason: $.exit_reason,
-        pending_job_id: $.pending_job_id,
-        next_at_ms: $.next_at_ms,
-        attempts_json: $.attempts_json,
-      } satisfies Required<RunUpdate>),
-    ),
-);
-
-/** The values of an insert, column by column (a prepared statement's arguments stand for each). */
-const allColumns = ($: Required<RunRow>): Required<RunRow> => ({
-  id: $.id,
+/** The values of an update, column by column (a prepared statement's arguments stand for each). */
+const updateColumns = ($: Required<RunRow>): Required<RunUpdate> => ({
   workflow_id: $.workflow_id,
   owner_id: $.owner_id,
   status: $.status,
   trigger_json: $.trigger_json,
   attempt: $.attempt,
-  created_ms: $.created_ms,
   started_ms: $.started_ms,
   ended_ms: $.ended_ms,
   updated_ms: $.updated_ms,
@@ -97,6 +68,21 @@ const allColumns = ($: Required<RunRow>): Required<RunRow> => ({
   next_at_ms: $.next_at_ms,
   attempts_json: $.attempts_json,
 });
+
+/** The values of an insert: every column. */
+const allColumns = ($: Required<RunRow>): Required<RunRow> => ({
+  id: $.id,
+  created_ms: $.created_ms,
+  ...updateColumns($),
+});
+
+// The statements of every run, built once (store/prepared.ts): a run writes its row twice.
+const saveRun = prepared((db, $: Required<RunRow>) =>
+  db
+    .insertInto("runs")
+    .values(allColumns($))
+    .onConflict((oc) => oc.column("id").doUpdateSet(updateColumns($))),
+);
 
 /** Every column of a row, those a caller left out as NULL (one shape for the prepared statements). */
 const whole = (row: RunRow): Required<RunRow> => ({
