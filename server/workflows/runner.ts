@@ -148,12 +148,12 @@ export function createWorkflowRunner(o: WorkflowRunnerOptions): WorkflowJobHandl
   const log = o.log ?? (() => undefined);
   const retention = new RetentionTurns(o.retention ?? DEFAULT_RUN_RETENTION);
   const startRows = new StartRows(START_ROW_MS);
+  const read = o.readWorkflow ?? ((id: string) => readRunnableWorkflow(o.db, id));
   const writeStart = o.writes
     ? (fn: (db: Db) => Promise<void>) => o.writes!.run(fn)
     : (fn: (db: Db) => Promise<void>) => fn(o.db);
   return async (job) => {
     const workflowId = workflowOfTarget(job.targetId);
-    const read = o.readWorkflow ?? ((id: string) => readRunnableWorkflow(o.db, id));
     const runnable = await platformStep("reading the workflow", () => read(workflowId));
     const wf = runnable?.row;
     const caller = job.respondTo;
