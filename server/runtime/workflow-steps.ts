@@ -139,7 +139,7 @@ export function createWorkflowStepRunner(deps: WorkflowStepDeps): RunWorkflowSte
         if (step.action === undefined) {
           const ready = await deps.bundles.ready(step.code ?? "", undefined);
           Object.assign(packageDirs, ready.packageDirs);
-          steps.push({ id: step.id, name: step.name, bundle: ready.bundle });
+          steps.push({ id: step.id, name: step.name, bundleKey: ready.key, bundle: ready.bundle });
           continue;
         }
         const component = step.component_id
@@ -167,6 +167,7 @@ export function createWorkflowStepRunner(deps: WorkflowStepDeps): RunWorkflowSte
         steps.push({
           id: step.id,
           name: step.name,
+          bundleKey: ready.key,
           bundle: ready.bundle,
           action: step.action ?? "",
           props: opened.props,
@@ -198,7 +199,8 @@ export function createWorkflowStepRunner(deps: WorkflowStepDeps): RunWorkflowSte
         {
           t: "steps",
           id: requestId,
-          steps,
+          // A module this worker already keeps is not sent again (its `loaded`, below).
+          steps: steps.map((s) => (s.bundleKey && lease.proc.loaded.has(s.bundleKey) ? { ...s, bundle: undefined } : s)),
           packageDirs,
           triggerEvent: input.triggerEvent ?? null,
           context: input.context,
@@ -215,6 +217,9 @@ export function createWorkflowStepRunner(deps: WorkflowStepDeps): RunWorkflowSte
           else if (m.t === "respond") input.respond?.(m.response);
         },
       );
+      if (outcome.kind === "done")
+        for (const key of (outcome.message.result as { loaded?: string[] } | undefined)?.loaded ?? [])
+          lease.proc.loaded.add(key);
     } finally {
       lease.release();
     }

@@ -88,6 +88,29 @@ describe("sandbox", () => {
     expect(returned(fine)).toEqual({ c_f: 1 });
   });
 
+  it("evaluates a step's module once per worker: warm runs keep its state, new code runs anew, a failed load is retried", async () => {
+    const counting = (tag: string) => ({
+      id: "c_n",
+      name: "n",
+      code: `let n = 0; export default { run() { n += 1; return "${tag}" + n; } }`,
+    });
+    const run = (step: { id: string; name: string; code: string }) =>
+      runSteps({ ownerId: "u_warm", triggerEvent: {}, context: {}, steps: [step] });
+    expect(returned(await run(counting("a")))).toEqual({ c_n: "a1" });
+    // Code outside `run` runs once per warm worker, as on the hosted service.
+    expect(returned(await run(counting("a")))).toEqual({ c_n: "a2" });
+    expect(returned(await run(counting("b")))).toEqual({ c_n: "b1" });
+    const broken = { id: "c_x", name: "x", code: `throw new RangeError("no module"); export default { run() {} }` };
+    for (let i = 0; i < 2; i++) {
+      const failed = await run(broken);
+      expect(failed.error).toMatchObject({ cellId: "c_x", code: "RangeError", message: "no module" });
+    }
+    // A worker stopped by a timeout is replaced; the new one is sent the module again.
+    const looping = await run({ id: "c_l", name: "l", code: `export default { run() { for (;;) {} } }` });
+    expect(looping.error).toMatchObject({ code: "TIMEOUT" });
+    expect(returned(await run(counting("a")))).toEqual({ c_n: "a1" });
+  });
+
   it("never lends one owner's process to another, and bounds the total", async () => {
     const a = await pool.acquire("u_a");
     const b = await pool.acquire("u_b");

@@ -83,12 +83,15 @@ function responseOf(r) {
 }
 
 /**
- * @param {{ steps: Array<{ id: string, name: string, bundle?: any, action?: string, props?: Record<string, unknown>,
+ * @param {{ steps: Array<{ id: string, name: string, bundleKey?: string, bundle?: any, action?: string, props?: Record<string, unknown>,
  *           reused?: { return_value: unknown, exports: Record<string, unknown> } }>, packageDirs: Record<string,string>,
  *           triggerEvent: unknown, context: Record<string, unknown> }} input
- * @param {{ onStep?: (i: number | undefined) => void, respond?: (response: unknown) => void }} [hooks]
+ * @param {{ onStep?: (i: number | undefined) => void, respond?: (response: unknown) => void,
+ *           load?: (step: any) => any }} [hooks]  `load`: a step's module (the worker keeps them by
+ *           bundle key, so a warm run does not evaluate its steps again); default: evaluated here
  */
 async function runSteps(input, hooks = {}) {
+  const load = hooks.load ?? ((/** @type {any} */ step) => loadBundle(step.bundle, input.packageDirs));
   /** @type {Array<{ data: unknown, channel: string }>} */
   const emits = [];
   /** @type {Array<Record<string, unknown>>} */
@@ -139,7 +142,7 @@ async function runSteps(input, hooks = {}) {
     const record = (/** @type {string} */ status, /** @type {Record<string, unknown>} */ extra) =>
       done.push({ id: step.id, status, started_at_ms: started, duration_ms: Date.now() - started, ...extra });
     if (step.action !== undefined) {
-      const mod = loadOrError(step, input.packageDirs);
+      const mod = loadOrError(step, load);
       const out = mod.error
         ? { ret: undefined, exports: {}, error: mod.error }
         : await runAction(mod.module, {
@@ -169,7 +172,7 @@ async function runSteps(input, hooks = {}) {
     const $ = makeDollar({ exported, httpSends, emit, respond, delay });
     /** @type {any} */ (globalThis).$send = legacySend;
     try {
-      const mod = loadBundle(step.bundle, input.packageDirs);
+      const mod = load(step);
       if (!mod || typeof mod.run !== "function") throw new Error(`step ${step.name} has no run method`);
       const value = await mod.run.call(mod, { steps, $ });
       const json = value === undefined ? undefined : JSON.parse(JSON.stringify(value) ?? "null");
@@ -193,10 +196,10 @@ async function runSteps(input, hooks = {}) {
   return end();
 }
 
-/** An action step's module, or the error of loading it. @param {{bundle?: any}} step @param {Record<string,string>} packageDirs */
-function loadOrError(step, packageDirs) {
+/** An action step's module, or the error of loading it. @param {any} step @param {(step: any) => any} load */
+function loadOrError(step, load) {
   try {
-    return { module: loadBundle(step.bundle, packageDirs), error: undefined };
+    return { module: load(step), error: undefined };
   } catch (e) {
     const err = /** @type {any} */ (e);
     return {

@@ -14,9 +14,10 @@
  *             runs `run` once per item, in order, each seeing the db the previous one left;
  *             streams emit / log / respond with `item`, then itemDone {item, dbChanges, error?}
  *             per item; the last one says `last: true` and ends the request (no `done`)
- *   steps     {steps, packageDirs, triggerEvent, context}
+ *   steps     {steps: [{id, name, bundleKey?, bundle?, ...}], packageDirs, triggerEvent, context}
  *             streams log (with `item`: the step's index) and respond
- *             -> done {result: {emits, steps, error?, exit?, delay?}} (steps.cjs); the step that
+ *             -> done {result: {emits, steps, error?, exit?, delay?, loaded}} (steps.cjs; `loaded`:
+ *             the steps' bundle keys whose modules this worker keeps, as for sources); the step that
  *             runs is written to PROGRESS_FILE, for the host to read if it stops the worker
  *   action    {bundleKey, bundle, packageDirs, props}    -> done {result: {ret, exports, exit?, error?}}
  *             an action run on its own (action.cjs), its module kept by bundleKey like a source's
@@ -227,16 +228,24 @@ function serialiseError(e) {
 /** Loaded component modules by bundle key (the code hash): warm invocations skip evaluation. */
 const components = new Map();
 
-/** The module of a request's bundle, evaluated once per worker. @param {any} msg */
+/**
+ * A bundle's module, evaluated once per worker under its key (the host sends the bundle only
+ * until it knows this worker has it: `loaded` in the answer); without a key, evaluated each time.
+ * @param {string | undefined} key @param {any} bundle @param {Record<string, string>} [packageDirs]
+ */
+function moduleOf(key, bundle, packageDirs) {
+  const known = key ? components.get(key) : undefined;
+  if (known) return known;
+  if (!bundle) throw new Error("internal: bundle not loaded in this worker");
+  const mod = loadBundle(bundle, packageDirs || {});
+  if (key && mod && typeof mod === "object") components.set(key, mod);
+  return mod;
+}
+
+/** The component of a request's bundle, evaluated once per worker. @param {any} msg */
 function componentOf(msg) {
-  let component = components.get(msg.bundleKey);
-  if (!component) {
-    if (!msg.bundle) throw new Error("internal: bundle not loaded in this worker");
-    component = loadBundle(msg.bundle, msg.packageDirs || {});
-    if (!component || typeof component !== "object")
-      throw new Error("the module does not export a component");
-    components.set(msg.bundleKey, component);
-  }
+  const component = moduleOf(msg.bundleKey, msg.bundle, msg.packageDirs);
+  if (!component || typeof component !== "object") throw new Error("the module does not export a component");
   return component;
 }
 
@@ -343,8 +352,13 @@ process.on("message", async (/** @type {any} */ msg) => {
           if (i !== undefined && TMP_DIR) markProgress(msg.id, i);
         },
         respond: (response) => send({ t: "respond", id: msg.id, response }),
+        load: (step) => moduleOf(step.bundleKey, step.bundle, msg.packageDirs),
       });
-      send({ t: "done", id: msg.id, result });
+      // The steps' modules this worker now keeps: the host sends them no more.
+      const loaded = msg.steps.flatMap((/** @type {any} */ st) =>
+        st.bundleKey && components.has(st.bundleKey) ? [st.bundleKey] : [],
+      );
+      send({ t: "done", id: msg.id, result: { ...result, loaded } });
     } else if (msg.t === "action") {
       const result = await runAction(componentOf(msg), { props: msg.props || {}, steps: {} });
       send({ t: "done", id: msg.id, result });

@@ -6,6 +6,7 @@ import type { UsersTable } from "../tables/core.js";
 import { nextCreatedMs, nowSeconds } from "./clock.js";
 import { notifyUserChangedIn } from "./cluster.js";
 import { pageByCreation, type PageRequest, type PageRows } from "./paging.js";
+import { prepared } from "../prepared.js";
 import { stateRemovedElsewhere } from "./source-state.js";
 
 /**
@@ -43,8 +44,13 @@ export class LastAdminError extends Error {
 }
 
 /** Whether a user is disabled (their targets do not run); false for an unknown user. */
+// Read before every workflow run (runner.ts): built once.
+const disabledById = prepared((db, $: { id: string }) =>
+  db.selectFrom("users").select("disabled").where("id", "=", $.id),
+);
+
 export async function isUserDisabled(db: Db, userId: string): Promise<boolean> {
-  const row = await db.selectFrom("users").select("disabled").where("id", "=", userId).executeTakeFirst();
+  const row = await disabledById.first(db, { id: userId });
   return Number(row?.disabled ?? 0) === 1;
 }
 
