@@ -72,6 +72,25 @@ export function spawnBare(): Promise<{ origin: string; child: ChildProcess }> {
 }
 
 /**
+ * A bare node:http server answering GET <path> with the bytes of a file, read once at start, as
+ * application/json: the floor of sending those bytes to the client, with no routing, auth or store.
+ */
+export function spawnStatic(files: Record<string, string>): Promise<{ origin: string; child: ChildProcess }> {
+  return spawnNode(`
+    const fs = require("node:fs");
+    const http = require("node:http");
+    const bodies = new Map(Object.entries(${JSON.stringify(files)}).map(([p, f]) => [p, fs.readFileSync(f)]));
+    const s = http.createServer((req, res) => {
+      const body = bodies.get(req.url);
+      if (!body) { res.writeHead(404).end(); return; }
+      res.writeHead(200, { "content-type": "application/json; charset=utf-8", "content-length": body.length });
+      res.end(body);
+    });
+    s.keepAliveTimeout = 60000;
+    s.listen(0, "127.0.0.1", () => console.log("port " + s.address().port));`);
+}
+
+/**
  * A relay that stores nothing and runs no code, like smee.io: a POST to /e is answered 200 and
  * forwarded to every client of GET /sse as {headers..., body, query, timestamp} (smee's shape).
  *

@@ -19,19 +19,32 @@
  * 3. `GET /workflows/{id}/runs/{run_id}` of a run of 50 steps, each at the limits of its logs
  *    (64 KB; 19 lines, as the sandbox keeps 1,000 lines of a run) and values of 256 KB in all,
  *    against `GET /users/me`: each request's answer read whole (not parsed). Target ≤ 5 × at the
- *    median.
+ *    median. Beside them, the floor: a bare node:http server (its own process) sending the same
+ *    two answers' bytes from memory, so the ratio can be read against what moving 3.5 MB through
+ *    `fetch` costs on the machine at that moment (the client's copies of the bytes dominate).
  * Knobs: HEADWATER_BENCH_WINDOWS (windows per build and case in 1, default 7),
  * HEADWATER_BENCH_ROUNDS (2 and 3 run 5 × and 2 × that many rounds, default 60),
  * HEADWATER_BENCH_CPU_PROF=<dir> (CPU profiles of the servers, one directory per build).
  * Every ratio is printed once, named with its statistic.
  */
 import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { SQLite, type SqliteStatement } from "../shared/sqlite-native.js";
 import { step } from "../test/delivery/helpers.js";
 import { uniqueKey } from "../test/support/fixtures.js";
 import { defineBench, type BenchCase } from "./harness.js";
 import { TWO_STEPS, workflowRuns } from "./workflow-probes.js";
-import { agent, load, median, pct, postJson, spawnBenchServer, type BenchServer } from "./event-probes.js";
+import {
+  agent,
+  load,
+  median,
+  pct,
+  postJson,
+  spawnBenchServer,
+  spawnStatic,
+  type BenchServer,
+} from "./event-probes.js";
 
 const WINDOWS = Number(process.env.HEADWATER_BENCH_WINDOWS ?? 7);
 const ROUNDS = Number(process.env.HEADWATER_BENCH_ROUNDS ?? 60);
@@ -221,6 +234,8 @@ interface Reads {
   customUrl: string;
   runPath: string;
   bareGet: (path: string) => () => Promise<number>;
+  /** The bytes this server answers to GET `path`. */
+  bytesOf: (path: string) => Promise<Buffer>;
 }
 
 /** What 2 and 3 measure, on this build's server. */
@@ -300,6 +315,11 @@ export default {
     customUrl: customSource.configured_props.http.endpoint_url,
     runPath,
     bareGet,
+    bytesOf: async (path: string) => {
+      const res = await fetch(`${hw.server.baseUrl}${path}`, { headers: { authorization: `Bearer ${hw.apiKey}` } });
+      if (!res.ok) throw new Error(`${path}: ${res.status}`);
+      return Buffer.from(await res.arrayBuffer());
+    },
   };
 }
 
@@ -328,7 +348,7 @@ export default defineBench("runs", async () => {
     throw err;
   }
   const own = systems[0]!;
-  const { respondUrl, customUrl, runPath, bareGet } = reads;
+  const { respondUrl, customUrl, runPath, bareGet, bytesOf } = reads;
 
   const cases: BenchCase[] = [
     {
@@ -412,24 +432,40 @@ export default defineBench("runs", async () => {
       iterations: 1,
       warmup: 0,
       run: async () => {
+        // The floor: a bare node:http server of its own process sending the same bytes from memory.
+        const dir = fs.mkdtempSync(path.join(os.tmpdir(), "hw-bench-floor-"));
+        const files = { "/run": path.join(dir, "run.json"), "/me": path.join(dir, "me.json") };
+        fs.writeFileSync(files["/run"], await bytesOf(runPath));
+        fs.writeFileSync(files["/me"], await bytesOf("/users/me"));
+        const floor = await spawnStatic(files);
+        const floorGet = (p: string) => async () => (await (await fetch(floor.origin + p)).arrayBuffer()).byteLength;
         const sides: Array<[string, () => Promise<number>, number[]]> = [
           [`GET /workflows/{id}/runs/{run_id}`, bareGet(runPath), []],
           ["GET /users/me", bareGet("/users/me"), []],
+          ["floor: bare node:http, the run's bytes", floorGet("/run"), []],
+          ["floor: bare node:http, /users/me's bytes", floorGet("/me"), []],
         ];
         let bytes = 0;
-        for (let r = 0; r < ROUNDS * 2 + 20; r++) {
-          for (const [name, get, times] of r % 2 ? [...sides].reverse() : sides) {
-            const t0 = performance.now();
-            const n = await get();
-            if (r >= 20) times.push(performance.now() - t0);
-            if (name !== "GET /users/me") bytes = n;
+        try {
+          for (let r = 0; r < ROUNDS * 2 + 20; r++) {
+            for (const [name, get, times] of r % 2 ? [...sides].reverse() : sides) {
+              const t0 = performance.now();
+              const n = await get();
+              if (r >= 20) times.push(performance.now() - t0);
+              if (name === sides[0]![0]) bytes = n;
+            }
           }
+        } finally {
+          floor.child.kill();
+          fs.rmSync(dir, { recursive: true, force: true });
         }
+        const ratio = (a: number, b: number) => (median(sides[a]![2]) / median(sides[b]![2])).toFixed(2);
         console.log(`  · the run's answer: ${(bytes / 1024).toFixed(0)} KB`);
         for (const [name, , times] of sides) console.log(`  · ${name.padEnd(50)}${ms(times, "median")}`);
-        console.log(
-          `  · ratio run detail / GET /users/me, median: ${(median(sides[0]![2]) / median(sides[1]![2])).toFixed(2)}`,
-        );
+        console.log(`  · ratio run detail / GET /users/me, median: ${ratio(0, 1)}`);
+        // What the same bytes cost with nothing else in the way: the lowest ratio any server gets here.
+        console.log(`  · ratio floor, the run's bytes / /users/me's bytes (bare server), median: ${ratio(2, 3)}`);
+        console.log(`  · ratio run detail / floor for the same bytes, median: ${ratio(0, 2)}`);
       },
     },
   ];
