@@ -43,12 +43,12 @@ export class LastAdminError extends Error {
   }
 }
 
-/** Whether a user is disabled (their targets do not run); false for an unknown user. */
 // Read before every workflow run (runner.ts): built once.
 const disabledById = prepared((db, $: { id: string }) =>
   db.selectFrom("users").select("disabled").where("id", "=", $.id),
 );
 
+/** Whether a user is disabled (their targets do not run); false for an unknown user. */
 export async function isUserDisabled(db: Db, userId: string): Promise<boolean> {
   const row = await disabledById.first(db, { id: userId });
   return Number(row?.disabled ?? 0) === 1;
