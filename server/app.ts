@@ -41,7 +41,7 @@ import { workflowRoutes } from "./http/routes/workflows.js";
 import { runRoutes, runStreamRoutes } from "./http/routes/runs.js";
 import { RunChanges } from "./workflows/runs/changes.js";
 import { LATER_PREFIX, moveDueJobs } from "./workflows/dispatch.js";
-import { runInOrder, WORKFLOW_BATCH } from "./workflows/runner.js";
+import { runInOrder, WORKFLOW_BATCH } from "./workflows/run-in-order.js";
 import { callerAnswers } from "./workflows/runs/respond.js";
 import { RunService } from "./workflows/runs/service.js";
 import { accountRoutes } from "./http/routes/accounts.js";

@@ -36,6 +36,12 @@ export interface BatchOutcome {
    * the queue must not delete them (they are gone) and only gives the lease back.
    */
   committed?: boolean;
+  /**
+   * Of the `ran` jobs, those that ended without results (nothing committed or kept them): the
+   * queue deletes these and leaves the others be. Given, it settles each job by its own result
+   * (`committed` then says nothing); absent, `committed` stands for every job of the batch.
+   */
+  unsettled?: string[];
 }
 
 /** Runs a target's jobs in order, stopping at the first that fails for the platform. */

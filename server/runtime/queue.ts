@@ -439,7 +439,11 @@ export class DurableQueue implements InvocationQueue {
         const outcome = registered ? await this.runBatch(registered, batch) : this.dropped(batch);
         served += batch.length;
         // Jobs the handler committed with their results are gone already; others end here.
-        const ended = outcome.committed ? [] : batch.slice(0, outcome.ran).map((r) => r.id);
+        const ended = outcome.unsettled
+          ? [...outcome.unsettled]
+          : outcome.committed
+            ? []
+            : batch.slice(0, outcome.ran).map((r) => r.id);
         // Jobs that ran (or failed) are no longer reserved here; the rest keep their reservation.
         for (const row of batch.slice(0, outcome.ran + 1)) this.local.delete(row.id);
         if (outcome.failure !== undefined) {
@@ -574,7 +578,12 @@ export class DurableQueue implements InvocationQueue {
       const outcome = await registered.handle(jobs);
       await settle();
       const ran = Math.max(0, Math.min(outcome.ran, jobs.length - (outcome.failure === undefined ? 0 : 1)));
-      return { ran, failure: outcome.failure, committed: outcome.committed === true };
+      return {
+        ran,
+        failure: outcome.failure,
+        committed: outcome.committed === true,
+        ...(outcome.unsettled ? { unsettled: outcome.unsettled } : {}),
+      };
     } catch (failure) {
       await settle();
       // An error of the handler itself: the first job ends with it.

@@ -21,7 +21,6 @@ import type { Db } from "../store/db.js";
 import type { WriteGroup } from "../store/write-group.js";
 import { invocationsTotal } from "../runtime/invoke.js";
 import type { RunWorkflowSteps } from "../runtime/workflow-steps.js";
-import type { BatchHandler } from "../runtime/queue-jobs.js";
 import { isUserDisabled } from "../store/repos/users.js";
 import { findWorkflow, type WorkflowRow } from "../store/repos/workflows.js";
 import { findRun, recordRunStart, STARTABLE } from "../store/repos/runs.js";
@@ -78,35 +77,6 @@ export async function readRunnableWorkflow(db: Db, id: string): Promise<Runnable
 export type WorkflowJobHandler = (
   job: InvocationJob & { id?: string; respondTo?: string },
 ) => Promise<{ committed: boolean; waits?: boolean }>;
-
-/** Jobs of a workflow's target read at once (they still run one by one, in order). */
-export const WORKFLOW_BATCH = 16;
-
-/**
- * The queue's batch handler for workflow targets: the jobs of a batch run one after the other,
- * each committing its own results, so a batch is only fewer reads of the queue (one for up to
- * WORKFLOW_BATCH runs instead of one per run: a target's next job was read after each run's
- * commit, on the path of every run at `concurrency: 1`). It stops at a job that waits, and at a
- * platform failure (that job is retried by the queue; the ones before it are done).
- */
-export function runInOrder(handler: WorkflowJobHandler): BatchHandler {
-  return async (jobs) => {
-    // Jobs of runs that did not commit (nothing to run) are deleted by the queue; deleting
-    // those that committed too does nothing (they are gone).
-    let committed = true;
-    for (let i = 0; i < jobs.length; i++) {
-      let result;
-      try {
-        result = await handler(jobs[i]!);
-      } catch (failure) {
-        return { ran: i, failure, committed };
-      }
-      committed &&= result.committed;
-      if (result.waits) return { ran: i + 1, committed };
-    }
-    return { ran: jobs.length, committed };
-  };
-}
 
 export const DEFAULT_RUN_RETENTION = 1000;
 

@@ -146,6 +146,30 @@ describe.each(testDatabases())("invocation queue on $name", (database) => {
     expect(batches.every((b) => b.length <= 4)).toBe(true);
   });
 
+  it("settles each job of a batch by its own result: it deletes only those the handler left unsettled", async () => {
+    const seen: string[] = [];
+    const q = makeQueue(store, 1);
+    q.registerBatchHandler(
+      "dc_",
+      async (jobs) => {
+        seen.push(jobs.map((j) => (j.event as { n: number }).n).join(","));
+        const first = jobs[0]!;
+        if ((first.event as { n: number }).n !== 0) return { ran: jobs.length };
+        // Job 0 ran nothing; job 1 waits for its turn (kept, due a moment later): the batch ends there.
+        await store.db.updateTable("jobs").set({ run_after: Date.now() + 100 }).where("id", "=", jobs[1]!.id).execute();
+        return { ran: 2, committed: false, unsettled: [first.id] };
+      },
+      4,
+    );
+    await q.enqueue(Array.from({ length: 3 }, (_, n) => ({ targetId: "dc_settle", ownerId: "u_1", trigger: "http" as const, event: { n } })));
+    await q.start();
+    await until(() => seen.length === 2);
+    await q.stop();
+    // Job 1 was not deleted with job 0: it came back when due, with job 2 behind it.
+    expect(seen).toEqual(["0,1,2", "1,2"]);
+    expect(await store.db.selectFrom("jobs").select("id").where("target_id", "=", "dc_settle").execute()).toEqual([]);
+  });
+
   it("runs a burst's backlog once and in order while it gives way to the requests still arriving, and stops mid-way", async () => {
     const ran: number[] = [];
     let batches = 0;
