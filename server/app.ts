@@ -42,6 +42,8 @@ import { runRoutes, runStreamRoutes } from "./http/routes/runs.js";
 import { RunChanges } from "./workflows/runs/changes.js";
 import { LATER_PREFIX, moveDueJobs } from "./workflows/dispatch.js";
 import { runInOrder, WORKFLOW_BATCH } from "./workflows/run-in-order.js";
+import { startFenceFor } from "./workflows/runs/start-fence.js";
+import { runTargetsOf } from "./workflows/targets.js";
 import { callerAnswers } from "./workflows/runs/respond.js";
 import { RunService } from "./workflows/runs/service.js";
 import { accountRoutes } from "./http/routes/accounts.js";
@@ -173,7 +175,9 @@ export async function createServer(config: Config): Promise<Server> {
       log.error({ err }, msg),
     );
     closers.push(async () => runChanges.close());
-    const runs = new RunService(store.db, runtime.queue, runChanges);
+    // Where a run's start meets a cancel (workflows/runs/start-fence.ts): the runner and the API share it.
+    const runFence = startFenceFor(store.db, store.dialect);
+    const runs = new RunService(store.db, runtime.queue, runChanges, runFence);
     const runDispatch = { writes: store.writes, wake: (targets: string[]) => runtime.queue.wake(targets) };
     runtime.queue.registerBatchHandler(
       "p_",
@@ -183,6 +187,7 @@ export async function createServer(config: Config): Promise<Server> {
           answers: callerAnswers(runtime.responders),
           retention: config.runRetention,
           dispatch: runDispatch,
+          fence: runFence,
           log: (msg, err) => log.error({ err }, msg),
         }),
       ),
@@ -193,6 +198,8 @@ export async function createServer(config: Config): Promise<Server> {
       moveDueJobs({ ...runDispatch, db: store.db }, jobs),
     );
     events.workflows.onChanged((id) => runtime.forgetHttpTarget(id));
+    // A workflow turned on again: its parked runs go on at once.
+    events.workflows.onResumed((id) => runtime.queue.wake(runTargetsOf(id)));
     runtime.registerHttpTarget("p_", async (id) => {
       const wf = await findWorkflow(store.db, id);
       return (

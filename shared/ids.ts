@@ -36,6 +36,16 @@ export function runIdOfJob(jobId: string): string {
   return ID_PREFIX.run + jobId.replace(/[^A-Za-z0-9]/g, "");
 }
 
+/**
+ * The id of the job a run was queued as (runIdOfJob backwards: the job ids of newJobId and
+ * jobIdAt are 15 digits, 6 digits and 6 letters or digits), or undefined for a run id of another
+ * form (a re-run's or a dispatched run's job is named in the run's row instead).
+ */
+export function jobIdOfRun(runId: string): string | undefined {
+  const m = /^r_(\d{15})(\d{6})([a-z0-9]{6})$/.exec(runId);
+  return m ? `${m[1]}-${m[2]}-${m[3]}` : undefined;
+}
+
 /** True when `id` has the kind's prefix and a non-empty alphanumeric suffix. */
 export function isId(kind: IdKind, id: string): boolean {
   const prefix = ID_PREFIX[kind];

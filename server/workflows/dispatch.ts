@@ -16,7 +16,6 @@
  *   it is moved to the workflow's run target like a new job (not throttled again: it started).
  */
 import { newJobId, insertJobs } from "../store/repos/jobs.js";
-import { JobAlreadyCompletedError } from "../store/repos/completions.js";
 import { isSqlite } from "../store/dialect-of.js";
 import type { Db } from "../store/db.js";
 import type { WriteGroup } from "../store/write-group.js";
@@ -27,21 +26,9 @@ import { platformStep } from "../runtime/platform-failure.js";
 import { dispatched, type Controls } from "./controls.js";
 import { findWorkflow } from "../store/repos/workflows.js";
 import { controlsOf } from "./controls.js";
+import { slotTarget, workflowOfTarget } from "./targets.js";
 
-/** The queue's target prefix of waiting runs' jobs. */
-export const LATER_PREFIX = "wl_";
-
-export const laterTarget = (workflowId: string): string => `${LATER_PREFIX}${workflowId}`;
-
-/** The workflow a target runs (`p_x`, `p_x~3`) or holds for later (`wl_p_x`). */
-export function workflowOfTarget(targetId: string): string {
-  const id = targetId.startsWith(LATER_PREFIX) ? targetId.slice(LATER_PREFIX.length) : targetId;
-  const cut = id.indexOf("~");
-  return cut < 0 ? id : id.slice(0, cut);
-}
-
-/** Whether a job came in on the workflow's own target (not yet placed by the dispatcher). */
-export const onOwnTarget = (targetId: string): boolean => !targetId.includes("~");
+export { LATER_PREFIX, laterTarget, onOwnTarget, workflowOfTarget } from "./targets.js";
 
 export interface DispatchDeps {
   writes: Pick<WriteGroup, "run">;
@@ -59,7 +46,7 @@ export function runTarget(workflowId: string, controls: Controls): string {
     ((turns.get(workflowId) ?? Math.floor(Math.random() * controls.concurrency)) + 1) % controls.concurrency;
   turns.set(workflowId, n);
   if (turns.size > 10_000) turns.delete(turns.keys().next().value!);
-  return `${workflowId}~${n}`;
+  return slotTarget(workflowId, n);
 }
 
 /** A job moved to `target`, due at `runAfter`, as the run `runId`. */
@@ -80,11 +67,13 @@ function moved(
   };
 }
 
-/** Deletes the job rows being moved; a row already gone was moved or run by another instance. */
-async function takeJobs(trx: Db, ids: string[]): Promise<void> {
-  const gone = await trx.deleteFrom("jobs").where("id", "in", ids).executeTakeFirst();
-  if (Number(gone.numDeletedRows) !== ids.length)
-    throw new JobAlreadyCompletedError(ids.length - Number(gone.numDeletedRows));
+/**
+ * Deletes the job rows being moved and answers the ids it deleted: a row already gone was
+ * cancelled, or moved by another instance, and is not moved again.
+ */
+async function takeJobs(trx: Db, ids: string[]): Promise<Set<string>> {
+  const taken = await trx.deleteFrom("jobs").where("id", "in", ids).returning("id").execute();
+  return new Set(taken.map((r) => r.id));
 }
 
 /**
@@ -99,14 +88,16 @@ export async function dispatchJob(
 ): Promise<{ committed: boolean }> {
   const target = runTarget(queuedRun.workflow_id, controls);
   const id = newJobId();
-  await platformStep("placing the workflow's run", () =>
+  const placed = await platformStep("placing the workflow's run", () =>
     deps.writes.run(async (trx) => {
-      await takeJobs(trx, [job.id]);
+      // Gone: cancelled while it waited here (the cancel recorded its run).
+      if ((await takeJobs(trx, [job.id])).size === 0) return false;
       await insertJobs(trx, [moved(job, target, queuedRun.id, Date.now(), id)]);
       await saveRunIn(trx, { ...queuedRun, pending_job_id: id });
+      return true;
     }),
   );
-  deps.wake([target]);
+  if (placed) deps.wake([target]);
   return { committed: true };
 }
 
@@ -141,14 +132,14 @@ export async function moveDueJobs(deps: DispatchDeps & { db: Db }, jobs: QueuedJ
   const targets = new Set<string>();
   await platformStep("moving waiting runs", () =>
     deps.writes.run(async (trx) => {
-      await takeJobs(
+      const taken = await takeJobs(
         trx,
         jobs.map((j) => j.id),
       );
       // A deleted workflow's waiting runs go with it (the jobs are dropped above).
       if (!wf) return;
       const controls = controlsOf(wf.controls_json);
-      const rows = jobs.map((j) => {
+      const rows = jobs.filter((j) => taken.has(j.id)).map((j) => {
         const target = runTarget(workflowId, controls);
         targets.add(target);
         return {

@@ -6,32 +6,53 @@
  * so they are delivered after the run, a run is recorded exactly when its results are, and a run
  * whose results are stored never runs again. A run still going after START_ROW_MS is recorded
  * as `running` (a write that never overwrites a finished record: a late duplicate leaves it be).
- * A platform failure (the sandbox itself failing, or the database refusing the workflow's
- * lookup, its accounts or its results) rejects with PlatformFailure and stores nothing, so the
- * invocation queue retries the job: never lost, and recorded once when it runs.
+ *
+ * Under faults (decisions.md "Runs under faults"):
+ * - Its steps start only past the start fence (runs/start-fence.ts), read at that moment: a run
+ *   cancelled while its job sat in a batch never starts.
+ * - A workflow turned off, or whose owner is disabled, parks the run's job (it waits at the head
+ *   of its target, looked at again every PARK_RECHECK_MS, and at once when the workflow is turned
+ *   on): never dropped. A deleted workflow's job is dropped; its run went with it.
+ * - A platform failure (the sandbox itself failing, or the database failing the workflow's lookup
+ *   or its results) rejects with PlatformFailure and stores nothing, so the queue retries the
+ *   job: never lost, and recorded once when it runs. On the job's last attempt, and whenever the
+ *   database refuses the results themselves, the run ends `error` instead (runs/platform-end.ts).
  */
 import { randomUUID } from "node:crypto";
-import { runIdOfJob } from "../../shared/ids.js";
 import type { RunResponse, RunTrigger, WorkflowStep } from "../../shared/resources/index.js";
 import { errorEvent } from "../delivery/error-event.js";
 import type { Quotas } from "../quotas/quotas.js";
 import type { EmitInput, EventStore, InvocationJob } from "../services.js";
-import { platformStep } from "../runtime/platform-failure.js";
+import { PlatformFailure, platformStep } from "../runtime/platform-failure.js";
+import { MAX_ATTEMPTS } from "../runtime/queue.js";
 import type { Db } from "../store/db.js";
 import type { WriteGroup } from "../store/write-group.js";
 import { invocationsTotal } from "../runtime/invoke.js";
 import type { RunWorkflowSteps } from "../runtime/workflow-steps.js";
+import { JobAlreadyCompletedError } from "../store/repos/completions.js";
+import { jobExists } from "../store/repos/jobs.js";
 import { isUserDisabled } from "../store/repos/users.js";
 import { findWorkflow, type WorkflowRow } from "../store/repos/workflows.js";
-import { findRun, recordRunStart, STARTABLE } from "../store/repos/runs.js";
+import { findRun, recordRunStart, STARTABLE, type RunRow } from "../store/repos/runs.js";
+import { parkRunIn } from "../store/repos/workflow-queue.js";
 import { controlsOf, dispatched } from "./controls.js";
 import { dispatchJob, onOwnTarget, throttleGate, workflowOfTarget, type DispatchDeps } from "./dispatch.js";
 import { attemptsAfter, continuationOf, planSteps } from "./runs/continue.js";
 import type { RunChanges } from "./runs/changes.js";
-import { endedRow, finishedRun, plannedSteps, queuedRow, runningRow, type RunHeader } from "./runs/record.js";
+import {
+  isRefusal,
+  PLATFORM_END_CODES,
+  platformEndMessage,
+  platformEndRow,
+  stepsEnded,
+  type PlatformEndCode,
+} from "./runs/platform-end.js";
+import { endedRow, finishedRun, plannedSteps, queuedRow, runningRow, type PlannedStep, type RunHeader } from "./runs/record.js";
 import { responseOf, type CallerAnswers } from "./runs/respond.js";
 import { RetentionTurns } from "./runs/retention.js";
+import { LocalStartFence, type StartFence } from "./runs/start-fence.js";
 import { StartRows } from "./runs/start-rows.js";
+import { queuedMs, runIdOf, sourceType, triggerOf } from "./runs/trigger.js";
 
 export type { RunWorkflowSteps } from "../runtime/workflow-steps.js";
 
@@ -56,6 +77,8 @@ export interface WorkflowRunnerOptions {
   readWorkflow?: (id: string) => Promise<RunnableWorkflow | undefined>;
   /** Places runs under their workflow's concurrency and throttle (dispatch.ts); without it every job runs where it is. */
   dispatch?: DispatchDeps;
+  /** Where a run's start meets a cancel (shared with the runs service); default: this process's, over `db`. */
+  fence?: StartFence;
   log?: (msg: string, err?: unknown) => void;
 }
 
@@ -70,18 +93,23 @@ export async function readRunnableWorkflow(db: Db, id: string): Promise<Runnable
   return row && { row, steps: JSON.parse(row.steps_json) as WorkflowStep[] };
 }
 
+/** A job as the runner gets it from the queue (`attempts`: its platform failures so far). */
+export type RunnerJob = InvocationJob & { id?: string; respondTo?: string; attempts?: number };
+
 /**
- * Runs one job: `committed` when the job was deleted with its results; `waits` when the job
- * stays where it is, due later (a throttle's turn), and the target's next jobs must wait behind it.
+ * Runs one job: `committed` when the job was deleted with its results, or stays where it is
+ * settled (moved, postponed, parked); `waits` when it stays, due later, and the target's next
+ * jobs must wait behind it.
  */
-export type WorkflowJobHandler = (
-  job: InvocationJob & { id?: string; respondTo?: string },
-) => Promise<{ committed: boolean; waits?: boolean }>;
+export type WorkflowJobHandler = (job: RunnerJob) => Promise<{ committed: boolean; waits?: boolean }>;
 
 export const DEFAULT_RUN_RETENTION = 1000;
 
 /** How long a run goes before its `running` row is written (runs that end sooner commit once). */
 export const START_ROW_MS = 200;
+
+/** How long a parked run waits before its workflow is looked at again (turning it on resumes it at once). */
+export const PARK_RECHECK_MS = 30_000;
 
 /** `headwater_invocations_total` of workflows, by outcome (labelling a sample per run showed in profiles). */
 const RUNS_COUNTED = {
@@ -90,27 +118,20 @@ const RUNS_COUNTED = {
   quota_exceeded: invocationsTotal.labels({ kind: "workflow", outcome: "quota_exceeded" }),
 };
 
-function sourceType(job: InvocationJob): "SOURCE" | "WORKFLOW" | "HTTP" {
-  if (job.trigger === "http") return "HTTP";
-  return job.origin?.emitterId.startsWith("p_") ? "WORKFLOW" : "SOURCE";
-}
+/** Whether the queue gives the job up if this attempt fails for the platform (queue.ts). */
+const lastAttempt = (job: RunnerJob): boolean => (job.attempts ?? 0) + 1 >= MAX_ATTEMPTS;
 
-function triggerOf(job: InvocationJob): RunTrigger {
-  const origin = job.origin ? { emitter_id: job.origin.emitterId, event_id: job.origin.eventId } : {};
-  if (job.rerun)
-    return {
-      type: "RERUN",
-      ...origin,
-      rerun_of: job.rerun.of,
-      ...(job.rerun.fromStep ? { from_step: job.rerun.fromStep } : {}),
-    };
-  return { type: sourceType(job), ...origin };
-}
-
-/** When the job was queued (its id starts with that time), so a run lists where its event came in. */
-function queuedMs(jobId: string | undefined): number {
-  const ms = jobId ? Number(jobId.slice(0, 15)) : NaN;
-  return Number.isFinite(ms) && ms > 0 ? ms : Date.now();
+/** A run's header: what its start and end both record, from its job (and its earlier row, going on). */
+function headerOf(job: RunnerJob, wf: WorkflowRow, resumed: RunRow | undefined): RunHeader {
+  return {
+    id: runIdOf(job),
+    workflowId: wf.id,
+    ownerId: wf.owner_id,
+    trigger: resumed ? (JSON.parse(resumed.trigger_json) as RunTrigger) : triggerOf(job),
+    attempt: job.resume?.attempt ?? 1,
+    createdMs: resumed ? Number(resumed.created_ms) : queuedMs(job.id),
+    eventJson: resumed?.event_json ?? JSON.stringify(job.event ?? null),
+  };
 }
 
 /** Returns the handler the invocation queue calls for `p_` targets. */
@@ -118,25 +139,92 @@ export function createWorkflowRunner(o: WorkflowRunnerOptions): WorkflowJobHandl
   const log = o.log ?? (() => undefined);
   const retention = new RetentionTurns(o.retention ?? DEFAULT_RUN_RETENTION);
   const startRows = new StartRows(START_ROW_MS);
+  const fence = o.fence ?? new LocalStartFence(o.db);
   const read = o.readWorkflow ?? ((id: string) => readRunnableWorkflow(o.db, id));
   const writeStart = o.writes
     ? (fn: (db: Db) => Promise<void>) => o.writes!.run(fn)
     : (fn: (db: Db) => Promise<void>) => fn(o.db);
-  return async (job) => {
+
+  /** The $errors event of a run that failed, as the workflow's listeners get it. */
+  const errorsInput = (
+    job: RunnerJob,
+    wf: WorkflowRow,
+    contextId: string,
+    error: { code: string; message: string; cellId: string; stack: string },
+    attempts: number,
+  ): EmitInput => ({
+    emitterId: wf.id,
+    ownerId: wf.owner_id,
+    channel: "$errors",
+    hops: job.origin?.hops ?? 0,
+    event: errorEvent({
+      listenerId: wf.id,
+      deploymentId: wf.deployment_id,
+      ownerId: wf.owner_id,
+      originalEvent: job.event,
+      contextId,
+      sourceType: sourceType(job),
+      ...error,
+      attempts,
+      now: new Date(),
+    }),
+  });
+
+  /**
+   * Ends the run `error` with a platform code and its `$errors` event (runs/platform-end.ts), in
+   * the commit that deletes its job. Throws PlatformFailure when even that cannot be stored.
+   */
+  const endForPlatform = async (job: RunnerJob, code: PlatformEndCode, cause: unknown): Promise<{ committed: boolean }> => {
+    const caller = job.respondTo;
+    try {
+      const runnable = await read(workflowOfTarget(job.targetId));
+      const wf = runnable?.row;
+      if (!wf || wf.owner_id !== job.ownerId || !job.id) return { committed: false };
+      const resumed = job.resume ? await findRun(o.db, job.resume.runId) : undefined;
+      const header = headerOf(job, wf, resumed);
+      const stored = resumed ?? (await findRun(o.db, header.id));
+      const steps = stepsEnded(
+        stored ? JSON.parse(stored.steps_json) : plannedSteps(planSteps(runnable.steps, job, resumed)),
+      );
+      const message = platformEndMessage(code, cause);
+      const row = platformEndRow(header, steps, code, message, stored, Date.now());
+      const errors = errorsInput(job, wf, job.origin?.eventId ?? randomUUID(), { code, message, cellId: "", stack: "" }, header.attempt);
+      await o.events.commit([errors], { jobIds: [job.id], run: { row } });
+      log(`run ${header.id} of ${wf.id} ended with ${code}`, cause);
+      o.changes?.changed(row);
+      if (caller && o.answers) o.answers.respond(caller, o.answers.unanswered(header.id, "error"));
+      return { committed: true };
+    } catch (err) {
+      // Its job is gone: another instance ended the run, or its workflow was deleted.
+      if (err instanceof JobAlreadyCompletedError) return { committed: true };
+      throw new PlatformFailure(`ending a run the platform failed: ${err instanceof Error ? err.message : String(err)}`);
+    } finally {
+      o.answers?.finish(caller);
+    }
+  };
+
+  const runJob: WorkflowJobHandler = async (job) => {
     const workflowId = workflowOfTarget(job.targetId);
     const runnable = await platformStep("reading the workflow", () => read(workflowId));
     const wf = runnable?.row;
     const caller = job.respondTo;
-    const jobIds = job.id ? [job.id] : [];
-    // Deleted, someone else's (a stale job), or paused: nothing to run (the queue drops the job).
-    if (!wf || wf.owner_id !== job.ownerId || Number(wf.active) !== 1) {
+    // Deleted, or someone else's (a stale job): nothing to run (the queue drops the job).
+    if (!wf || wf.owner_id !== job.ownerId) {
       o.answers?.finish(caller);
       return { committed: false };
     }
-    // Its owner is disabled by an admin: nothing of theirs runs until they are enabled.
-    if (await platformStep("reading the workflow's owner", () => isUserDisabled(o.db, wf.owner_id))) {
+    // Turned off, or its owner disabled by an admin: the run waits, parked (see the file's comment).
+    const paused =
+      Number(wf.active) !== 1 ||
+      (await platformStep("reading the workflow's owner", () => isUserDisabled(o.db, wf.owner_id)));
+    if (paused) {
       o.answers?.finish(caller);
-      return { committed: false };
+      if (!job.id) return { committed: false };
+      const jobId = job.id;
+      await platformStep("parking the run", () =>
+        writeStart((db) => parkRunIn(db, jobId, runIdOf(job), Date.now() + PARK_RECHECK_MS)),
+      );
+      return { committed: true, waits: true };
     }
     const controls = controlsOf(wf.controls_json);
     // A run going on (a retry, after a delay) is read back; one cancelled or ended meanwhile is let go.
@@ -145,19 +233,7 @@ export function createWorkflowRunner(o: WorkflowRunnerOptions): WorkflowJobHandl
       : undefined;
     if (job.resume && (!resumed || !STARTABLE.includes(resumed.status))) return { committed: false };
     const planned = planSteps(runnable.steps, job, resumed);
-    const header: RunHeader = {
-      id:
-        job.resume?.runId ??
-        job.runId ??
-        job.rerun?.runId ??
-        (job.id ? runIdOfJob(job.id) : `r_${randomUUID().replace(/-/g, "")}`),
-      workflowId: wf.id,
-      ownerId: wf.owner_id,
-      trigger: resumed ? (JSON.parse(resumed.trigger_json) as RunTrigger) : triggerOf(job),
-      attempt: job.resume?.attempt ?? 1,
-      createdMs: resumed ? Number(resumed.created_ms) : queuedMs(job.id),
-      eventJson: resumed?.event_json ?? JSON.stringify(job.event ?? null),
-    };
+    const header = headerOf(job, wf, resumed);
     // Under concurrency or a throttle a new job is first placed on a run target (dispatch.ts).
     if (o.dispatch && job.id && onOwnTarget(job.targetId) && !job.resume && dispatched(controls)) {
       return dispatchJob(
@@ -172,11 +248,41 @@ export function createWorkflowRunner(o: WorkflowRunnerOptions): WorkflowJobHandl
       if (!(await throttleGate(o.dispatch, job.id, header.id, wf.id, controls.throttle)))
         return { committed: true, waits: true };
     }
+    const segmentMs = Date.now();
+    const startedMs = resumed?.started_ms != null ? Number(resumed.started_ms) : segmentMs;
+    // The row is made only for a follower, the fence or the start's write: most runs need none.
+    const startRow = () => ({ ...runningRow(header, plannedSteps(planned), startedMs), updated_ms: segmentMs });
+    // The fence, read now (not when the batch was read): a run cancelled meanwhile never starts.
+    if (job.id) {
+      const jobId = job.id;
+      if (!(await platformStep("starting the run", () => fence.enter(jobId, startRow())))) {
+        o.answers?.finish(caller);
+        return { committed: false };
+      }
+    }
+    try {
+      return await runSteps(job, wf, planned, header, controls, resumed, { segmentMs, startedMs, startRow });
+    } finally {
+      fence.leave(header.id);
+    }
+  };
+
+  const runSteps = async (
+    job: RunnerJob,
+    wf: WorkflowRow,
+    planned: PlannedStep[],
+    header: RunHeader,
+    controls: ReturnType<typeof controlsOf>,
+    resumed: RunRow | undefined,
+    at: { segmentMs: number; startedMs: number; startRow: () => RunRow },
+  ): Promise<{ committed: boolean }> => {
+    const caller = job.respondTo;
+    const jobIds = job.id ? [job.id] : [];
+    const { segmentMs, startedMs, startRow } = at;
     const contextId = job.origin?.eventId ?? randomUUID();
-    const now = new Date();
     const context = {
       id: contextId,
-      ts: now.toISOString(),
+      ts: new Date(segmentMs).toISOString(),
       workflow_id: wf.id,
       deployment_id: wf.deployment_id,
       source_type: sourceType(job),
@@ -184,23 +290,25 @@ export function createWorkflowRunner(o: WorkflowRunnerOptions): WorkflowJobHandl
       emitter_id: job.origin?.emitterId,
       run_id: header.id,
     };
-    const segmentMs = Date.now();
-    const startedMs = resumed?.started_ms != null ? Number(resumed.started_ms) : segmentMs;
-    // Followers hear of the start at once; its row is written only if the run is still going
-    // START_ROW_MS later (a commit of its own: most runs end sooner, and their one commit records
-    // them whole). The end waits for that write, which never overwrites a finished record.
-    // (Its version is now: a run going on after a delay was last told at that part's end.)
-    // The row is made only for a follower or for that write: most runs need neither.
-    const startRow = () => ({ ...runningRow(header, plannedSteps(planned), startedMs), updated_ms: segmentMs });
+    // Followers hear of the start at once. Where the fence did not record it (SQLite), its row is
+    // written only if the run is still going START_ROW_MS later (a commit of its own: most runs
+    // end sooner, and their one commit records them whole), and only while its job is queued (a
+    // deleted workflow's run is not made again). The end waits for that write, which never
+    // overwrites a finished record. (Its version is now: a run going on after a delay was last
+    // told at that part's end.)
     if (o.changes?.follows(wf.id)) o.changes.changed(startRow());
     let started: Promise<void> | undefined;
-    const startTimer = startRows.add(() => {
-      const start = startRow();
-      started = writeStart((db) => recordRunStart(db, start)).then(
-        () => undefined,
-        (err: unknown) => log(`recording the start of run ${header.id} failed`, err),
-      );
-    });
+    const startTimer = fence.recordsStart
+      ? undefined
+      : startRows.add(() => {
+          const start = startRow();
+          started = writeStart(async (db) => {
+            if (!job.id || (await jobExists(db, job.id))) await recordRunStart(db, start);
+          }).then(
+            () => undefined,
+            (err: unknown) => log(`recording the start of run ${header.id} failed`, err),
+          );
+        });
     let response: RunResponse | null = null;
     let result;
     try {
@@ -217,13 +325,9 @@ export function createWorkflowRunner(o: WorkflowRunnerOptions): WorkflowJobHandl
           o.answers?.respond(caller, response);
         },
       });
-    } catch (err) {
-      // A platform failure: the queue runs the job again, but this caller is let go.
-      startRows.cancel(startTimer);
-      o.answers?.finish(caller);
-      throw err;
+    } finally {
+      if (startTimer !== undefined) startRows.cancel(startTimer);
     }
-    startRows.cancel(startTimer);
     // After the start's version (a follower takes each version of a run once).
     const endedMs = Math.max(Date.now(), segmentMs + 1);
     RUNS_COUNTED[!result.error ? "ok" : result.error.code === "QUOTA_EXCEEDED" ? "quota_exceeded" : "error"].inc();
@@ -249,26 +353,8 @@ export function createWorkflowRunner(o: WorkflowRunnerOptions): WorkflowJobHandl
       now: endedMs,
     });
     if (result.error && !later) {
-      inputs.push({
-        emitterId: wf.id,
-        ownerId: wf.owner_id,
-        channel: "$errors",
-        hops,
-        event: errorEvent({
-          listenerId: wf.id,
-          deploymentId: wf.deployment_id,
-          ownerId: wf.owner_id,
-          originalEvent: job.event,
-          contextId,
-          sourceType: sourceType(job),
-          code: result.error.code,
-          message: result.error.message,
-          cellId: result.error.cellId,
-          stack: run.steps.find((s) => s.id === result.error!.cellId)?.error?.stack ?? "",
-          attempts: header.attempt,
-          now: new Date(),
-        }),
-      });
+      const stack = run.steps.find((s) => s.id === result.error!.cellId)?.error?.stack ?? "";
+      inputs.push(errorsInput(job, wf, contextId, { ...result.error, stack }, header.attempt));
     }
     // The caller that waits and was not answered: 204 when the run ended well, 502 when it
     // failed, 202 when it waits to go on (after the commit: a run whose results fail to store
@@ -288,19 +374,45 @@ export function createWorkflowRunner(o: WorkflowRunnerOptions): WorkflowJobHandl
       later?.waiting,
     );
     if (started) await started;
-    await platformStep("storing the workflow's results", () =>
-      o.events.commit(inputs, {
+    try {
+      await o.events.commit(inputs, {
         jobIds,
         run: { row, keep: retention.next(wf.id) },
         ...(later ? { delayed: [later.job] } : {}),
         ...(usage ? { usage } : {}),
-      }),
-    );
+      });
+    } catch (err) {
+      // Its job is gone: its workflow was deleted meanwhile (its runs with it), or another
+      // instance ran it after this one's lease ran out. Nothing of this run is stored.
+      if (err instanceof JobAlreadyCompletedError) {
+        o.answers?.finish(caller);
+        return { committed: true };
+      }
+      if (isRefusal(err)) return endForPlatform(job, PLATFORM_END_CODES.refused, err);
+      o.answers?.finish(caller);
+      throw new PlatformFailure(
+        `storing the workflow's results failed: ${err instanceof Error ? err.message : String(err)}`,
+      );
+    }
     if (usage) o.quotas?.counted(usage);
     o.changes?.changed(row);
     if (later) o.dispatch?.wake([later.job.targetId]);
     if (unanswered) o.answers?.respond(caller, unanswered);
     o.answers?.finish(caller);
     return { committed: jobIds.length > 0 };
+  };
+
+  return async (job) => {
+    try {
+      return await runJob(job);
+    } catch (err) {
+      // The last attempt failed for the platform: the queue would give the job up and leave the
+      // run waiting for nothing. It ends here instead.
+      if (!(err instanceof PlatformFailure) || !job.id || !lastAttempt(job)) {
+        o.answers?.finish(job.respondTo);
+        throw err;
+      }
+      return endForPlatform(job, PLATFORM_END_CODES.failed, err);
+    }
   };
 }

@@ -19,6 +19,8 @@ import { ActionSteps, type ActionStepDeps, type StepInput } from "./action-steps
 import { pageByCreation, type PageRequest, type PageRows } from "../store/repos/paging.js";
 import { deleteRunsOf } from "../store/repos/runs.js";
 import { controlsOf, mergeControls } from "./controls.js";
+import { runTargetsOf, targetsOf } from "./targets.js";
+import { dropQueueIn, resumeParkedIn } from "../store/repos/workflow-queue.js";
 import {
   deleteWorkflow,
   getWorkflow,
@@ -47,6 +49,7 @@ function createdMs(): number {
 export class WorkflowService {
   private actionSteps: ActionSteps | undefined;
   private readonly changeListeners: Array<(id: string) => void> = [];
+  private readonly resumeListeners: Array<(id: string) => void> = [];
 
   constructor(
     private readonly db: Db,
@@ -57,6 +60,11 @@ export class WorkflowService {
   /** Called after a workflow is updated or deleted (its endpoint's remembered target is forgotten). */
   onChanged(listener: (id: string) => void): void {
     this.changeListeners.push(listener);
+  }
+
+  /** Called after a workflow is turned on again, its parked runs' jobs due now (the queue is woken for them). */
+  onResumed(listener: (id: string) => void): void {
+    this.resumeListeners.push(listener);
   }
 
   private changed(id: string): void {
@@ -128,9 +136,11 @@ export class WorkflowService {
     row: Pick<WorkflowRow, "id" | "name">,
     steps: WorkflowStep[] | undefined,
     save: (trx: Db, steps: WorkflowStep[] | undefined) => Promise<void>,
+    severalWrites = false,
   ): Promise<WorkflowStep[] | undefined> {
     if (!this.actionSteps || !steps) {
-      await save(this.db, steps);
+      if (severalWrites) await this.db.transaction().execute((trx) => save(trx, steps));
+      else await save(this.db, steps);
       return steps;
     }
     const actionSteps = this.actionSteps;
@@ -193,30 +203,39 @@ export class WorkflowService {
       body.steps === undefined
         ? undefined
         : await this.buildSteps(requester, body.steps, JSON.parse(row.steps_json) as WorkflowStep[]);
+    // Turned on again: the runs it parked while off go on (runner.ts), in the update's transaction.
+    const resumes = patch.active === 1 && Number(row.active) !== 1;
     await this.write(ownerId, { id, name: patch.name ?? row.name }, built, async (trx, steps) => {
       if (steps) {
         patch.steps_json = JSON.stringify(steps);
         if (patch.steps_json !== row.steps_json) patch.deployment_id = newId("deployment");
       }
       await updateWorkflow(trx, ownerId, id, patch);
-    });
+      if (resumes) await resumeParkedIn(trx, runTargetsOf(id), Date.now());
+    }, resumes);
     this.changed(id);
+    if (resumes) for (const listener of this.resumeListeners) listener(id);
     return this.toResource({ ...row, ...patch });
   }
 
+  /**
+   * Deletes the workflow with its runs and everything queued for it, in one transaction: a run
+   * under way then finds its job gone when it commits (the job's delete is its fence), so no run
+   * row outlives the workflow, and no target of it is left for the queue to look at.
+   */
   async delete(ownerId: string, id: string): Promise<boolean> {
     const actionSteps = this.actionSteps;
-    const deleted = actionSteps
-      ? await this.db.transaction().execute(async (trx) => {
-          const gone = await deleteWorkflow(trx, ownerId, id);
-          if (gone) await actionSteps.holderDeleted(trx, ownerId, id);
-          return gone;
-        })
-      : await deleteWorkflow(this.db, ownerId, id);
+    const deleted = await this.db.transaction().execute(async (trx) => {
+      const gone = await deleteWorkflow(trx, ownerId, id);
+      if (!gone) return false;
+      if (actionSteps) await actionSteps.holderDeleted(trx, ownerId, id);
+      await dropQueueIn(trx, id, targetsOf(id));
+      await deleteRunsOf(trx, id);
+      return true;
+    });
     if (deleted) {
       this.changed(id);
       await this.hooks.deleted(id);
-      await deleteRunsOf(this.db, id);
     }
     return deleted;
   }

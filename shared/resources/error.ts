@@ -31,6 +31,7 @@ export const ERROR_CODES = {
   propOptionsFailed: "prop_options_failed",
   accountInUse: "account_in_use",
   runNotCancellable: "run_not_cancellable",
+  workflowInactive: "workflow_inactive",
   internal: "internal_error",
 } as const;
 export type ErrorCode = (typeof ERROR_CODES)[keyof typeof ERROR_CODES];

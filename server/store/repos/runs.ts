@@ -41,9 +41,25 @@ const startRun = prepared((db, $: Required<RunRow>) =>
     ),
 );
 
-/** The row of a run that starts: a finished run's row is left as it is (a late duplicate start). */
-export async function recordRunStart(db: Db, row: RunRow): Promise<void> {
-  await startRun.execute(db, whole(row));
+/**
+ * The row of a run that starts: a finished run's row is left as it is (a late duplicate start),
+ * and so is a cancelled one. True when it was written.
+ */
+export async function recordRunStart(db: Db, row: RunRow): Promise<boolean> {
+  return (await startRun.affected(db, whole(row))) === 1;
+}
+
+/**
+ * A run's start, fenced by its job (PostgreSQL, where a cancel may come from any instance): the
+ * job's row is locked, then the run recorded `running` if it still waits. False when the job is
+ * gone (cancelled, or its workflow deleted) or the run no longer waits: then nothing may start. A
+ * cancel takes the same locks in the same order (cancelRun), so whichever commits first wins.
+ */
+export async function startRunFenced(db: Db, jobId: string, row: RunRow): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const job = await trx.selectFrom("jobs").select("id").where("id", "=", jobId).forUpdate().executeTakeFirst();
+    return job !== undefined && (await recordRunStart(trx, row));
+  });
 }
 
 /** The columns a run's record writes after its insert (all but its id and creation time). */
@@ -273,23 +289,63 @@ export async function setPendingJobIn(trx: Db, runId: string, jobId: string): Pr
 /** Statuses of a run that waits for its job, which a cancel deletes. */
 export const CANCELLABLE = ["queued", "retrying", "delayed"];
 
+/** A cancel's end: the run as cancelled, or why not (it started or ended; its job went or moved meanwhile). */
+export type CancelOutcome = { run: RunRow } | { refused: "started" | "moved" };
+
+class CancelRefused extends Error {
+  constructor(readonly why: "started" | "moved") {
+    super(why);
+  }
+}
+
 /**
- * Cancels a waiting run: its job is deleted and it is `cancelled`, in one transaction. undefined
- * when it cannot be (it is not waiting, or its job started a moment ago: the delete is the fence).
+ * Cancels a waiting run in one transaction: its job `jobId` is deleted, then the run is recorded
+ * `cancelled` (its row updated when `stored`, else made: a run still only a job). The job comes
+ * first, as in every transaction that starts or moves a run (startRunFenced, the dispatcher's
+ * moves): they lock the job's row and then the run's, so they never wait on each other in a cycle,
+ * and a run whose start committed first is refused here (its row no longer waits).
  */
-export async function cancelRunIn(trx: Db, row: RunRow, now: number): Promise<RunRow | undefined> {
-  if (!CANCELLABLE.includes(row.status) || !row.pending_job_id) return undefined;
-  const gone = await trx.deleteFrom("jobs").where("id", "=", row.pending_job_id).executeTakeFirst();
-  if (Number(gone.numDeletedRows) !== 1) return undefined;
-  const cancelled = {
+export async function cancelRun(
+  db: Db,
+  run: RunRow,
+  jobId: string,
+  stored: boolean,
+  now: number,
+): Promise<CancelOutcome> {
+  const cancelled: RunRow = {
+    ...run,
     status: "cancelled",
     ended_ms: now,
     updated_ms: now,
     next_at_ms: null,
     pending_job_id: null,
   };
-  await trx.updateTable("runs").set(cancelled).where("id", "=", row.id).execute();
-  return { ...row, ...cancelled };
+  try {
+    return await db.transaction().execute(async (trx) => {
+      const gone = await trx.deleteFrom("jobs").where("id", "=", jobId).executeTakeFirst();
+      if (Number(gone.numDeletedRows) !== 1) throw new CancelRefused("moved");
+      const written = stored
+        ? await trx
+            .updateTable("runs")
+            .set({ status: "cancelled", ended_ms: now, updated_ms: now, next_at_ms: null, pending_job_id: null })
+            .where("id", "=", run.id)
+            .where("status", "in", CANCELLABLE)
+            .executeTakeFirst()
+            .then((r) => Number(r.numUpdatedRows))
+        : await trx
+            .insertInto("runs")
+            .values(whole(cancelled))
+            .onConflict((oc) => oc.column("id").doNothing())
+            .executeTakeFirst()
+            .then((r) => Number(r.numInsertedOrUpdatedRows ?? 0n));
+      // Its start committed first: the job's delete is rolled back with this.
+      if (written !== 1) throw new CancelRefused("started");
+      return { run: cancelled };
+    });
+  } catch (err) {
+    if (err instanceof CancelRefused) return { refused: err.why };
+    throw err;
+  }
 }
 
 /**

@@ -2,7 +2,7 @@
  * Subscriptions and auto-subscriptions. Every query is scoped to its owner: a glob (`p_*`,
  * `dc_*`) only ever matches the owner's own emitters because matching starts from the owner.
  */
-import type { Kysely } from "kysely";
+import type { ExpressionBuilder, Kysely } from "kysely";
 import { prepared } from "../prepared.js";
 import type { Database } from "../schema.js";
 import type { AutoSubscriptionsTable, SubscriptionsTable } from "../tables/events.js";
@@ -68,12 +68,29 @@ export async function listSubscriptions(db: Exec, ownerId: string): Promise<Subs
 }
 
 /** subscribedListeners for one emitter (what most appends name): built once. */
+/**
+ * A workflow that is off receives nothing new (its endpoint refuses requests too): the runs it
+ * had queued wait for it (workflows/runner.ts parks them), events emitted meanwhile are not
+ * delivered to it. A probe of the workflows' primary key per subscription read.
+ */
+const notOff = (eb: ExpressionBuilder<Database, "subscriptions">) =>
+  eb.not(
+    eb.exists(
+      eb
+        .selectFrom("workflows")
+        .select("workflows.id")
+        .whereRef("workflows.id", "=", "subscriptions.listener_id")
+        .where("workflows.active", "=", 0),
+    ),
+  );
+
 const listenersOfOne = prepared((db, $: { owner: string; emitter: string; glob: string }) =>
   db
     .selectFrom("subscriptions")
     .select(["emitter_id", "channel", "listener_id"])
     .where("owner_id", "=", $.owner)
-    .where("emitter_id", "in", [$.emitter, $.glob]),
+    .where("emitter_id", "in", [$.emitter, $.glob])
+    .where(notOff),
 );
 
 export interface ListenerRow {
@@ -95,6 +112,7 @@ export async function subscribedListeners(db: Exec, ownerId: string, emitterIds:
     .select(["emitter_id", "channel", "listener_id"])
     .where("owner_id", "=", ownerId)
     .where("emitter_id", "in", patterns)
+    .where(notOff)
     .execute();
 }
 

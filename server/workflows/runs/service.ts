@@ -5,19 +5,32 @@
  * runs once whatever happens to this process; its answer waits for its end (RERUN_WAIT_MS at
  * most) so that a caller usually sees what it did.
  */
-import { runIdOfJob } from "../../../shared/ids.js";
+import { jobIdOfRun, runIdOfJob } from "../../../shared/ids.js";
 import type { Run, RunListQuery, WorkflowStep } from "../../../shared/resources/index.js";
 import { ENDED_RUN_STATUSES, ERROR_CODES } from "../../../shared/resources/index.js";
 import type { InvocationQueue, RerunOrder } from "../../services.js";
 import type { Db } from "../../store/db.js";
-import { newJobId } from "../../store/repos/jobs.js";
 import type { PageRequest, PageRows } from "../../store/repos/paging.js";
 import { ConflictError } from "../../errors.js";
-import { cancelRunIn, getRun, getRunBytes, getRunVersion, insertQueuedRun, listRuns, type RunRow } from "../../store/repos/runs.js";
+import { findQueuedJob, newJobId } from "../../store/repos/jobs.js";
+import {
+  CANCELLABLE,
+  cancelRun,
+  getRun,
+  getRunBytes,
+  getRunVersion,
+  insertQueuedRun,
+  listRuns,
+  type RunRow,
+} from "../../store/repos/runs.js";
+import { payloadOf } from "../../runtime/queue-jobs.js";
+import { runnableHttpEvent } from "../../runtime/http-body.js";
 import { getWorkflow } from "../../store/repos/workflows.js";
 import { RunAnswerCache } from "./answer-cache.js";
 import type { RunChanges } from "./changes.js";
 import { plannedSteps, queuedRow, runJsonBytes, runOfRow, type RunHeader } from "./record.js";
+import { LocalStartFence, type StartFence } from "./start-fence.js";
+import { queuedMs, triggerOf } from "./trigger.js";
 
 const DATA_OPEN = Buffer.from('{"data":');
 const DATA_CLOSE = Buffer.from("}");
@@ -36,6 +49,8 @@ export class RunService {
     private readonly db: Db,
     private readonly queue: Pick<InvocationQueue, "enqueueIn" | "wake">,
     readonly changes: RunChanges,
+    /** Where a cancel meets the run's start (shared with the runner). */
+    private readonly fence: StartFence = new LocalStartFence(db),
     /** Ended runs' answers, by default within 32 MB. */
     private readonly answers = new RunAnswerCache(32 * 1024 * 1024),
   ) {}
@@ -53,8 +68,36 @@ export class RunService {
   }
 
   async get(ownerId: string, workflowId: string, runId: string): Promise<Run | undefined> {
-    const row = await getRun(this.db, ownerId, workflowId, runId);
+    const row = (await getRun(this.db, ownerId, workflowId, runId)) ?? (await this.fromQueue(ownerId, workflowId, runId));
     return row && runOfRow(row, false);
+  }
+
+  /**
+   * A run that is still only its job on the workflow's own target (it waits behind another run,
+   * or runs its first moments, before anything of it is written): readable, and cancellable,
+   * from the moment its id is handed out (`x-headwater-run-id`). `queued`, or `running` once its
+   * steps started here.
+   */
+  private async fromQueue(ownerId: string, workflowId: string, runId: string): Promise<RunRow | undefined> {
+    const jobId = jobIdOfRun(runId);
+    const job = jobId ? await findQueuedJob(this.db, jobId, workflowId, ownerId) : undefined;
+    const wf = job && (await getWorkflow(this.db, ownerId, workflowId));
+    if (!job || !wf) return undefined;
+    const payload = payloadOf(job);
+    // A job that names its run (a re-run, one going on) has that run's row: this is not it.
+    if (payload.rerun || payload.resume || payload.runId) return undefined;
+    const event = job.trigger === "http" ? runnableHttpEvent(payload.event) : payload.event;
+    const header: RunHeader = {
+      id: runId,
+      workflowId,
+      ownerId,
+      trigger: triggerOf({ trigger: job.trigger as "http" | "event", origin: payload.origin }),
+      attempt: 1,
+      createdMs: queuedMs(job.id),
+      eventJson: JSON.stringify(event ?? null),
+    };
+    const row = queuedRow(header, plannedSteps(JSON.parse(wf.steps_json) as WorkflowStep[]));
+    return this.fence.running(runId) ? { ...row, status: "running" } : row;
   }
 
   /**
@@ -66,7 +109,10 @@ export class RunService {
     // Not found for this caller leaves the cache be (it may be another user's run): a run gone
     // for good is pushed out by newer answers.
     const version = await getRunVersion(this.db, ownerId, workflowId, runId);
-    if (version === undefined) return undefined;
+    if (version === undefined) {
+      const queued = await this.fromQueue(ownerId, workflowId, runId);
+      return queued && Buffer.concat([DATA_OPEN, Buffer.from(JSON.stringify(runOfRow(queued, false))), DATA_CLOSE]);
+    }
     const cached = this.answers.get(runId, version);
     if (cached) return cached;
     const row = await getRunBytes(this.db, ownerId, workflowId, runId);
@@ -87,6 +133,12 @@ export class RunService {
     const wf = await getWorkflow(this.db, ownerId, workflowId);
     const earlier = wf && (await getRun(this.db, ownerId, workflowId, runId));
     if (!wf || !earlier) return undefined;
+    // It would wait for nothing: a workflow that is off starts no run until it is turned on.
+    if (Number(wf.active) !== 1)
+      throw new ConflictError(
+        `workflow ${workflowId} is inactive: turn it on to re-run its runs`,
+        ERROR_CODES.workflowInactive,
+      );
     const steps = JSON.parse(wf.steps_json) as WorkflowStep[];
     const order = this.reuse(steps, earlier, fromStep);
     const trigger = JSON.parse(earlier.trigger_json) as Run["trigger"];
@@ -139,20 +191,28 @@ export class RunService {
 
   /**
    * Cancels a run that waits (queued, retrying, delayed): its job is deleted with the status
-   * change, so it never starts. undefined: not found; ConflictError: it runs, or has ended.
+   * change, past the start fence (start-fence.ts), so no step of it starts after the answer.
+   * undefined: not found; ConflictError: it started, or has ended.
    */
   async cancel(ownerId: string, workflowId: string, runId: string): Promise<Run | undefined> {
-    const row = await getRun(this.db, ownerId, workflowId, runId);
-    if (!row) return undefined;
-    const cancelled = await this.db.transaction().execute((trx) => cancelRunIn(trx, row, Date.now()));
-    if (!cancelled) {
-      throw new ConflictError(
-        `run ${runId} is ${row.status === "queued" || row.status === "retrying" || row.status === "delayed" ? "starting" : row.status}: only a queued, retrying or delayed run can be cancelled`,
-        ERROR_CODES.runNotCancellable,
+    // A run's job may move meanwhile (a due run to its run target, a new one placed by the
+    // dispatcher): the cancel then reads the run again.
+    for (let tries = 0; ; tries++) {
+      const stored = await getRun(this.db, ownerId, workflowId, runId);
+      const run = stored ?? (await this.fromQueue(ownerId, workflowId, runId));
+      if (!run) return undefined;
+      const jobId = stored ? stored.pending_job_id : jobIdOfRun(runId);
+      if (!CANCELLABLE.includes(run.status) || !jobId) throw notCancellable(runId, run.status);
+      const outcome = await this.fence.cancel(runId, () =>
+        cancelRun(this.db, run, jobId, stored !== undefined, Date.now()),
       );
+      if (outcome !== "started" && "run" in outcome) {
+        this.changes.changed(outcome.run);
+        return runOfRow(outcome.run, false);
+      }
+      if (outcome === "started" || outcome.refused === "started" || tries >= 3)
+        throw notCancellable(runId, "running");
     }
-    this.changes.changed(cancelled);
-    return runOfRow(cancelled, false);
   }
 
   /** Which earlier results a re-run from `fromStep` (a step's name or id) takes. */
@@ -205,3 +265,9 @@ function pick(t: Run["trigger"]): Pick<Run["trigger"], "emitter_id" | "event_id"
     ...(t.event_id ? { event_id: t.event_id } : {}),
   };
 }
+
+const notCancellable = (runId: string, status: string) =>
+  new ConflictError(
+    `run ${runId} is ${status}: only a queued, retrying or delayed run can be cancelled`,
+    ERROR_CODES.runNotCancellable,
+  );
