@@ -121,6 +121,8 @@ describe.each(testDatabases())("runs under faults on $name", (db) => {
       // Run 1 ends; runs 2 to 4 are read as one batch, and run 2 starts while 3 and 4 wait in it.
       gate.release(1);
       await gate.reached(2);
+      // Running from its first step, even before its row is written.
+      expect(await get(wf.id, ids[1]!)).toMatchObject({ status: "running", started_at_ms: expect.any(Number) });
       await expectApiError(alice.client.cancelWorkflowRun(wf.id, ids[1]!), 409, "run_not_cancellable");
       const cancelled = await alice.client.cancelWorkflowRun(wf.id, ids[2]!);
       expect(cancelled).toMatchObject({ id: ids[2], status: "cancelled" });
@@ -154,6 +156,7 @@ describe.each(testDatabases())("runs under faults on $name", (db) => {
       await until("two more started", async () => (gate.arrived.filter((i) => i >= 13).length === 2 ? true : undefined));
       const started = gate.arrived.filter((i) => i >= 13);
       const waiting = [13, 14, 15, 16].filter((i) => !started.includes(i));
+      for (const i of started) expect((await get(wf.id, ids[i - 11]!)).status).toBe("running");
       for (const i of waiting) expect((await alice.client.cancelWorkflowRun(wf.id, ids[i - 11]!)).status).toBe("cancelled");
       for (const i of started) gate.release(i);
       for (const i of started) expect((await whenEnded(wf.id, ids[i - 11]!)).status).toBe("success");

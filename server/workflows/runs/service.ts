@@ -21,6 +21,7 @@ import {
   getRunVersion,
   insertQueuedRun,
   listRuns,
+  type RunHeadRow,
   type RunRow,
 } from "../../store/repos/runs.js";
 import { payloadOf } from "../../runtime/queue-jobs.js";
@@ -64,11 +65,15 @@ export class RunService {
   ): Promise<PageRows<Run> | undefined> {
     if (!(await getWorkflow(this.db, ownerId, workflowId))) return undefined;
     const rows = await listRuns(this.db, ownerId, workflowId, q.status, page);
-    return { rows: rows.rows.map((r) => runOfRow(r, q.expand !== "event")), totalCount: rows.totalCount };
+    return {
+      rows: rows.rows.map((r) => runOfRow(this.asRunning(r), q.expand !== "event")),
+      totalCount: rows.totalCount,
+    };
   }
 
   async get(ownerId: string, workflowId: string, runId: string): Promise<Run | undefined> {
-    const row = (await getRun(this.db, ownerId, workflowId, runId)) ?? (await this.fromQueue(ownerId, workflowId, runId));
+    const stored = await getRun(this.db, ownerId, workflowId, runId);
+    const row = stored ? this.asRunning(stored) : await this.fromQueue(ownerId, workflowId, runId);
     return row && runOfRow(row, false);
   }
 
@@ -96,8 +101,16 @@ export class RunService {
       createdMs: queuedMs(job.id),
       eventJson: JSON.stringify(event ?? null),
     };
-    const row = queuedRow(header, plannedSteps(JSON.parse(wf.steps_json) as WorkflowStep[]));
-    return this.fence.running(runId) ? { ...row, status: "running" } : row;
+    return this.asRunning(queuedRow(header, plannedSteps(JSON.parse(wf.steps_json) as WorkflowStep[])));
+  }
+
+  /**
+   * A run still recorded `queued` whose steps started here (its `running` row is written only if
+   * it goes on past its first moments, runner.ts): shown as it is, running.
+   */
+  private asRunning<R extends RunHeadRow>(row: R): R {
+    const started = row.status === "queued" ? this.fence.running(row.id) : undefined;
+    return started === undefined ? row : { ...row, status: "running", started_ms: started };
   }
 
   /**
@@ -117,7 +130,7 @@ export class RunService {
     if (cached) return cached;
     const row = await getRunBytes(this.db, ownerId, workflowId, runId);
     if (!row) return undefined;
-    const bytes = runJsonBytes(row, DATA_OPEN, DATA_CLOSE);
+    const bytes = runJsonBytes(this.asRunning(row), DATA_OPEN, DATA_CLOSE);
     const ended = row.ended_ms !== null && ENDED_RUN_STATUSES.includes(row.status as Run["status"]);
     if (ended) this.answers.set(runId, Number(row.updated_ms), bytes);
     return bytes;

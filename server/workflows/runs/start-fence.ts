@@ -26,8 +26,11 @@ export interface StartFence {
   enter(jobId: string, row: RunRow): Promise<boolean>;
   /** The run's part ended (committed, failed or let go): it is no longer starting here. */
   leave(runId: string): void;
-  /** Whether the run's steps run in this process now (a run read from its job then shows `running`). */
-  running(runId: string): boolean;
+  /**
+   * When the run's steps started in this process, while they run (a run whose row still says
+   * `queued`, or that is only its job, is shown `running` from then); undefined otherwise.
+   */
+  running(runId: string): number | undefined;
   /** Runs a cancel's transaction unless the run has started; "started" when it has. */
   cancel<T>(runId: string, write: () => Promise<T>): Promise<T | "started">;
   /** Whether `enter` records the run `running` (else the runner writes that row itself, later). */
@@ -37,14 +40,15 @@ export interface StartFence {
 /** SQLite's: see the file's comment. */
 export class LocalStartFence implements StartFence {
   readonly recordsStart = false;
-  private readonly started = new Set<string>();
+  /** Runs past the fence, not yet ended, and when they started. */
+  private readonly started = new Map<string, number>();
   private readonly cancelling = new Map<string, Promise<unknown>>();
 
   constructor(private readonly db: Db) {}
 
   async enter(jobId: string, row: RunRow): Promise<boolean> {
     // Marked before anything is awaited: a cancel that begins from here on is refused.
-    this.started.add(row.id);
+    this.started.set(row.id, Number(row.started_ms ?? Date.now()));
     const pending = this.cancelling.get(row.id);
     if (pending) await pending.catch(() => undefined);
     // A cancel that committed (before, or while this waited) deleted the job.
@@ -57,8 +61,8 @@ export class LocalStartFence implements StartFence {
     this.started.delete(runId);
   }
 
-  running(runId: string): boolean {
-    return this.started.has(runId);
+  running(runId: string): number | undefined {
+    return this.started.get(runId);
   }
 
   async cancel<T>(runId: string, write: () => Promise<T>): Promise<T | "started"> {
@@ -85,8 +89,8 @@ export class SharedStartFence implements StartFence {
 
   leave(): void {}
 
-  running(): boolean {
-    return false;
+  running(): undefined {
+    return undefined;
   }
 
   cancel<T>(_runId: string, write: () => Promise<T>): Promise<T> {
