@@ -25,7 +25,26 @@ export function MasterDetail(props: {
   const masterRef = useRef<HTMLElement>(null);
   const toggleRef = useRef<HTMLButtonElement>(null);
 
-  useEffect(() => setOpen(selected === null), [selected]);
+  // Another selection (or none) closes (opens) the drawer: state adjusted while rendering.
+  const [shown, setShown] = useState(selected);
+  if (shown !== selected) {
+    setShown(selected);
+    setOpen(selected === null);
+  }
+
+  // Escape closes the open drawer wherever the focus is (a dialog's own Escape comes first: it
+  // stops the key there); the focus goes back to the button if it was in the list.
+  useEffect(() => {
+    if (!open) return;
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== "Escape" || e.defaultPrevented || !toggleRef.current?.offsetParent) return;
+      const refocus = masterRef.current?.contains(document.activeElement) ?? false;
+      setOpen(false);
+      if (refocus) toggleRef.current?.focus();
+    };
+    document.addEventListener("keydown", onKey);
+    return () => document.removeEventListener("keydown", onKey);
+  }, [open]);
 
   const show = () => {
     setOpen(true);
@@ -38,15 +57,7 @@ export function MasterDetail(props: {
   };
 
   return (
-    <div
-      className={open ? "master-detail list-open" : "master-detail"}
-      onKeyDown={(e) => {
-        if (e.key === "Escape" && open && masterRef.current?.contains(e.target as Node)) {
-          e.stopPropagation();
-          hide(true);
-        }
-      }}
-    >
+    <div className={open ? "master-detail list-open" : "master-detail"}>
       <section
         className="master"
         id={listId}
