@@ -56,7 +56,10 @@ test.describe("layout: every main view at 720, 1024 and 1440 px", () => {
       component_code: orderEmitter("layout-orders", "Orders"),
       name: "orders webhook from the shop",
     });
-    const listener = await user.client.createSource({ component_code: echoListener("layout-listener"), name: "order listener" });
+    const listener = await user.client.createSource({
+      component_code: echoListener("layout-listener"),
+      name: "order listener",
+    });
     emitterId = emitter.id;
     componentId = emitter.component_id;
     await user.client.createSubscription({ emitter_id: emitterId, listener_id: listener.id });
@@ -73,7 +76,9 @@ test.describe("layout: every main view at 720, 1024 and 1440 px", () => {
       expect(res.ok).toBe(true);
     }
     await expect
-      .poll(async () => (await user.client.listSourceEvents(emitterId, { limit: 1 })).page_info.total_count, { timeout: 30_000 })
+      .poll(async () => (await user.client.listSourceEvents(emitterId, { limit: 1 })).page_info.total_count, {
+        timeout: 30_000,
+      })
       .toBe(8);
     ({ host, context, page, errors } = await openJourney(browser, {
       remote: { baseUrl: server.baseUrl, apiKey: user.key },
@@ -95,7 +100,9 @@ test.describe("layout: every main view at 720, 1024 and 1440 px", () => {
     const overflow = await page.evaluate(() => {
       const doc = document.scrollingElement!;
       const wide = [...document.querySelectorAll<HTMLElement>("main *")]
-        .filter((el) => el.getClientRects().length > 0 && el.getBoundingClientRect().right > window.innerWidth + 1)
+        .filter(
+          (el) => el.getClientRects().length > 0 && el.getBoundingClientRect().right > window.innerWidth + 1,
+        )
         .filter((el) => !el.closest(".react-flow, .volume-plot, .sr-only"))
         .map((el) => `${el.tagName.toLowerCase()}.${el.className}`);
       return { scrollWidth: doc.scrollWidth, innerWidth: window.innerWidth, wide: wide.slice(0, 5) };
@@ -151,7 +158,10 @@ test.describe("layout: every main view at 720, 1024 and 1440 px", () => {
       const grid = page.getByRole("grid", { name: `Events of ${emitterId}` });
       const rows = grid.locator("[role=row][data-event-id]");
       await expect(rows).toHaveCount(8, { timeout: 30_000 });
-      await expect(page.getByRole("img", { name: /^Event volume/ })).toHaveAttribute("aria-label", /8 events/);
+      await expect(page.getByRole("img", { name: /^Event volume/ })).toHaveAttribute(
+        "aria-label",
+        /8 events/,
+      );
       await expect(page.getByRole("status").filter({ hasText: "Live" })).toBeAttached();
 
       // The sidebar: full names from 1100 px, icons (named, with tooltips) below.
@@ -162,16 +172,25 @@ test.describe("layout: every main view at 720, 1024 and 1440 px", () => {
       expect((await nav.boundingBox())!.width).toBeLessThan(width < NARROW ? 80 : 260);
 
       await expectNoHorizontalScroll("a source's events");
-      for (const range of ["1 h", "24 h", "7 d"]) await expectClickable(page.getByRole("button", { name: range, exact: true }));
+      for (const range of ["1 h", "24 h", "7 d"])
+        await expectClickable(page.getByRole("button", { name: range, exact: true }));
       await expectClickable(page.getByRole("tab", { name: "Configuration" }));
       await expectClickable(page.getByRole("button", { name: "Delete source" }));
       await expectClickable(page.getByRole("button", { name: "Delete all" }));
       // The columns keep their order and never overlap.
-      const heads = await grid.getByRole("columnheader").evaluateAll((els) =>
-        els.filter((e) => e.getClientRects().length > 0).map((e) => [e.textContent, e.getBoundingClientRect().left, e.getBoundingClientRect().right] as const),
-      );
+      const heads = await grid
+        .getByRole("columnheader")
+        .evaluateAll((els) =>
+          els
+            .filter((e) => e.getClientRects().length > 0)
+            .map(
+              (e) =>
+                [e.textContent, e.getBoundingClientRect().left, e.getBoundingClientRect().right] as const,
+            ),
+        );
       expect(heads.map((h) => h[0]).slice(0, 2)).toEqual(["Time", "Summary"]);
-      for (let i = 1; i < heads.length; i++) expect(heads[i]![1]).toBeGreaterThanOrEqual(heads[i - 1]![2] - 1);
+      for (let i = 1; i < heads.length; i++)
+        expect(heads[i]![1]).toBeGreaterThanOrEqual(heads[i - 1]![2] - 1);
       await expectPixels(`layout-source-${width}`);
       await audit(page, width, "a source's events");
 
@@ -214,7 +233,8 @@ test.describe("layout: every main view at 720, 1024 and 1440 px", () => {
       // Picking an item closes the drawer; a wide window keeps the list beside the detail.
       if (width < NARROW) await expect(items).toBeHidden();
       else await expect(items).toBeVisible();
-      for (const tab of ["Events", "Runs", "Steps (1)", "Settings"]) await expectClickable(page.getByRole("tab", { name: tab }));
+      for (const tab of ["Events", "Runs", "Steps (1)", "Settings"])
+        await expectClickable(page.getByRole("tab", { name: tab }));
       await expectClickable(page.getByRole("button", { name: "Delete workflow" }));
       await expectNoHorizontalScroll("a workflow");
       await expectPixels(`layout-workflow-${width}`);
@@ -237,7 +257,10 @@ test.describe("layout: every main view at 720, 1024 and 1440 px", () => {
       await expectClickable(list.getByRole("button", { name: /^Delete subscription / }));
       await expectClickable(page.getByRole("button", { name: "Subscribe", exact: true }));
       await expectNoHorizontalScroll("subscriptions");
-      await page.locator(".page").first().evaluate((el) => el.scrollTo(0, 0));
+      await page
+        .locator(".page")
+        .first()
+        .evaluate((el) => el.scrollTo(0, 0));
       await expectPixels(`layout-subscriptions-${width}`);
       await audit(page, width, "subscriptions");
     });
@@ -266,7 +289,9 @@ test.describe("layout: every main view at 720, 1024 and 1440 px", () => {
     expect(await theme()).toBe("dark");
     // A dialog's backdrop in dark: clearly darker than the page behind it.
     await page.getByRole("button", { name: "Delete all" }).click();
-    const backdrop = await page.locator(".modal-backdrop").evaluate((el) => getComputedStyle(el).backgroundColor);
+    const backdrop = await page
+      .locator(".modal-backdrop")
+      .evaluate((el) => getComputedStyle(el).backgroundColor);
     const alpha = Number(/rgba\([^)]*,\s*([\d.]+)\)/.exec(backdrop)?.[1] ?? 1);
     expect(alpha).toBeGreaterThanOrEqual(0.6);
     await expectPixels("layout-dark-dialog-720");
