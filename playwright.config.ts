@@ -11,6 +11,9 @@ export default defineConfig({
   testDir: "e2e",
   testMatch: "**/*.spec.ts",
   outputDir: "test-results/e2e",
+  // toHaveScreenshot's references sit next to their spec, named without the platform: CI is the
+  // same Debian image (its Chromium, its fonts) as the machines that record them.
+  snapshotPathTemplate: "{testDir}/{testFileDir}/{testFileName}-snapshots/{arg}{ext}",
   globalSetup: "./e2e/support/global-setup.ts",
   // Each worker starts a real server and a web host per file; a page mostly waits (on the
   // server, on paints), so two workers share two cores well: 78 s against 122 s for the suite

@@ -2,6 +2,7 @@
 import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
 import { App } from "./app/App.js";
+import { startTheme } from "./app/theme.js";
 // Styles by area, in cascade order: tokens and elements, shell, widgets, then the views.
 import "./app/styles/base.css";
 import "./app/styles/shell.css";
@@ -21,6 +22,7 @@ import "./app/styles/test-event.css";
 import "./app/styles/flow.css";
 import "./app/styles/json-tree.css";
 
+startTheme();
 const root = document.getElementById("root");
 if (root) {
   createRoot(root).render(

@@ -5,6 +5,8 @@
  */
 export const BRIDGE_METHOD_NAMES = [
   "hostInfo",
+  "getTheme",
+  "setTheme",
   "listProfiles",
   "currentProfile",
   "addRemoteProfile",

@@ -150,6 +150,10 @@ export type BridgeManagedUser = BridgeUser & Pick<User, "disabled" | "quota_over
  */
 export type KeyStorage = "os-encrypted" | "file" | "memory";
 
+/** The dashboard's colour theme: "system" follows the OS (prefers-color-scheme). */
+export const ThemePreference = z.enum(["system", "light", "dark"]);
+export type ThemePreference = z.infer<typeof ThemePreference>;
+
 export interface HostInfo {
   mode: "electron" | "web";
   version: string;
@@ -311,6 +315,9 @@ export interface AgentConnectionTest {
 export const bridgeArgs = {
   // host
   hostInfo: z.tuple([]),
+  // the dashboard's own settings, kept by the host (electron-store, or web mode's settings file)
+  getTheme: z.tuple([]),
+  setTheme: z.tuple([ThemePreference]),
   // profiles and keys
   listProfiles: z.tuple([]),
   currentProfile: z.tuple([]),
@@ -406,6 +413,10 @@ export type BridgeArgs<M extends BridgeMethod> = z.input<(typeof bridgeArgs)[M]>
 
 export interface HeadwaterBridge {
   hostInfo(): R<HostInfo>;
+  /** The colour theme chosen in the dashboard ("system" until one is chosen). */
+  getTheme(): R<ThemePreference>;
+  /** Keeps the colour theme in the host's settings; answers it. */
+  setTheme(theme: ThemePreference): R<ThemePreference>;
 
   listProfiles(): R<Profile[]>;
   /** The selected profile, or null when none is (a fresh web host pointed nowhere). */

@@ -155,7 +155,7 @@ test.describe("dashboard views (web mode, launched with a refused key)", () => {
     // The host learned the key is refused: the sidebar's connection turns to an error state.
     const nav = page.getByRole("navigation", { name: "Main" });
     await nav.getByText("Key refused.").waitFor({ timeout: 10_000 });
-    expect(await nav.locator(".status-dot").getAttribute("data-status")).toBe("refused");
+    expect(await nav.locator(".status-dot:visible").getAttribute("data-status")).toBe("refused");
     expect(await page.content()).not.toContain("not-a-real-key-1234");
     await screenshot(page, "views-07-refused-key");
   });

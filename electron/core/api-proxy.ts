@@ -12,6 +12,8 @@ import { HostError } from "./errors.js";
 /** The bridge's own operations (connections, keys, live feeds), which the host answers itself. */
 type HostMethod =
   | "hostInfo"
+  | "getTheme"
+  | "setTheme"
   | "listProfiles"
   | "currentProfile"
   | "addRemoteProfile"

@@ -36,6 +36,22 @@ const ok = async <T>(p: Promise<{ ok: boolean; value?: unknown; error?: unknown 
   return r.value as T;
 };
 
+describe("Host: the dashboard's colour theme", () => {
+  it("is system until chosen, kept in the settings store, and refuses an unknown value", async () => {
+    expect(await ok(host.call("getTheme", []))).toBe("system");
+    expect(await ok(host.call("setTheme", ["dark"]))).toBe("dark");
+    expect(settings.read().theme).toBe("dark");
+    expect(await ok(host.call("getTheme", []))).toBe("dark");
+    expect(await host.call("setTheme", ["sepia"])).toMatchObject({ ok: false, error: { status: 400, code: "invalid_argument" } });
+    expect(settings.read().theme).toBe("dark");
+  });
+
+  it("reads an unknown stored theme as system without losing the rest of the settings", () => {
+    const stored = new MemorySettingsStore({ currentProfileId: "local", theme: "sepia" } as never);
+    expect(stored.read()).toMatchObject({ currentProfileId: "local", theme: "system" });
+  });
+});
+
 describe("Host: argument validation", () => {
   it("refuses bad arguments with a 400 naming the argument, and unknown methods", async () => {
     const bad = await host.call("listMySources", [{ limit: 0 }]);

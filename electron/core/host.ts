@@ -11,6 +11,7 @@ import {
   type BridgeMethod,
   type BridgeResult,
   type HostInfo,
+  type ThemePreference,
   type Profile,
   type RemoteProfileInput,
   type RunBatch,
@@ -161,6 +162,14 @@ export class Host {
           version: this.opts.version,
           keyStorage: this.opts.vault.storage,
         } satisfies HostInfo;
+      case "getTheme":
+        return this.opts.settings.read().theme;
+      case "setTheme": {
+        const settings = this.opts.settings.read();
+        settings.theme = args[0] as ThemePreference;
+        this.opts.settings.write(settings);
+        return settings.theme;
+      }
       case "listProfiles":
         return this.profileViews();
       case "currentProfile": {

@@ -1,11 +1,11 @@
 /**
  * The host's settings: profiles (without keys: those are in the key vault), the selected
- * profile, and the local server's remembered port. Electron main keeps them in electron-store;
+ * profile, the local server's remembered port, and the dashboard's colour theme. Electron main keeps them in electron-store;
  * web mode in a JSON file. Both go through `SettingsStore`.
  */
 import fs from "node:fs";
 import path from "node:path";
-import { TestRequestInput } from "../../shared/bridge.js";
+import { TestRequestInput, ThemePreference } from "../../shared/bridge.js";
 import * as z from "../../shared/zod.js";
 
 export const StoredProfile = z.object({
@@ -28,6 +28,8 @@ export const Settings = z.object({
    * "Send test event": the last few requests per `<profile id>:<emitter id>`, newest first, with
    * no secret-looking header (electron/core/test-requests.ts).
    */
+  /** The dashboard's colour theme; an unknown value (a newer build's) reads as "system". */
+  theme: z.catch(z._default(ThemePreference, "system"), "system"),
   testRequests: z._default(
     z.record(z.string(), z.array(z.extend(TestRequestInput, { sentAt: z.number() }))),
     {},

@@ -114,6 +114,28 @@ describe("switching to a connection whose key is refused", () => {
   });
 });
 
+describe("the theme switch", () => {
+  it("applies the host's kept theme, keeps a new choice, and puts the old one back when refused", async () => {
+    const bridge = new FakeBridge();
+    bridge.theme = "dark";
+    setBridge(bridge);
+    const nav = await screen.findByRole("navigation", { name: "Main" });
+    const dark = within(nav).getByRole("radio", { name: "Dark" });
+    await waitFor(() => expect((dark as HTMLInputElement).checked).toBe(true));
+    expect(document.documentElement.dataset.theme).toBe("dark");
+
+    await userEvent.click(within(nav).getByRole("radio", { name: "Light" }));
+    expect(document.documentElement.dataset.theme).toBe("light");
+    await waitFor(() => expect(bridge.theme).toBe("light"));
+
+    bridge.fail("setTheme", { status: 500, code: "internal", message: "The settings file is read-only." });
+    await userEvent.click(dark);
+    expect(await within(nav).findByText(/The settings file is read-only/)).toBeTruthy();
+    expect(document.documentElement.dataset.theme).toBe("light");
+    expect((within(nav).getByRole("radio", { name: "Light" }) as HTMLInputElement).checked).toBe(true);
+  });
+});
+
 function setBridge(bridge: FakeBridge) {
   window.location.hash = "";
   return renderWith(bridge, (client) => <App client={client} />);

@@ -20,6 +20,7 @@ import { WorkflowsView } from "../views/workflows/WorkflowsView.js";
 import { Providers } from "./Providers.js";
 import { routeHref, useRoute, type Route } from "./router.js";
 import { Sidebar } from "./Sidebar.js";
+import { useStoredTheme } from "./theme.js";
 import { useProfilesSync } from "./useProfilesSync.js";
 
 export function App(props: { client?: QueryClient }) {
@@ -34,6 +35,7 @@ function Shell() {
   const route = useRoute();
   const { profiles, current } = useProfilesSync();
   const host = useHostInfo();
+  useStoredTheme();
   return (
     <div className="app">
       <Sidebar view={route.view} profiles={profiles.data ?? []} current={current} mode={host.data?.mode} />

@@ -5,6 +5,7 @@ import { call } from "../state/bridge.js";
 import { keys } from "../state/queries.js";
 import { ErrorNote } from "../ui/ErrorNote.js";
 import { routeHref, type ViewName } from "./router.js";
+import { ThemeSwitch } from "./ThemeSwitch.js";
 
 const NAV: { view: ViewName; label: string; icon: string }[] = [
   { view: "sources", label: "Sources", icon: "◉" },
@@ -18,6 +19,11 @@ const NAV: { view: ViewName; label: string; icon: string }[] = [
   { view: "account", label: "Account", icon: "◎" },
 ];
 
+/**
+ * The navigation. Below 1100 px (shell.css) it narrows to its icons: each link keeps its name
+ * (for screen readers, and as a tooltip), and the connection shows as its status dot, a link
+ * to Account where connections are switched.
+ */
 export function Sidebar(props: {
   view: ViewName;
   profiles: Profile[];
@@ -31,7 +37,7 @@ export function Sidebar(props: {
         <span className="brand-mark" aria-hidden="true">
           ≋
         </span>
-        Headwater
+        <span className="brand-name">Headwater</span>
       </div>
       <ul className="nav">
         {NAV.map((n) => (
@@ -40,18 +46,32 @@ export function Sidebar(props: {
               href={routeHref(n.view)}
               aria-current={view === n.view ? "page" : undefined}
               className="nav-link"
+              title={n.label}
             >
               <span className="nav-icon" aria-hidden="true">
                 {n.icon}
               </span>
-              {n.label}
+              <span className="nav-label">{n.label}</span>
             </a>
           </li>
         ))}
       </ul>
       <ProfileSwitcher profiles={profiles} current={current} />
+      <ConnectionDot current={current} />
+      <ThemeSwitch />
       {mode && <div className="host-mode muted">{mode === "web" ? "Web mode" : "Desktop"}</div>}
     </nav>
+  );
+}
+
+/** The narrow sidebar's stand-in for the switcher: the connection's state, a link to Account. */
+function ConnectionDot({ current }: { current: Profile | null }) {
+  const status = current?.status ?? "none";
+  const name = current ? `Connection: ${current.name}, ${status}` : "No connection";
+  return (
+    <a className="connection-dot" href={routeHref("account")} aria-label={name} title={name}>
+      <span className={`status-dot ${status}`} data-status={status} />
+    </a>
   );
 }
 

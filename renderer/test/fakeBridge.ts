@@ -10,6 +10,7 @@ import type {
   BridgeResult,
   HeadwaterBridge,
   HostInfo,
+  ThemePreference,
   Profile,
   RunBatch,
   SavedTestRequest,
@@ -158,6 +159,7 @@ export class FakeBridge implements HeadwaterBridge {
   propChoices: Record<string, PropOptions | ((body: PropOptionsBody) => PropOptions)> = {};
   user: User = { id: "u_me", username: "ada", email: "ada@example.com" };
   host: HostInfo = { mode: "web", version: "test", keyStorage: "file" };
+  theme: ThemePreference = "system";
   profiles: Profile[] = [
     {
       id: "local",
@@ -257,6 +259,8 @@ export class FakeBridge implements HeadwaterBridge {
   }
 
   hostInfo = () => this.respond("hostInfo", [], () => this.host);
+  getTheme = () => this.respond("getTheme", [], () => this.theme);
+  setTheme = (theme: ThemePreference) => this.respond("setTheme", [theme], () => (this.theme = theme));
   listProfiles = () => this.respond("listProfiles", [], () => this.profiles);
   currentProfile = () =>
     this.respond("currentProfile", [], () => this.profiles.find((p) => p.current) ?? null);

@@ -30,7 +30,9 @@ export function ComponentDetail({
     <div className="component-detail page">
       <header>
         <div className="title-row">
-          <h2 className="detail-title">{c.name}</h2>
+          <h2 className="detail-title" title={c.name}>
+            {c.name}
+          </h2>
           <span className="chip">v{c.version}</span>
           {c.published && <span className="chip ok">published</span>}
           {fromRegistry && <span className="chip">registry</span>}

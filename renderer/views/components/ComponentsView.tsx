@@ -8,6 +8,7 @@ import { navigate } from "../../app/router.js";
 import { call } from "../../state/bridge.js";
 import { keys, useComponentsPage } from "../../state/queries.js";
 import { ErrorNote } from "../../ui/ErrorNote.js";
+import { MasterDetail } from "../../ui/MasterDetail.js";
 import { Pager, useCursorPages } from "../../ui/Pager.js";
 import { Spinner } from "../../ui/Spinner.js";
 import { ComponentDetail } from "./ComponentDetail.js";
@@ -34,65 +35,74 @@ export function ComponentsView({ selectedId }: { selectedId: string | null }) {
   });
 
   return (
-    <div className="master-detail">
-      <section className="master" aria-label="Components">
-        <header className="master-head">
-          <h1>Components</h1>
-          <button
-            type="button"
-            className="btn primary small"
-            aria-label="New component"
-            onClick={() => setCreating(true)}
+    <MasterDetail
+      listLabel="Components"
+      detailLabel="Component"
+      selected={selectedId}
+      list={
+        <>
+          <header className="master-head">
+            <h1>Components</h1>
+            <button
+              type="button"
+              className="btn primary small"
+              aria-label="New component"
+              onClick={() => setCreating(true)}
+            >
+              + New
+            </button>
+          </header>
+          <form
+            className="lookup"
+            onSubmit={(e) => {
+              e.preventDefault();
+              if (lookup.trim()) navigate("components", lookup.trim());
+            }}
           >
-            + New
-          </button>
-        </header>
-        <form
-          className="lookup"
-          onSubmit={(e) => {
-            e.preventDefault();
-            if (lookup.trim()) navigate("components", lookup.trim());
-          }}
-        >
-          <input
-            type="search"
-            aria-label="Component key or id"
-            placeholder="Key or sc_… id"
-            value={lookup}
-            onChange={(e) => setLookup(e.target.value)}
+            <input
+              type="search"
+              aria-label="Component key or id"
+              placeholder="Key or sc_… id"
+              value={lookup}
+              onChange={(e) => setLookup(e.target.value)}
+            />
+            <button type="submit" className="btn small" disabled={!lookup.trim()}>
+              Look up
+            </button>
+            <button
+              type="button"
+              className="btn small"
+              disabled={!lookup.trim()}
+              onClick={() => navigate("components", REGISTRY_PREFIX + lookup.trim())}
+            >
+              Registry
+            </button>
+          </form>
+          <ErrorNote
+            error={page.error}
+            title="Could not load components"
+            onRetry={() => void page.refetch()}
           />
-          <button type="submit" className="btn small" disabled={!lookup.trim()}>
-            Look up
-          </button>
-          <button
-            type="button"
-            className="btn small"
-            disabled={!lookup.trim()}
-            onClick={() => navigate("components", REGISTRY_PREFIX + lookup.trim())}
-          >
-            Registry
-          </button>
-        </form>
-        <ErrorNote error={page.error} title="Could not load components" onRetry={() => void page.refetch()} />
-        {page.isPending && <Spinner label="Loading components" showLabel />}
-        {page.data && page.data.data.length === 0 && <div className="empty">No saved components yet.</div>}
-        <ul className="item-list" aria-label="Saved components">
-          {page.data?.data.map((c) => (
-            <li key={c.id} className={c.id === selectedId ? "item selected" : "item"}>
-              <a href={`#/components/${encodeURIComponent(c.id)}`} className="item-main">
-                <span className="item-title">{c.name}</span>
-                <span className="item-sub muted">
-                  {c.key ?? c.id} · v{c.version}
-                  {c.published ? " · published" : ""}
-                </span>
-              </a>
-            </li>
-          ))}
-        </ul>
-        {total > 0 && <Pager noun={["component", "components"]} {...pager} />}
-      </section>
-      <section className="detail" aria-label="Component">
-        {!ref ? (
+          {page.isPending && <Spinner label="Loading components" showLabel />}
+          {page.data && page.data.data.length === 0 && <div className="empty">No saved components yet.</div>}
+          <ul className="item-list" aria-label="Saved components">
+            {page.data?.data.map((c) => (
+              <li key={c.id} className={c.id === selectedId ? "item selected" : "item"}>
+                <a href={`#/components/${encodeURIComponent(c.id)}`} className="item-main">
+                  <span className="item-title">{c.name}</span>
+                  <span className="item-sub muted">
+                    {c.key ?? c.id} · v{c.version}
+                    {c.published ? " · published" : ""}
+                  </span>
+                </a>
+              </li>
+            ))}
+          </ul>
+          {total > 0 && <Pager noun={["component", "components"]} {...pager} />}
+        </>
+      }
+      detail={
+        !ref ? (
           <div className="empty big">Select a component, look one up by key, or create one from code.</div>
         ) : selected.isPending ? (
           <Spinner label="Loading the component" showLabel />
@@ -106,8 +116,9 @@ export function ComponentsView({ selectedId }: { selectedId: string | null }) {
           </div>
         ) : (
           <ComponentDetail component={selected.data} fromRegistry={fromRegistry} />
-        )}
-      </section>
+        )
+      }
+    >
       {creating && (
         <CreateComponentDialog
           onClose={() => setCreating(false)}
@@ -118,6 +129,6 @@ export function ComponentsView({ selectedId }: { selectedId: string | null }) {
           }}
         />
       )}
-    </div>
+    </MasterDetail>
   );
 }

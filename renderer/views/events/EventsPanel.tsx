@@ -151,19 +151,45 @@ function EventsStream(props: { kind: EmitterKind; emitterId: string; channel: Ch
             : `${formatNumber(rows.length)} ${rows.length === 1 ? "event" : "events"}`}
         </span>
         <span className="spacer" />
-        {selectedCount > 1 && selection && (
-          <button
-            type="button"
-            className="btn small"
-            onClick={() => setReplay({ ...selectionBounds(selection), count: rangeCount })}
-          >
-            Replay {rangeWords}
-          </button>
-        )}
-        {canDelete && selectedCount > 0 && (
-          <button type="button" className="btn small danger" onClick={askDeleteSelection}>
-            Delete {rangeWords}
-          </button>
+        {/* The selection's actions stay on the toolbar's one line (short words, full names for
+            screen readers and as tooltips), so selecting rows never pushes the table down. */}
+        {selectedCount > 0 && selection && (canDelete || selectedCount > 1) && (
+          <div className="selection-actions" role="group" aria-label="Selected events">
+            <span className="selection-count">
+              {rangeCount === null ? "Range" : formatNumber(rangeCount)} selected
+            </span>
+            {selectedCount > 1 && (
+              <button
+                type="button"
+                className="btn small"
+                aria-label={`Replay ${rangeWords}`}
+                title={`Replay ${rangeWords}`}
+                onClick={() => setReplay({ ...selectionBounds(selection), count: rangeCount })}
+              >
+                Replay
+              </button>
+            )}
+            {canDelete && (
+              <button
+                type="button"
+                className="btn small danger"
+                aria-label={`Delete ${rangeWords}`}
+                title={`Delete ${rangeWords}`}
+                onClick={askDeleteSelection}
+              >
+                Delete
+              </button>
+            )}
+            <button
+              type="button"
+              className="btn small ghost icon"
+              aria-label="Clear the selection"
+              title="Clear the selection"
+              onClick={() => setSelection(null)}
+            >
+              ×
+            </button>
+          </div>
         )}
         {canDelete && (
           <button
@@ -267,12 +293,20 @@ function EventsStream(props: { kind: EmitterKind; emitterId: string; channel: Ch
             )
           }
           confirmLabel={
-            confirm.count === 1 ? "Delete event" : confirm.count === null ? "Delete range" : `Delete ${formatNumber(confirm.count)} events`
+            confirm.count === 1
+              ? "Delete event"
+              : confirm.count === null
+                ? "Delete range"
+                : `Delete ${formatNumber(confirm.count)} events`
           }
           onConfirm={async () => {
             await deleteEvents({ start_id: confirm.start_id, end_id: confirm.end_id });
             toast(
-              confirm.count === 1 ? "Event deleted" : confirm.count === null ? "Range deleted" : `${formatNumber(confirm.count)} events deleted`,
+              confirm.count === 1
+                ? "Event deleted"
+                : confirm.count === null
+                  ? "Range deleted"
+                  : `${formatNumber(confirm.count)} events deleted`,
             );
           }}
           onClose={() => setConfirm(null)}
@@ -358,7 +392,7 @@ export function ConnectionPill({ state, paused }: { state: StreamStateUpdate | n
   return (
     <span role="status" className={`pill conn-${s}${paused ? " paused" : ""}`} title={state?.message ?? text}>
       <span className="dot" aria-hidden="true" />
-      {text}
+      <span className="pill-text">{text}</span>
     </span>
   );
 }

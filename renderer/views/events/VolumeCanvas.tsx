@@ -7,6 +7,7 @@
  */
 import { useEffect, useRef, useState } from "react";
 import uPlot from "uplot";
+import { useTheme } from "../../app/theme.js";
 import { BUCKET_MS, bucketText, type VolumeBucket, type VolumePoint } from "./volume.js";
 
 const HEIGHT = 130;
@@ -94,6 +95,8 @@ export function VolumeCanvas(props: { points: readonly VolumePoint[]; bucket: Vo
   const plot = useRef<uPlot | null>(null);
   const latest = useRef(points);
   const [hover, setHover] = useState<Hover | null>(null);
+  // The canvas takes its colours from the theme's tokens when drawn: a new theme draws it again.
+  const theme = useTheme((s) => s.resolved);
 
   // Before the effect that makes the plot: on mount the plot starts from these points.
   useEffect(() => {
@@ -116,7 +119,7 @@ export function VolumeCanvas(props: { points: readonly VolumePoint[]; bucket: Vo
       plot.current = null;
       setHover(null);
     };
-  }, [bucket]);
+  }, [bucket, theme]);
 
   const p = hover ? points[hover.idx] : undefined;
   const text = p ? bucketText(p, bucket) : undefined;

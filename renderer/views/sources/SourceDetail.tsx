@@ -89,7 +89,9 @@ function SourceHeader({ source }: { source: Source }) {
       <div className="title-row">
         {renaming === null ? (
           <>
-            <h2 className="detail-title">{source.name}</h2>
+            <h2 className="detail-title" title={source.name}>
+              {source.name}
+            </h2>
             <button type="button" className="btn small ghost" onClick={() => setRenaming(source.name)}>
               Rename
             </button>

@@ -7,6 +7,7 @@ import type { Source } from "../../../shared/resources/index.js";
 import { navigate } from "../../app/router.js";
 import { useAllSources, useSetSourceActive, useSourcesPage } from "../../state/queries.js";
 import { ErrorNote } from "../../ui/ErrorNote.js";
+import { MasterDetail } from "../../ui/MasterDetail.js";
 import { Pager, useCursorPages } from "../../ui/Pager.js";
 import { Spinner } from "../../ui/Spinner.js";
 import { Switch } from "../../ui/Switch.js";
@@ -38,46 +39,51 @@ export function SourcesView(props: { selectedId: string | null }) {
   const pager = pages.controls(page.data, page.isFetching);
   const total = pager.total;
   return (
-    <div className="master-detail">
-      <section className="master" aria-label="Sources">
-        <header className="master-head">
-          <h1>Sources</h1>
-          <button type="button" className="btn primary small" onClick={() => setCreating(true)}>
-            + New source
-          </button>
-        </header>
-        <input
-          type="search"
-          className="search"
-          placeholder="Search sources"
-          aria-label="Search sources"
-          value={search}
-          onChange={(e) => setSearch(e.target.value)}
-        />
-        {(selectedId || searching) && (
-          <ErrorNote
-            error={searching ? all.error : page.error}
-            title="Could not load sources"
-            onRetry={() => void (searching ? all.refetch() : page.refetch())}
+    <MasterDetail
+      listLabel="Sources"
+      detailLabel="Source"
+      selected={selectedId}
+      list={
+        <>
+          <header className="master-head">
+            <h1>Sources</h1>
+            <button type="button" className="btn primary small" onClick={() => setCreating(true)}>
+              + New source
+            </button>
+          </header>
+          <input
+            type="search"
+            className="search"
+            placeholder="Search sources"
+            aria-label="Search sources"
+            value={search}
+            onChange={(e) => setSearch(e.target.value)}
           />
-        )}
-        {(searching ? all.isPending : page.isPending) && <Spinner label="Loading sources" showLabel />}
-        {list && list.length === 0 && (
-          <div className="empty">
-            {searching
-              ? "No source matches."
-              : "No sources yet. Create one from a component to start receiving events."}
-          </div>
-        )}
-        <ul className="item-list" aria-label="Source list">
-          {list?.map((s) => (
-            <SourceItem key={s.id} source={s} selected={s.id === selectedId} />
-          ))}
-        </ul>
-        {!searching && total > 0 && <Pager noun={["source", "sources"]} {...pager} />}
-      </section>
-      <section className="detail" aria-label="Source">
-        {selectedId ? (
+          {(selectedId || searching) && (
+            <ErrorNote
+              error={searching ? all.error : page.error}
+              title="Could not load sources"
+              onRetry={() => void (searching ? all.refetch() : page.refetch())}
+            />
+          )}
+          {(searching ? all.isPending : page.isPending) && <Spinner label="Loading sources" showLabel />}
+          {list && list.length === 0 && (
+            <div className="empty">
+              {searching
+                ? "No source matches."
+                : "No sources yet. Create one from a component to start receiving events."}
+            </div>
+          )}
+          <ul className="item-list" aria-label="Source list">
+            {list?.map((s) => (
+              <SourceItem key={s.id} source={s} selected={s.id === selectedId} />
+            ))}
+          </ul>
+          {!searching && total > 0 && <Pager noun={["source", "sources"]} {...pager} />}
+        </>
+      }
+      detail={
+        selectedId ? (
           <SourceDetail key={selectedId} id={selectedId} />
         ) : page.error ? (
           <div className="page">
@@ -89,8 +95,9 @@ export function SourcesView(props: { selectedId: string | null }) {
           </div>
         ) : (
           <div className="empty big">{page.isPending ? "" : "Select a source, or create one."}</div>
-        )}
-      </section>
+        )
+      }
+    >
       {creating && (
         <CreateSourceDialog
           onClose={() => setCreating(false)}
@@ -101,7 +108,7 @@ export function SourcesView(props: { selectedId: string | null }) {
           }}
         />
       )}
-    </div>
+    </MasterDetail>
   );
 }
 

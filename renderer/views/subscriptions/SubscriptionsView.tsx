@@ -72,7 +72,9 @@ export function SubscriptionsView() {
                 <th scope="col">Emitter</th>
                 <th scope="col">Listener</th>
                 <th scope="col">Channel</th>
-                <th scope="col">Created</th>
+                <th scope="col" className="secondary">
+                  Created
+                </th>
                 <th scope="col">
                   <span className="sr-only">Actions</span>
                 </th>
@@ -90,7 +92,7 @@ export function SubscriptionsView() {
                   <td>
                     <span className="chip">{s.event_name === "" ? "default" : s.event_name}</span>
                   </td>
-                  <td className="muted">{fromUnixSeconds(s.created_at)}</td>
+                  <td className="muted secondary">{fromUnixSeconds(s.created_at)}</td>
                   <td className="actions">
                     <button
                       type="button"

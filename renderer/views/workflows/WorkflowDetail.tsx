@@ -119,7 +119,9 @@ function WorkflowHeader({ workflow: w }: { workflow: Workflow }) {
   return (
     <header className="detail-header">
       <div className="title-row">
-        <h2 className="detail-title">{w.name}</h2>
+        <h2 className="detail-title" title={w.name}>
+          {w.name}
+        </h2>
         <span className="spacer" />
         <label className="switch-label">
           <span>{w.active ? "Active" : "Inactive"}</span>

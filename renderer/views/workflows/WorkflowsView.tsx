@@ -3,6 +3,7 @@ import { useState } from "react";
 import { navigate } from "../../app/router.js";
 import { useWorkflowsPage } from "../../state/queries.js";
 import { ErrorNote } from "../../ui/ErrorNote.js";
+import { MasterDetail } from "../../ui/MasterDetail.js";
 import { Pager, useCursorPages } from "../../ui/Pager.js";
 import { Spinner } from "../../ui/Spinner.js";
 import { CreateWorkflowDialog } from "./CreateWorkflowDialog.js";
@@ -17,39 +18,49 @@ export function WorkflowsView({ selectedId }: { selectedId: string | null }) {
   const pager = pages.controls(page.data, page.isFetching);
   const total = pager.total;
   return (
-    <div className="master-detail">
-      <section className="master" aria-label="Workflows">
-        <header className="master-head">
-          <h1>Workflows</h1>
-          <button type="button" className="btn primary small" onClick={() => setCreating(true)}>
-            + New workflow
-          </button>
-        </header>
-        <ErrorNote error={page.error} title="Could not load workflows" onRetry={() => void page.refetch()} />
-        {page.isPending && <Spinner label="Loading workflows" showLabel />}
-        {page.data && page.data.data.length === 0 && <div className="empty">No workflows yet.</div>}
-        <ul className="item-list" aria-label="Workflow list">
-          {page.data?.data.map((w) => (
-            <li key={w.id} className={w.id === selectedId ? "item selected" : "item"}>
-              <a href={`#/workflows/${encodeURIComponent(w.id)}`} className="item-main">
-                <span className="item-title">{w.name}</span>
-                <span className="item-sub muted">
-                  {w.id} · {w.steps.length} {w.steps.length === 1 ? "step" : "steps"}
-                  {w.active ? "" : " · inactive"}
-                </span>
-              </a>
-            </li>
-          ))}
-        </ul>
-        {total > 0 && <Pager noun={["workflow", "workflows"]} {...pager} />}
-      </section>
-      <section className="detail" aria-label="Workflow">
-        {selectedId ? (
+    <MasterDetail
+      listLabel="Workflows"
+      detailLabel="Workflow"
+      selected={selectedId}
+      list={
+        <>
+          <header className="master-head">
+            <h1>Workflows</h1>
+            <button type="button" className="btn primary small" onClick={() => setCreating(true)}>
+              + New workflow
+            </button>
+          </header>
+          <ErrorNote
+            error={page.error}
+            title="Could not load workflows"
+            onRetry={() => void page.refetch()}
+          />
+          {page.isPending && <Spinner label="Loading workflows" showLabel />}
+          {page.data && page.data.data.length === 0 && <div className="empty">No workflows yet.</div>}
+          <ul className="item-list" aria-label="Workflow list">
+            {page.data?.data.map((w) => (
+              <li key={w.id} className={w.id === selectedId ? "item selected" : "item"}>
+                <a href={`#/workflows/${encodeURIComponent(w.id)}`} className="item-main">
+                  <span className="item-title">{w.name}</span>
+                  <span className="item-sub muted">
+                    {w.id} · {w.steps.length} {w.steps.length === 1 ? "step" : "steps"}
+                    {w.active ? "" : " · inactive"}
+                  </span>
+                </a>
+              </li>
+            ))}
+          </ul>
+          {total > 0 && <Pager noun={["workflow", "workflows"]} {...pager} />}
+        </>
+      }
+      detail={
+        selectedId ? (
           <WorkflowDetail key={selectedId} id={selectedId} />
         ) : (
           <div className="empty big">Select a workflow, or create one.</div>
-        )}
-      </section>
+        )
+      }
+    >
       {creating && (
         <CreateWorkflowDialog
           onClose={() => setCreating(false)}
@@ -60,6 +71,6 @@ export function WorkflowsView({ selectedId }: { selectedId: string | null }) {
           }}
         />
       )}
-    </div>
+    </MasterDetail>
   );
 }
