@@ -38,6 +38,8 @@ import { mcpRoutes } from "./mcp/route.js";
 import { subscriptionRoutes } from "./http/routes/subscriptions.js";
 import { userRoutes } from "./http/routes/users.js";
 import { workflowRoutes } from "./http/routes/workflows.js";
+import { workflowHistoryRoutes } from "./http/routes/workflow-history.js";
+import { WorkflowHistory } from "./workflows/versions/history.js";
 import { runRoutes, runStreamRoutes } from "./http/routes/runs.js";
 import { RunChanges } from "./workflows/runs/changes.js";
 import { LATER_PREFIX, moveDueJobs } from "./workflows/dispatch.js";
@@ -306,6 +308,7 @@ export async function createServer(config: Config): Promise<Server> {
     await app.register(inspectionRoutes, { prefix: "/v1", events });
     await app.register(subscriptionRoutes, { prefix: "/v1", subscriptions: events.subscriptions });
     await app.register(workflowRoutes, { prefix: "/v1", workflows: events.workflows });
+    await app.register(workflowHistoryRoutes, { prefix: "/v1", history: new WorkflowHistory(store.db, events.workflows) });
     await app.register(runRoutes, { prefix: "/v1", runs });
     await app.register(accountRoutes, { prefix: "/v1", accounts });
     await app.register(actionRoutes, { prefix: "/v1", actions });

@@ -6,11 +6,13 @@
  * workflow's account uses (written in the workflow's transaction, dropped with it).
  */
 import { newId } from "../../shared/ids.js";
-import type {
-  CreateWorkflowBody,
-  UpdateWorkflowBody,
-  Workflow,
-  WorkflowStep,
+import {
+  ERROR_CODES,
+  type CreateWorkflowBody,
+  type UpdateWorkflowBody,
+  type VersionOrigin,
+  type Workflow,
+  type WorkflowStep,
 } from "../../shared/resources/index.js";
 import { compileModule, CompileError } from "../runtime/compile.js";
 import type { Db } from "../store/db.js";
@@ -22,6 +24,22 @@ import { controlsOf, mergeControls } from "./controls.js";
 import { runTargetsOf, targetsOf } from "./targets.js";
 import { dropQueueIn, resumeParkedIn } from "../store/repos/workflow-queue.js";
 import {
+  deleteHistoryIn,
+  insertVersionIn,
+  lockWorkflowIn,
+  versionRowId,
+  type WorkflowVersionRow,
+} from "../store/repos/workflow-versions.js";
+import { ConflictError } from "../errors.js";
+import {
+  changedContent,
+  contentOfRow,
+  contentText,
+  rowColumnsOf,
+  type ContentFields,
+  type WorkflowContent,
+} from "./versions/content.js";
+import {
   deleteWorkflow,
   getWorkflow,
   insertWorkflow,
@@ -31,6 +49,48 @@ import {
 
 /** A workflow request the service refuses (a 400 for the API). */
 export class WorkflowInputError extends Error {}
+
+/** How a change of content is recorded (service.change). */
+export interface ChangeOptions {
+  origin: VersionOrigin;
+  message?: string;
+  /** The version the change was made against: 409 `version_conflict` when it is not the current one. */
+  baseVersion?: number;
+  /** A restore's: the version whose content it takes. */
+  restoredFrom?: number;
+  /** Turns the workflow on or off (no version). */
+  active?: boolean;
+  /** More writes of the change's transaction (a deploy deletes its draft there). */
+  alsoIn?: (trx: Db) => Promise<void>;
+}
+
+const versionConflict = (id: string, given: number, current: number) =>
+  new ConflictError(
+    `workflow ${id} is at version ${current}, not ${given}: read it again, and apply your change to version ${current}`,
+    ERROR_CODES.versionConflict,
+    [{ path: "base_version", message: `the current version is ${current}` }],
+  );
+
+/** The row of a new version: the workflow's content at `row.version`. */
+function versionRow(
+  row: Pick<WorkflowRow, "id" | "owner_id" | "version">,
+  content: WorkflowContent,
+  o: Pick<ChangeOptions, "origin" | "message" | "restoredFrom">,
+  now: number,
+): WorkflowVersionRow {
+  const version = Number(row.version ?? 1);
+  return {
+    id: versionRowId(row.id, version),
+    workflow_id: row.id,
+    version,
+    owner_id: row.owner_id,
+    created_ms: now,
+    origin: o.origin,
+    message: o.message ?? null,
+    restored_from: o.restoredFrom ?? null,
+    content_json: contentText(content),
+  };
+}
 
 export interface WorkflowHooks {
   /** Auto-subscriptions for the new workflow. */
@@ -89,6 +149,7 @@ export class WorkflowService {
       ...controlsOf(row.controls_json),
       created_at: Number(row.created_at),
       updated_at: Number(row.updated_at),
+      version: Number(row.version ?? 1),
     };
   }
 
@@ -130,25 +191,12 @@ export class WorkflowService {
     return out;
   }
 
-  /** Writes the workflow and its steps' account uses together (inline credentials become accounts). */
-  private async write(
-    ownerId: string,
-    row: Pick<WorkflowRow, "id" | "name">,
-    steps: WorkflowStep[] | undefined,
-    save: (trx: Db, steps: WorkflowStep[] | undefined) => Promise<void>,
-    severalWrites = false,
-  ): Promise<WorkflowStep[] | undefined> {
-    if (!this.actionSteps || !steps) {
-      if (severalWrites) await this.db.transaction().execute((trx) => save(trx, steps));
-      else await save(this.db, steps);
-      return steps;
-    }
-    const actionSteps = this.actionSteps;
-    return this.db.transaction().execute(async (trx) => {
-      const bound = await actionSteps.bind(trx, { userId: ownerId, id: row.id, name: row.name }, steps);
-      await save(trx, bound);
-      return bound;
-    });
+  /**
+   * Binds the steps' accounts in the transaction that writes them (inline credentials become
+   * accounts, and the accounts the steps use are the workflow's uses).
+   */
+  private async bindIn(trx: Db, ownerId: string, id: string, name: string, steps: WorkflowStep[]): Promise<WorkflowStep[]> {
+    return this.actionSteps ? this.actionSteps.bind(trx, { userId: ownerId, id, name }, steps) : steps;
   }
 
   async create(
@@ -156,7 +204,7 @@ export class WorkflowService {
     body: CreateWorkflowBody,
     requester: Requester = { userId: ownerId, admin: false },
   ): Promise<Workflow> {
-    const now = Math.floor(Date.now() / 1000);
+    const now = Date.now();
     const row: WorkflowRow = {
       id: newId("workflow"),
       owner_id: ownerId,
@@ -167,13 +215,15 @@ export class WorkflowService {
       http_response: body.http_response ?? "immediate",
       controls_json: JSON.stringify(mergeControls(controlsOf(null), body)),
       created_ms: createdMs(),
-      created_at: now,
-      updated_at: now,
+      created_at: Math.floor(now / 1000),
+      updated_at: Math.floor(now / 1000),
+      version: 1,
     };
     const built = await this.buildSteps(requester, body.steps);
-    await this.write(ownerId, row, built, async (trx, steps) => {
-      row.steps_json = JSON.stringify(steps);
+    await this.db.transaction().execute(async (trx) => {
+      row.steps_json = JSON.stringify(await this.bindIn(trx, ownerId, row.id, row.name, built));
       await insertWorkflow(trx, row);
+      await insertVersionIn(trx, versionRow(row, contentOfRow(row), { origin: "create" }, now));
     });
     await this.hooks.created(ownerId, row.id);
     return this.toResource(row);
@@ -190,38 +240,79 @@ export class WorkflowService {
     body: UpdateWorkflowBody,
     requester: Requester = { userId: ownerId, admin: false },
   ): Promise<Workflow | undefined> {
-    const row = await getWorkflow(this.db, ownerId, id);
-    if (!row) return undefined;
-    const patch: Partial<WorkflowRow> = { updated_at: Math.floor(Date.now() / 1000) };
-    if (body.name !== undefined) patch.name = body.name;
-    if (body.active !== undefined) patch.active = body.active ? 1 : 0;
-    if (body.http_response !== undefined) patch.http_response = body.http_response;
-    if (body.retry !== undefined || body.concurrency !== undefined || body.throttle !== undefined) {
-      patch.controls_json = JSON.stringify(mergeControls(controlsOf(row.controls_json), body));
-    }
-    const built =
-      body.steps === undefined
-        ? undefined
-        : await this.buildSteps(requester, body.steps, JSON.parse(row.steps_json) as WorkflowStep[]);
-    // Turned on again: the runs it parked while off go on (runner.ts), in the update's transaction.
-    const resumes = patch.active === 1 && Number(row.active) !== 1;
-    await this.write(ownerId, { id, name: patch.name ?? row.name }, built, async (trx, steps) => {
-      if (steps) {
-        patch.steps_json = JSON.stringify(steps);
-        if (patch.steps_json !== row.steps_json) patch.deployment_id = newId("deployment");
-      }
-      await updateWorkflow(trx, ownerId, id, patch);
-      if (resumes) await resumeParkedIn(trx, runTargetsOf(id), Date.now());
-    }, resumes);
-    this.changed(id);
-    if (resumes) for (const listener of this.resumeListeners) listener(id);
-    return this.toResource({ ...row, ...patch });
+    const { steps, active, base_version, message, ...fields } = body;
+    return this.change(
+      ownerId,
+      id,
+      { ...fields, ...(steps ? { stepInputs: steps } : {}) },
+      {
+        origin: "update",
+        ...(active !== undefined ? { active } : {}),
+        ...(base_version !== undefined ? { baseVersion: base_version } : {}),
+        ...(message !== undefined ? { message } : {}),
+      },
+      requester,
+    );
   }
 
   /**
-   * Deletes the workflow with its runs and everything queued for it, in one transaction: a run
-   * under way then finds its job gone when it commits (the job's delete is its fence), so no run
-   * row outlives the workflow, and no target of it is left for the queue to look at.
+   * The one path of every change of a workflow's content (decisions.md "Building workflows"):
+   * an update, a draft's deploy, a restore, a push. In one transaction, with the workflow's row
+   * locked: a stale `baseVersion` is 409 `version_conflict` and changes nothing; a content that
+   * differs from the current one is written with the next version, immutable; turning it on or
+   * off is no version (turned on, its parked runs go on). Steps given as inputs are built (code
+   * checked, actions resolved) before, against the steps they replace. undefined: no such workflow.
+   */
+  async change(
+    ownerId: string,
+    id: string,
+    fields: ContentFields & { stepInputs?: StepInput[] },
+    o: ChangeOptions,
+    requester: Requester = { userId: ownerId, admin: false },
+  ): Promise<Workflow | undefined> {
+    const before = await getWorkflow(this.db, ownerId, id);
+    if (!before) return undefined;
+    const { stepInputs, ...named } = fields;
+    const built = stepInputs
+      ? await this.buildSteps(requester, stepInputs, JSON.parse(before.steps_json) as WorkflowStep[])
+      : undefined;
+    let resumed = false;
+    const changed = await this.db.transaction().execute(async (trx) => {
+      const row = await lockWorkflowIn(trx, ownerId, id);
+      if (!row) return undefined;
+      const version = Number(row.version ?? 1);
+      if (o.baseVersion !== undefined && o.baseVersion !== version) throw versionConflict(id, o.baseVersion, version);
+      const current = contentOfRow(row);
+      const steps = (built ?? named.steps) && (await this.bindIn(trx, ownerId, id, named.name ?? row.name, (built ?? named.steps)!));
+      const next = changedContent(current, { ...named, ...(steps ? { steps } : {}) });
+      const now = Date.now();
+      const patch: Partial<WorkflowRow> = {};
+      if (contentText(next) !== contentText(current)) {
+        Object.assign(patch, rowColumnsOf(next), { version: version + 1, updated_at: Math.floor(now / 1000) });
+        if (patch.steps_json !== row.steps_json) patch.deployment_id = newId("deployment");
+        await insertVersionIn(trx, versionRow({ ...row, version: version + 1 }, next, o, now));
+      }
+      if (o.active !== undefined && (o.active ? 1 : 0) !== Number(row.active)) {
+        patch.active = o.active ? 1 : 0;
+        patch.updated_at = Math.floor(now / 1000);
+        // Turned on again: the runs it parked while off go on (runner.ts).
+        if (o.active) resumed = (await resumeParkedIn(trx, runTargetsOf(id), now)) >= 0;
+      }
+      await o.alsoIn?.(trx);
+      if (Object.keys(patch).length > 0) await updateWorkflow(trx, ownerId, id, patch);
+      return { ...row, ...patch };
+    });
+    if (!changed) return undefined;
+    this.changed(id);
+    if (resumed) for (const listener of this.resumeListeners) listener(id);
+    return this.toResource(changed);
+  }
+
+  /**
+   * Deletes the workflow with its runs, its versions and draft, and everything queued for it, in
+   * one transaction: a run under way then finds its job gone when it commits (the job's delete
+   * is its fence), so no run row outlives the workflow, and no target of it is left for the
+   * queue to look at.
    */
   async delete(ownerId: string, id: string): Promise<boolean> {
     const actionSteps = this.actionSteps;
@@ -231,6 +322,7 @@ export class WorkflowService {
       if (actionSteps) await actionSteps.holderDeleted(trx, ownerId, id);
       await dropQueueIn(trx, id, targetsOf(id));
       await deleteRunsOf(trx, id);
+      await deleteHistoryIn(trx, id);
       return true;
     });
     if (deleted) {

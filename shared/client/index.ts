@@ -20,6 +20,9 @@ import {
   Subscription,
   User,
   Workflow,
+  WorkflowDraft,
+  WorkflowVersion,
+  WorkflowVersionInfo,
   type AccountListQuery,
   type ActionOptionsBody,
   type ActionsQuery,
@@ -42,6 +45,9 @@ import {
   type UpdateSourceBody,
   type UpdateUserBody,
   type UpdateWorkflowBody,
+  type DeployDraftBody,
+  type DraftBody,
+  type RestoreVersionBody,
 } from "../resources/index.js";
 import { ApiError } from "./error.js";
 
@@ -245,6 +251,24 @@ export function createClient(options: ClientOptions) {
     updateWorkflow: async (id: string, body: UpdateWorkflowBody) =>
       (await request("PUT", `/workflows/${enc(id)}`, Data(Workflow), { body })).data,
     deleteWorkflow: (id: string) => request("DELETE", `/workflows/${enc(id)}`, null),
+
+    // -- building workflows (extension): versions and the draft ----------------------------------
+    listWorkflowVersions: (id: string, q?: PageQuery) =>
+      request("GET", `/workflows/${enc(id)}/versions`, Page(WorkflowVersionInfo), { query: page(q) }),
+    getWorkflowVersion: async (id: string, version: number) =>
+      (await request("GET", `/workflows/${enc(id)}/versions/${version}`, Data(WorkflowVersion))).data,
+    /** A new version with version n's content (409 `version_conflict` when `base_version` is stale). */
+    restoreWorkflowVersion: async (id: string, version: number, body: RestoreVersionBody = {}) =>
+      (await request("POST", `/workflows/${enc(id)}/versions/${version}/restore`, Data(Workflow), { body })).data,
+    /** The draft (404 `no_draft` when there is none). */
+    getWorkflowDraft: async (id: string) =>
+      (await request("GET", `/workflows/${enc(id)}/draft`, Data(WorkflowDraft))).data,
+    updateWorkflowDraft: async (id: string, body: DraftBody) =>
+      (await request("PUT", `/workflows/${enc(id)}/draft`, Data(WorkflowDraft), { body })).data,
+    discardWorkflowDraft: (id: string) => request("DELETE", `/workflows/${enc(id)}/draft`, null),
+    /** Deploys the draft as the next version (400 `invalid_step` when a step's code does not parse). */
+    deployWorkflowDraft: async (id: string, body: DeployDraftBody = {}) =>
+      (await request("POST", `/workflows/${enc(id)}/draft/deploy`, Data(Workflow), { body })).data,
 
     // -- workflow runs (extension): newest first, `status=` filters ------------------------------
     listWorkflowRuns: (id: string, q?: RunListQuery) =>

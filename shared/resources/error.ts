@@ -32,6 +32,9 @@ export const ERROR_CODES = {
   accountInUse: "account_in_use",
   runNotCancellable: "run_not_cancellable",
   workflowInactive: "workflow_inactive",
+  versionConflict: "version_conflict",
+  noDraft: "no_draft",
+  invalidStep: "invalid_step",
   internal: "internal_error",
 } as const;
 export type ErrorCode = (typeof ERROR_CODES)[keyof typeof ERROR_CODES];

@@ -80,6 +80,8 @@ export const Workflow = z.looseObject({
   throttle: z.optional(z.nullable(Throttle)),
   created_at: UnixSeconds,
   updated_at: UnixSeconds,
+  /** Its current version (decisions.md "Building workflows"): 1 on create, +1 on each change of its content. */
+  version: z.optional(z.number().check(z.int(), z.positive())),
 });
 export type Workflow = z.infer<typeof Workflow>;
 
@@ -118,11 +120,84 @@ export const CreateWorkflowBody = z.object({
 });
 export type CreateWorkflowBody = z.infer<typeof CreateWorkflowBody>;
 
+const Version = z.number().check(z.int(), z.positive());
+/** What a change that makes a version may say of itself. */
+const Message = z.optional(z.string().check(z.maxLength(1000)));
+
+/**
+ * An update (decisions.md "Building workflows"): a change of its content is a new version;
+ * `base_version`, when given, must be the current one (else 409 `version_conflict`, nothing changed).
+ */
 export const UpdateWorkflowBody = z.object({
   name: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
   steps: z.optional(z.array(StepInput).check(z.minLength(1), z.maxLength(50))),
   active: z.optional(z.boolean()),
   http_response: z.optional(HttpResponseMode),
   ...Controls,
+  base_version: z.optional(Version),
+  message: Message,
 });
 export type UpdateWorkflowBody = z.infer<typeof UpdateWorkflowBody>;
+
+/** Where a version came from. */
+export const VersionOrigin = z.enum(["create", "update", "draft", "restore", "push"]);
+export type VersionOrigin = z.infer<typeof VersionOrigin>;
+
+/** A version as the list shows it. */
+export const WorkflowVersionInfo = z.object({
+  version: Version,
+  created_at: UnixSeconds,
+  message: z.nullable(z.string()),
+  origin: VersionOrigin,
+  /** A restore's: the version whose content it took. */
+  restored_from: z.optional(Version),
+});
+export type WorkflowVersionInfo = z.infer<typeof WorkflowVersionInfo>;
+
+/** One version whole: the workflow as it was. */
+export const WorkflowVersion = z.object({
+  ...WorkflowVersionInfo.shape,
+  workflow: Workflow,
+});
+export type WorkflowVersion = z.infer<typeof WorkflowVersion>;
+
+export const RestoreVersionBody = z.object({ message: Message, base_version: z.optional(Version) });
+export type RestoreVersionBody = z.infer<typeof RestoreVersionBody>;
+
+/** A step of a draft: work in progress, never refused (code that does not parse is listed in `problems`). */
+const DraftStepInput = z.object({
+  name: StepInput.shape.name,
+  code: z.optional(z.string().check(z.maxLength(MAX_COMPONENT_CODE_BYTES))),
+  action: StepInput.shape.action,
+  props: StepInput.shape.props,
+});
+
+/** A draft's change: the fields it names replace the draft's (a new draft starts as the current version). */
+export const DraftBody = z.object({
+  name: UpdateWorkflowBody.shape.name,
+  steps: z.optional(z.array(DraftStepInput).check(z.maxLength(50))),
+  http_response: z.optional(HttpResponseMode),
+  ...Controls,
+});
+export type DraftBody = z.infer<typeof DraftBody>;
+
+/** What keeps a draft from being deployed: a step's code that does not parse, with where. */
+export const StepProblem = z.object({
+  step: z.string(),
+  line: z.nullable(z.number().check(z.int())),
+  column: z.nullable(z.number().check(z.int())),
+  message: z.string(),
+});
+export type StepProblem = z.infer<typeof StepProblem>;
+
+export const WorkflowDraft = z.object({
+  base_version: Version,
+  updated_at: UnixSeconds,
+  /** The workflow as the draft would deploy it. */
+  workflow: Workflow,
+  problems: z.array(StepProblem),
+});
+export type WorkflowDraft = z.infer<typeof WorkflowDraft>;
+
+export const DeployDraftBody = z.object({ message: Message, base_version: z.optional(Version) });
+export type DeployDraftBody = z.infer<typeof DeployDraftBody>;

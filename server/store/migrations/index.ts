@@ -16,6 +16,7 @@ import * as accounts from "./0010_accounts.js";
 import * as workflowRuns from "./0011_workflow_runs.js";
 import * as executionControls from "./0012_execution_controls.js";
 import * as runsOneIndex from "./0013_runs_one_index.js";
+import * as workflowVersions from "./0014_workflow_versions.js";
 
 export const migrations: Record<string, Migration> = {
   "0001_core": core,
@@ -31,4 +32,5 @@ export const migrations: Record<string, Migration> = {
   "0011_workflow_runs": workflowRuns,
   "0012_execution_controls": executionControls,
   "0013_runs_one_index": runsOneIndex,
+  "0014_workflow_versions": workflowVersions,
 };

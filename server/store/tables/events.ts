@@ -100,6 +100,34 @@ export interface WorkflowsTable {
   created_ms: number;
   created_at: number;
   updated_at: number;
+  /** Its current version (0014): 1 on create, +1 on each change of its content. */
+  version?: number;
+}
+
+/** A workflow's version (0014): its content as deployed, immutable while the workflow exists. */
+export interface WorkflowVersionsTable {
+  /** `wv_<workflow id's suffix><version, 10 digits>`: sorts as the versions do (lists' cursors). */
+  id: string;
+  workflow_id: string;
+  version: number;
+  owner_id: string;
+  created_ms: number;
+  /** "create" | "update" | "draft" | "restore" | "push". */
+  origin: string;
+  message: string | null;
+  restored_from: number | null;
+  /** JSON of the versioned fields (workflows/versions/content.ts). */
+  content_json: string;
+}
+
+/** A workflow's draft (0014): at most one, the versioned fields as it would deploy them. */
+export interface WorkflowDraftsTable {
+  workflow_id: string;
+  owner_id: string;
+  /** The version the draft was started from. */
+  base_version: number;
+  updated_ms: number;
+  content_json: string;
 }
 
 /** A workflow's run (0011, decisions.md "Workflow runs"); JSON columns hold the Run's parts. */
@@ -145,4 +173,6 @@ export interface EventTables {
   workflows: WorkflowsTable;
   runs: RunsTable;
   workflow_starts: WorkflowStartsTable;
+  workflow_versions: WorkflowVersionsTable;
+  workflow_drafts: WorkflowDraftsTable;
 }
