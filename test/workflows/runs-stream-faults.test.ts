@@ -14,7 +14,7 @@ import { step } from "../delivery/helpers.js";
 import { databaseEnv, testDatabases } from "../support/databases.js";
 import { startServer, tempDataDir, type TestServer, type TestUser } from "../support/server.js";
 import { openSse, type SseMessageSeen } from "../streams/sse-reader.js";
-import { sendJson } from "./helpers.js";
+import { sendJson, until } from "./helpers.js";
 
 /** A finished run's row as an instance writes it. */
 function runRow(id: string, workflowId: string, ownerId: string, ms: number, steps = "[]"): RunRow {
@@ -59,22 +59,24 @@ describe.each(testDatabases())("the runs stream of a client that does not read, 
     const auth = { authorization: `Bearer ${alice.key}` };
     const slow = await openSse(url, auth);
     const fast = await openSse(url, auth);
-    expect(changes.followers(wf.id)).toBe(2);
+    // A stream follows the runs once its headers are out: the client may see those first.
+    await until("both streams to follow", async () => (changes.followers(wf.id) === 2 ? true : undefined));
     slow.pause();
-    // Runs of 128 KB each, in batches, until the server lets the stalled stream go: the kernel's
-    // loopback buffers take some megabytes before the server's own limit (1 MB) is reached.
+    // Runs of 128 KB each, in batches the reading client takes before the next one comes, until
+    // the server lets the stalled stream go: the kernel's loopback buffers take some megabytes
+    // before the server's own limits (1 MB unsent, 1 MB of runs waiting) are reached.
     const steps = JSON.stringify([{ logs: "x".repeat(128 * 1024) }]);
     const told: string[] = [];
     for (let batch = 0; changes.followers(wf.id) > 1; batch++) {
-      if (batch >= 100) throw new Error("the stalled stream was never dropped");
-      for (let i = 0; i < 10; i++) {
+      if (batch >= 200) throw new Error("the stalled stream was never dropped");
+      for (let i = 0; i < 5; i++) {
         const id = `r_busy${batch}x${i}`;
         changes.changed(runRow(id, wf.id, alice.user.id, Date.now(), steps));
         told.push(id);
       }
-      await new Promise((r) => setImmediate(r));
+      await fast.waitFor(told.length, 30_000);
     }
-    expect(idsOf(await fast.waitFor(told.length, 30_000))).toEqual(told);
+    expect(idsOf(fast.messages)).toEqual(told);
     expect(fast.isEnded()).toBe(false);
     slow.resume();
     await slow.ended;
@@ -146,9 +148,12 @@ describe.skipIf(!postgres)("the runs stream with two instances on one PostgreSQL
       expect(res.status).toBe(200);
       ran.push(res.headers.get("x-headwater-run-id")!);
     }
-    await stream.waitFor(many.length + ran.length, 20_000);
-    const later = stream.messages.slice(many.length).map((m) => JSON.parse(m.data) as { id: string; status: string });
-    for (const id of ran) expect(later.some((r) => r.id === id && r.status === "success")).toBe(true);
+    // (A run of some length may be told `running` first: its end is what is waited for.)
+    const endedThere = () =>
+      stream.messages.map((m) => JSON.parse(m.data) as { id: string; status: string }).filter((r) => r.status === "success");
+    await until("the second instance's runs on the stream", async () =>
+      ran.every((id) => endedThere().some((r) => r.id === id)) ? true : undefined,
+    );
     stream.close();
   }, 60_000);
 });
