@@ -88,6 +88,8 @@ export interface Server {
     events: EventServices;
     /** The sandbox's run primitives, for benchmarks that compare them without HTTP. */
     runtime: Pick<Runtime, "runAction" | "runWorkflowSteps">;
+    /** Who follows workflows' runs, and what they are told (tests feed the runs stream here). */
+    runs: Pick<RunService, "changes">;
   };
   /** Stops accepting requests, lets in-flight ones finish, stops every service, closes the db. */
   close(): Promise<void>;
@@ -338,7 +340,7 @@ export async function createServer(config: Config): Promise<Server> {
       url,
       publicUrl,
       store,
-      services: { users, components, sources, events, runtime },
+      services: { users, components, sources, events, runtime, runs },
       close: closeAll,
     };
   } catch (err) {

@@ -23,6 +23,7 @@ import { WriteGroup } from "../store/write-group.js";
 import { applyCompletions } from "../store/repos/completions.js";
 import { addStatsIn, statsOf } from "../store/repos/event-stats.js";
 import { applyRetention, insertEvents, reserveEventIds, type EventRow } from "../store/repos/events.js";
+import { storableJson, storableText } from "../store/storable-text.js";
 import type { EventBus } from "./bus.js";
 import { encodeEmitMeta } from "./summaries.js";
 
@@ -78,22 +79,21 @@ export class EventAppendError extends Error {}
 
 /** Validates and serialises an input; throws EventAppendError for data that cannot be stored. */
 function prepare(input: EmitInput): Prepared {
-  let eventJson: string | undefined;
+  let eventJson: string;
   let metaJson: string;
   try {
-    eventJson = JSON.stringify(input.event === undefined ? null : input.event);
-    metaJson = encodeEmitMeta(input.meta);
+    // A NUL or a lone surrogate a component wrote is stored as U+FFFD (store/storable-text.ts).
+    eventJson = storableJson(JSON.stringify(input.event === undefined ? null : input.event) ?? "null");
+    metaJson = storableJson(encodeEmitMeta(input.meta));
   } catch (err) {
     throw new EventAppendError(`event is not JSON-serialisable: ${err instanceof Error ? err.message : String(err)}`);
   }
-  // JSON.stringify returns undefined for a bare function or symbol.
-  eventJson ??= "null";
   if (!input.emitterId || !input.ownerId) throw new EventAppendError("emitterId and ownerId are required");
   return {
     emitterId: input.emitterId,
     ownerId: input.ownerId,
     // "default" names the default channel "" everywhere in the API (decisions.md).
-    channel: input.channel === "default" ? "" : (input.channel ?? ""),
+    channel: input.channel === "default" ? "" : storableText(input.channel ?? ""),
     eventJson,
     size: Buffer.byteLength(eventJson, "utf8"),
     metaJson,

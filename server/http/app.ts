@@ -8,8 +8,10 @@ import { nodeHttp } from "../../shared/node-http.js";
 import type { Socket } from "node:net";
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from "fastify";
 import type { Config } from "../config.js";
-import { clientErrorHandler, frameworkErrorHandler, registerUrlLimit } from "./client-errors.js";
+import { clientErrorHandler, frameworkErrorHandler, registerInputGuard, registerUrlLimit } from "./client-errors.js";
 import { HttpError, registerErrorModel, sendError } from "./errors.js";
+import { ERROR_CODES } from "../../shared/resources/index.js";
+import { hasEscapedNul } from "../store/storable-text.js";
 import { registerLeakGuard } from "./leak-guard.js";
 import { registerOverLimitDrain } from "./over-limit.js";
 import { registerRequestMetrics } from "./request-metrics.js";
@@ -85,6 +87,7 @@ export function createHttpApp(config: Config): FastifyInstance {
   registerOverLimitDrain(app);
   registerRequestMetrics(app);
   registerUrlLimit(app);
+  registerInputGuard(app);
   // An empty body sent as JSON (many HTTP clients set the header on every POST) is no body,
   // not a malformed one; anything else goes through Fastify's parser (prototype-poisoning checks).
   const parseJson = app.getDefaultJsonParser("error", "error");
@@ -92,6 +95,9 @@ export function createHttpApp(config: Config): FastifyInstance {
   app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
     const text = typeof body === "string" ? body : body.toString("utf8");
     if (text.trim() === "") return done(null, undefined);
+    // PostgreSQL cannot store a NUL (nor take one in a query): refused here, not a 500 later.
+    if (hasEscapedNul(text))
+      return done(new HttpError(400, ERROR_CODES.badRequest, "a string in the body holds a NUL character (\\u0000)"));
     parseJson(request, text, done);
   });
   if (fastPathAllowed) fastPaths.set(app, (f) => (fast = f));

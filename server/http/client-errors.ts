@@ -11,6 +11,8 @@
  * | a request Node's parser cannot read (request line, headers, framing) | 400 | `malformed_request` |
  * | a URL whose percent-encoding is broken (Fastify's router) | 400 | `malformed_url`     |
  * | a path segment over the router's maxParamLength (100)  | 414    | `url_too_long`      |
+ * | a path parameter holding a NUL or a control character  | 404    | `not_found`         |
+ * | a NUL in the query string (but an endpoint's, `/e/`)   | 400    | `bad_request`       |
  * | the request's head or body did not arrive in time      | 408    | `request_timeout`   |
  *
  * The connection is closed after such an answer: the parser's state is unknown past the error.
@@ -19,6 +21,7 @@ import { nodeHttp } from "../../shared/node-http.js";
 import type { Socket } from "node:net";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { answerError, HttpError, sendError } from "./errors.js";
+import { ERROR_CODES } from "../../shared/resources/index.js";
 
 /** The longest URL (path and query) answered; longer ones get 414 `url_too_long`. */
 export const MAX_URL_BYTES = 8192;
@@ -84,6 +87,33 @@ export function registerUrlLimit(app: FastifyInstance): void {
   app.addHook("onRequest", async (request, reply) => {
     // Node reads the URL's bytes as latin1: its length is its size in bytes.
     if ((request.raw.url ?? "").length > MAX_URL_BYTES) return sendError(reply, urlTooLong());
+  });
+}
+
+/** A control character (C0 or DEL): never part of an id, a key or a name in a path. */
+// eslint-disable-next-line no-control-regex -- control characters are what it looks for
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+/**
+ * What PostgreSQL cannot take in a query's value, refused before any route's work (decisions.md
+ * "Runs under faults"; a 500 if it got that far): a path parameter (an id, a key, a prop's
+ * name) holding a NUL or another control character is a 404 (nothing is ever named so), a NUL
+ * in the query string a 400. An endpoint's request (`/e/:id...`) is the caller's data: its
+ * query and the rest of its path (`*`) are left alone. (A NUL in a JSON body: http/app.ts.)
+ */
+export function registerInputGuard(app: FastifyInstance): void {
+  app.addHook("onRequest", async (request, reply) => {
+    // Such a byte can only come percent-encoded: most URLs are passed over at once.
+    const url = request.raw.url ?? "";
+    if (!url.includes("%")) return;
+    const params = request.params as Record<string, unknown> | undefined;
+    for (const [name, value] of Object.entries(params ?? {})) {
+      if (name === "*" || typeof value !== "string" || !CONTROL.test(value)) continue;
+      return sendError(reply, new HttpError(404, ERROR_CODES.notFound, `${name} ${JSON.stringify(value)} not found`));
+    }
+    const query = url.indexOf("?");
+    if (query >= 0 && url.includes("%00", query) && !request.routeOptions.url?.startsWith("/e/"))
+      return sendError(reply, new HttpError(400, ERROR_CODES.badRequest, "a query parameter holds a NUL character"));
   });
 }
 

@@ -3,7 +3,7 @@
  * same isolation, limits and quotas as sources (the steps of one run share one worker process
  * of the owner, in order). See sandbox/steps.cjs for the step API. An action step's component is
  * read by the id saved with the step, its accounts opened for this run (CredentialOpener), and
- * what the run leaves behind (error, emits, logs, step errors) has their values hidden.
+ * what the run leaves behind has their values hidden and its errors cut (step-output.ts).
  * A step given with `reused` is not run: its earlier results are what later steps see (a run
  * going on from a later step: a re-run from a step, a retry).
  */
@@ -18,6 +18,7 @@ import { PlatformFailure, platformStep } from "./platform-failure.js";
 import { PackageError } from "./npm/cache.js";
 import type { SandboxPool } from "./sandbox/pool.js";
 import { stepInProgress } from "./sandbox/progress.js";
+import { keptOutput } from "./step-output.js";
 
 export interface WorkflowStep {
   id: string;
@@ -89,6 +90,11 @@ export interface RunWorkflowStepsResult {
   /** Set when step `step` asked to wait (`$.flow.delay(ms)`): the run goes on with the next one after `ms`. */
   delay?: { ms: number; step: number };
   computeMs: number;
+  /**
+   * Hides the values of the accounts the run opened in a value of the run recorded later (its
+   * response: the caller gets it whole, the record does not); absent when it opened none.
+   */
+  hide?: <T>(value: T) => T;
   /**
    * The steps went to a worker: the run counts against the owner's quota. The caller counts it
    * in the transaction that stores the run's results (workflows/runner.ts), so it counts once.
@@ -237,7 +243,7 @@ export function createWorkflowStepRunner(deps: WorkflowStepDeps): RunWorkflowSte
         await platformStep("counting the stopped run", () => deps.quotas.record(input.ownerId, computeMs));
         throw new PlatformFailure(outcome.detail);
       case "timeout":
-        return redacted(
+        return keptOutput(
           {
             ...fail(
               "TIMEOUT",
@@ -249,18 +255,18 @@ export function createWorkflowStepRunner(deps: WorkflowStepDeps): RunWorkflowSte
           redactors,
         );
       case "oom":
-        return {
-          ...fail("OUT_OF_MEMORY", "the workflow ran out of memory and was stopped", stoppedStep),
-          ...stopped,
-        };
+        return keptOutput(
+          { ...fail("OUT_OF_MEMORY", "the workflow ran out of memory and was stopped", stoppedStep), ...stopped },
+          redactors,
+        );
       case "done": {
         const err = outcome.message.error;
-        if (err) return redacted({ ...fail(err.name, err.message), ...stopped }, redactors);
+        if (err) return keptOutput({ ...fail(err.name, err.message), ...stopped }, redactors);
         const result = outcome.message.result as Pick<
           RunWorkflowStepsResult,
           "emits" | "error" | "steps" | "exit" | "delay"
         >;
-        return redacted(
+        return keptOutput(
           {
             emits: result.emits,
             steps: result.steps ?? [],
@@ -276,25 +282,4 @@ export function createWorkflowStepRunner(deps: WorkflowStepDeps): RunWorkflowSte
       }
     }
   };
-}
-
-/** The run's output with the opened credentials' values hidden (what is stored or streamed of it). */
-function redacted(r: RunWorkflowStepsResult, redactors: Redactor[]): RunWorkflowStepsResult {
-  for (const red of redactors) {
-    for (const line of r.logs) line.message = red.text(line.message);
-    if (r.error) {
-      r.error.message = red.text(r.error.message);
-      r.error.stack = red.text(r.error.stack);
-    }
-    for (const step of r.steps) {
-      if (step.error) {
-        step.error.message = red.text(step.error.message);
-        step.error.stack = red.text(step.error.stack);
-      }
-      if (step.return_value !== undefined) step.return_value = red.emitted(step.return_value);
-      if (step.exports) step.exports = red.emitted(step.exports) as Record<string, unknown>;
-    }
-    for (const e of r.emits) e.data = red.emitted(e.data);
-  }
-  return r;
 }

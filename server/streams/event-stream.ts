@@ -25,6 +25,7 @@ import type { Db } from "../store/db.js";
 import { eventsAfter, type EventRow } from "../store/repos/events.js";
 import type { EventBus } from "../events/bus.js";
 import { summaryJson } from "../events/summaries.js";
+import { SLOW_CLIENT, socketWriter } from "./socket-writer.js";
 
 export const HANDSHAKE = ":sse-handshake\n\n";
 
@@ -56,37 +57,12 @@ export function formatMessage(row: EventRow): string {
   return text;
 }
 
-/**
- * Writes SSE text to a response whose headers were sent, straight to its socket. A chunked
- * response (HTTP/1.1) gets each write as one chunk, so that `res.end()` still ends it properly.
- */
-/** What the stream watches of where it writes: how much waits, and when that drains. */
-interface Drainable {
-  readonly writableLength: number;
-  once(event: "drain", listener: () => void): unknown;
-}
-
-function socketWriter(res: ServerResponse): { socket: Drainable; write(text: string): void } | undefined {
-  const socket = res.socket;
-  if (!socket || !res.headersSent) return undefined;
-  // A request made in-process (Fastify's `inject`, as MCP's tools make theirs) has no socket to
-  // write to: its response is the stream its caller reads.
-  if ((res as { isLightMyRequest?: boolean }).isLightMyRequest) return { socket: res, write: (text) => void res.write(text) };
-  const chunked = (res as unknown as { chunkedEncoding?: boolean }).chunkedEncoding === true;
-  return {
-    socket,
-    write: (text) => {
-      socket.write(chunked ? `${Buffer.byteLength(text).toString(16)}\r\n${text}\r\n` : text);
-    },
-  };
-}
-
-/** Streams to `res` (headers already written) until either side closes. */
 /** Open SSE streams (`/metrics`; registered by server/metrics). */
 export const sseStreams = new Gauge({ name: "headwater_sse_streams", help: "Open server-sent event streams", registers: [] });
 
+/** Streams to `res` (headers already written) until either side closes. */
 export function runEventStream(res: ServerResponse, o: StreamOptions): void {
-  const maxBuffered = o.maxBufferedBytes ?? 1024 * 1024;
+  const maxBuffered = o.maxBufferedBytes ?? SLOW_CLIENT.maxBufferedBytes;
   const out = socketWriter(res);
   if (!out) {
     res.destroy();
@@ -117,7 +93,7 @@ export function runEventStream(res: ServerResponse, o: StreamOptions): void {
 
   const stall = () => {
     // Whatever arrives meanwhile is read back from the database once the client drains.
-    stallTimer = setTimeout(close, o.stallGraceMs ?? 5000);
+    stallTimer = setTimeout(close, o.stallGraceMs ?? SLOW_CLIENT.stallGraceMs);
     stallTimer.unref();
     out.socket.once("drain", () => {
       if (closed) return;

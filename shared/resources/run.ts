@@ -27,8 +27,12 @@ export const RUN_LIMITS = {
   logLines: 200,
   /** Bytes of log messages per step. */
   logBytes: 64 * 1024,
-  /** Bytes of JSON of a run's values (return values and exports of all its steps). */
+  /** Bytes of JSON of a run's values (return values and exports of all its steps, and its recorded response's body). */
   valueBytes: 256 * 1024,
+  /** Bytes of an error's message (and name), and of a flow exit's reason. */
+  messageBytes: 8 * 1024,
+  /** Bytes of an error's stack. */
+  stackBytes: 16 * 1024,
   /** Bytes of JSON of the trigger event in lists (unless `expand=event`). */
   listEventBytes: 1024,
 } as const;
@@ -74,11 +78,15 @@ export const RunTrigger = z.looseObject({
 });
 export type RunTrigger = z.infer<typeof RunTrigger>;
 
-/** What the workflow's HTTP caller was answered. */
+/**
+ * What the workflow's HTTP caller was answered. As recorded, its body counts toward the run's
+ * values (RUN_LIMITS.valueBytes): past them it is `{truncated, size, preview}`, with `truncated`.
+ */
 export const RunResponse = z.object({
   status: z.number().check(z.int()),
   headers: z.record(z.string(), z.string()),
   body: z.unknown(),
+  truncated: z.optional(z.boolean()),
 });
 export type RunResponse = z.infer<typeof RunResponse>;
 

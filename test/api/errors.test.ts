@@ -126,6 +126,52 @@ describe.each(testDatabases())("errors and auth on $name", (db) => {
     expect(JSON.stringify(r.body)).not.toMatch(/at .*\.(ts|js):\d+/);
   });
 
+  it("answers an id holding a NUL or another control byte with 404 on every route that takes one", async () => {
+    const doc = (await rawRequest(`${s.baseUrl}/openapi.json`)).body as { paths: Record<string, Record<string, unknown>> };
+    const withIds = Object.entries(doc.paths).filter(([p]) => p.includes("{"));
+    expect(withIds.length).toBeGreaterThan(20);
+    const user = await s.newUser();
+    const answers: string[] = [];
+    for (const [p, methods] of withIds) {
+      for (const method of Object.keys(methods)) {
+        for (const [i, bad] of ["dc_%00x", "p_%01", "%7F"].entries()) {
+          // Each path parameter in turn holds the bad byte; the others a plain id.
+          const params = p.match(/\{[^}]+\}/g)!;
+          const url = params.reduce((u, name, j) => u.replace(name, j === i % params.length ? bad : "p_abc"), p);
+          const res = await fetch(`${s.origin}${url}`, {
+            method: method.toUpperCase(),
+            headers: { authorization: `Bearer ${method === "get" && i === 0 ? s.adminKey : user.key}`, "content-type": "application/json" },
+            body: method === "get" || method === "delete" ? undefined : "{}",
+          });
+          const body = (await res.json().catch(() => ({}))) as { code?: string };
+          answers.push(`${method.toUpperCase()} ${url} ${res.status} ${body.code}`);
+        }
+      }
+    }
+    expect(answers.filter((a) => !a.endsWith(" 404 not_found"))).toEqual([]);
+  });
+
+  it("refuses a NUL in the API's query strings and JSON bodies with 400; an endpoint takes it as data", async () => {
+    const u = await s.newUser();
+    const code = "export default defineComponent({ async run({ steps }) { return steps.trigger.event.body; } })";
+    const wf = await u.client.createWorkflow({ name: "takes anything", steps: [{ name: "a", code }] });
+    const auth = { authorization: `Bearer ${u.key}`, "content-type": "application/json" };
+    const query = await fetch(`${s.baseUrl}/workflows/${wf.id}/event_summaries?event_name=a%00`, { headers: auth });
+    expect(query.status).toBe(400);
+    expect(await query.json()).toMatchObject({ code: "bad_request" });
+    for (const [method, path] of [["POST", "/workflows"], ["PUT", `/workflows/${wf.id}`]] as const) {
+      const body = JSON.stringify({ name: "a\u0000b", steps: [{ name: "a", code }] });
+      const res = await fetch(`${s.baseUrl}${path}`, { method, headers: auth, body });
+      expect(res.status).toBe(400);
+      expect(await res.json()).toMatchObject({ code: "bad_request" });
+    }
+    expect((await u.client.getWorkflow(wf.id)).name).toBe("takes anything");
+    // The text \u0000 (a backslash, then "u0000") is no NUL.
+    expect((await u.client.updateWorkflow(wf.id, { name: "a\\u0000b" })).name).toBe("a\\u0000b");
+    const hit = await fetch(`${wf.endpoint_url}?q=%00`, { method: "POST", headers: auth, body: '{"n":"a\\u0000"}' });
+    expect(hit.status).toBe(200);
+  });
+
   it("serves an OpenAPI 3.1 document listing every endpoint", async () => {
     const r = await rawRequest(`${s.baseUrl}/openapi.json`);
     expect(r.status).toBe(200);

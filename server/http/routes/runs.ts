@@ -7,7 +7,7 @@ import type { FastifyPluginAsync } from "fastify";
 import { Page, RerunBody, Run, RunListQuery } from "../../../shared/resources/index.js";
 import { z } from "zod";
 import { RunInputError, type RunService } from "../../workflows/runs/service.js";
-import { runOfRow } from "../../workflows/runs/record.js";
+import { runRunStream } from "../../streams/run-stream.js";
 import { openStreams, startSse } from "../../streams/sse-response.js";
 import { badRequest, notFound } from "../errors.js";
 import { JsonBytes } from "../json-bytes.js";
@@ -116,16 +116,7 @@ export const runStreamRoutes: FastifyPluginAsync<{
     if (!id.startsWith("p_") || !(await o.owns(user.id, id))) throw notFound(`workflow ${id}`);
     const res = await startSse(reply, open);
     if (res.destroyed) return; // the client left before the stream began
-    const unfollow = o.runs.changes.follow(id, (row) => {
-      if (row.owner_id !== user.id) return;
-      res.write(`id: ${row.id}\ndata: ${JSON.stringify(runOfRow(row, true))}\n\n`);
-    });
-    const heartbeat = setInterval(() => res.write(":\n\n"), o.heartbeatMs ?? 15_000);
-    heartbeat.unref();
-    res.on("close", () => {
-      clearInterval(heartbeat);
-      unfollow();
-    });
+    runRunStream(res, { changes: o.runs.changes, workflowId: id, ownerId: user.id, heartbeatMs: o.heartbeatMs });
   });
   documentRoute(app, {
     method: "GET",

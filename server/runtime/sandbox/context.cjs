@@ -18,6 +18,17 @@ const { propEntries, isApp, TIMER, HTTP } = require("./describe-component.cjs");
 /** Limits per invocation: they keep one run from flooding the event store. */
 const MAX_EMITS = 10_000;
 const MAX_EVENT_BYTES = 1024 * 1024;
+/** The longest channel name (decisions.md "Runs under faults"): a longer one is refused where it is given. */
+const MAX_CHANNEL_LENGTH = 256;
+
+/**
+ * Refuses a channel name longer than MAX_CHANNEL_LENGTH, so that the run fails with a clear error
+ * at the call instead of its results failing to store. @param {unknown} name @param {string} call
+ */
+function checkChannel(name, call) {
+  if (typeof name === "string" && name.length > MAX_CHANNEL_LENGTH)
+    throw new RangeError(`${call}: a channel name is at most ${MAX_CHANNEL_LENGTH} characters, not ${name.length}`);
+}
 
 /**
  * A synchronous key/value store over a snapshot. Values are JSON; `set(k, undefined)` deletes.
@@ -112,6 +123,7 @@ function buildContext(component, input, io) {
     const json = JSON.stringify(data === undefined ? null : data);
     if (json === undefined) throw new TypeError("$emit: the event is not JSON");
     if (json.length > MAX_EVENT_BYTES) throw new RangeError(`$emit: the event is ${json.length} bytes, more than ${MAX_EVENT_BYTES}`);
+    if (meta && typeof meta === "object") checkChannel(meta.name, "$emit");
     io.emit(JSON.parse(json), meta && typeof meta === "object" ? meta : {});
   };
   for (const [name, fn] of Object.entries(component.methods || {})) {
@@ -120,4 +132,4 @@ function buildContext(component, input, io) {
   return { ctx, dbChanges: db.changes, responded: () => responded };
 }
 
-module.exports = { buildContext, appInstance };
+module.exports = { buildContext, appInstance, checkChannel };

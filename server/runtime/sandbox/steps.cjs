@@ -27,6 +27,7 @@
 const { loadBundle } = require("./loader.cjs");
 // The one definition of `$end`'s marker (the shim components import `$end` from).
 const { runAction, makeDollar, resolveTemplates, isFlowExit, flushHttpSends } = require("./action.cjs");
+const { checkChannel } = require("./context.cjs");
 
 /** The longest `$.flow.delay`: 30 days (decisions.md "Execution controls"). */
 const MAX_DELAY_MS = 30 * 86_400_000;
@@ -100,11 +101,16 @@ async function runSteps(input, hooks = {}) {
   const steps = { trigger: { event: input.triggerEvent, context: input.context } };
   const legacySend = {
     /** @param {unknown} x @param {string} [channel] */
-    emit: (x, channel) =>
-      emits.push({ data: x ?? null, channel: typeof channel === "string" ? channel : "" }),
+    emit: (x, channel) => {
+      checkChannel(channel, "$send.emit");
+      emits.push({ data: x ?? null, channel: typeof channel === "string" ? channel : "" });
+    },
   };
   /** @param {unknown} data @param {string} channel */
-  const emit = (data, channel) => emits.push({ data: { raw_event: data ?? null }, channel });
+  const emit = (data, channel) => {
+    checkChannel(channel, "$.send.emit");
+    emits.push({ data: { raw_event: data ?? null }, channel });
+  };
   let responded = false;
   /** @param {unknown} r */
   const respond = (r) => {

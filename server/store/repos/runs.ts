@@ -220,23 +220,6 @@ export async function listRuns(
   );
 }
 
-/** Runs of a workflow changed after `sinceMs` (streams following runs made on other instances). */
-export async function runsChangedSince(
-  db: Db,
-  workflowId: string,
-  sinceMs: number,
-  limit = 200,
-): Promise<RunRow[]> {
-  return db
-    .selectFrom("runs")
-    .selectAll()
-    .where("workflow_id", "=", workflowId)
-    .where("updated_ms", ">", sinceMs)
-    .orderBy("updated_ms", "asc")
-    .limit(limit)
-    .execute();
-}
-
 /**
  * Keeps a workflow's newest `keep` runs: the older ones that have ended are deleted (one that
  * still runs or waits is kept until it ends). Two index reads when there is nothing to cut.

@@ -1,6 +1,7 @@
 /** A source's `this.db` (one row per key, JSON text) and its dedupe memory. */
 import type { Db } from "../db.js";
 import { prepared } from "../prepared.js";
+import { storableJson, storableText } from "../storable-text.js";
 
 // Read and written for every batch of a source's runs (hot path: built once).
 const stateOf = prepared((db, $: { source: string }) =>
@@ -51,9 +52,11 @@ export const markedSources = () => marks.size;
 /** Applies `this.db` changes (JSON text to set, null to delete) inside the caller's transaction. */
 export async function applyStateIn(trx: Db, sourceId: string, changes: Record<string, string | null>): Promise<void> {
   if (Object.keys(changes).length > 0) staged(sourceId);
-  for (const [key, value] of Object.entries(changes)) {
+  for (const [written, value] of Object.entries(changes)) {
+    // A key or value holding a NUL or a lone surrogate is stored with U+FFFD (storable-text.ts).
+    const key = storableText(written);
     if (value === null) await deleteKey.execute(trx, { source: sourceId, key });
-    else await setKey.execute(trx, { source: sourceId, key, value });
+    else await setKey.execute(trx, { source: sourceId, key, value: storableJson(value) });
   }
 }
 

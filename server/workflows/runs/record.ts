@@ -20,6 +20,7 @@ import { componentStack, scrubServerPaths } from "../../runtime/stacks.js";
 import type { ReusedResults, RunWorkflowStepsResult, StepLogLine } from "../../runtime/workflow-steps.js";
 import type { WorkflowStep } from "../../../shared/resources/index.js";
 import type { RunHeadRow, RunRow, RunRowBytes } from "../../store/repos/runs.js";
+import { storableJson, storableText } from "../../store/storable-text.js";
 
 /** What a run is told of the step list: the workflow's steps, and which of them are reused. */
 export interface PlannedStep extends WorkflowStep {
@@ -50,7 +51,7 @@ export function plannedSteps(steps: PlannedStep[]): RunStep[] {
 
 /** Cuts a value to what is left of the run's budget: `{truncated, size, preview}` past it. */
 class ValueBudget {
-  private left: number = RUN_LIMITS.valueBytes;
+  constructor(public left: number = RUN_LIMITS.valueBytes) {}
   cut(value: unknown): { value: unknown; truncated: boolean } {
     if (value === undefined) return { value: null, truncated: false };
     const text = JSON.stringify(value) ?? "null";
@@ -94,6 +95,10 @@ export interface FinishedRun {
   steps: RunStep[];
   error: RunError | null;
   exitReason: string | null;
+  /** Bytes of the run's values budget its steps left: its recorded response's body counts there too. */
+  valuesLeft?: number;
+  /** Hides the run's credential values in a value it recorded (its response), as in its steps' values. */
+  hide?: <T>(value: T) => T;
 }
 
 /**
@@ -189,7 +194,29 @@ export function finishedRun(planned: PlannedStep[], result: RunWorkflowStepsResu
       }
     : null;
   const status: RunStatus = error ? "error" : result.exit ? "exited" : result.delay ? "delayed" : "success";
-  return { status, steps, error, exitReason: result.exit ? result.exit.reason : null };
+  return {
+    status,
+    steps,
+    error,
+    exitReason: result.exit ? result.exit.reason : null,
+    valuesLeft: budget.left,
+    ...(result.hide ? { hide: result.hide } : {}),
+  };
+}
+
+/**
+ * The response as a run records it: its credential values hidden, its body cut to what is left
+ * of the run's values budget (`{truncated, size, preview}`, and `truncated` on the response).
+ * The caller was answered in full; a response recorded earlier (a run going on) is cut again.
+ */
+export function recordedResponse(response: RunResponse, run: FinishedRun): RunResponse {
+  const { status, headers, body } = run.hide ? run.hide(response) : response;
+  const budget = new ValueBudget(run.valuesLeft ?? RUN_LIMITS.valueBytes);
+  // The headers count first: they are small, or cut with the body when they are not.
+  const h = budget.cut(headers);
+  const b = budget.cut(body);
+  const cut = h.truncated || b.truncated || response.truncated === true;
+  return { status, headers: h.truncated ? {} : headers, body: b.value, ...(cut ? { truncated: true } : {}) };
 }
 
 /** The parts of a row that a run's start and end both write. */
@@ -215,8 +242,8 @@ export function runningRow(h: RunHeader, steps: RunStep[], startedMs: number): R
     started_ms: startedMs,
     ended_ms: null,
     updated_ms: startedMs,
-    event_json: h.eventJson,
-    steps_json: JSON.stringify(steps),
+    event_json: storableJson(h.eventJson),
+    steps_json: storableJson(JSON.stringify(steps)),
     response_json: null,
     error_json: null,
     exit_reason: null,
@@ -256,14 +283,15 @@ export function endedRow(
     started_ms: startedMs,
     ended_ms: waiting ? null : endedMs,
     updated_ms: endedMs,
-    event_json: h.eventJson,
-    steps_json: JSON.stringify(run.steps),
-    response_json: response ? JSON.stringify(response) : null,
-    error_json: run.error ? JSON.stringify(run.error) : null,
-    exit_reason: run.exitReason,
+    // Strings a run produced are stored on both databases: NULs and lone surrogates as U+FFFD.
+    event_json: storableJson(h.eventJson),
+    steps_json: storableJson(JSON.stringify(run.steps)),
+    response_json: response ? storableJson(JSON.stringify(recordedResponse(response, run))) : null,
+    error_json: run.error ? storableJson(JSON.stringify(run.error)) : null,
+    exit_reason: run.exitReason === null ? null : storableText(run.exitReason),
     pending_job_id: waiting?.jobId ?? null,
     next_at_ms: waiting?.dueMs ?? null,
-    attempts_json: attempts.length === 0 ? "[]" : JSON.stringify(attempts),
+    attempts_json: attempts.length === 0 ? "[]" : storableJson(JSON.stringify(attempts)),
   };
 }
 
