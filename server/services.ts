@@ -222,6 +222,8 @@ export interface RerunOrder {
   /** The run re-run, and the trigger it had (its trigger's type is RERUN). */
   of: string;
   fromStep?: string;
+  /** The workflow's version it runs (default: the current one when it starts). */
+  version?: number;
   /** Results of the steps before `fromStep`, by step name: taken, not run again. */
   reused: Record<string, { return_value: unknown; exports: Record<string, unknown> }>;
 }

@@ -52,6 +52,7 @@ import { responseOf, type CallerAnswers } from "./runs/respond.js";
 import { RetentionTurns } from "./runs/retention.js";
 import { LocalStartFence, type StartFence } from "./runs/start-fence.js";
 import { StartRows } from "./runs/start-rows.js";
+import { VersionSteps } from "./versions/steps.js";
 import { queuedMs, runIdOf, sourceType, triggerOf } from "./runs/trigger.js";
 
 export type { RunWorkflowSteps } from "../runtime/workflow-steps.js";
@@ -121,9 +122,20 @@ const RUNS_COUNTED = {
 /** Whether the queue gives the job up if this attempt fails for the platform (queue.ts). */
 const lastAttempt = (job: RunnerJob): boolean => (job.attempts ?? 0) + 1 >= MAX_ATTEMPTS;
 
+/**
+ * The version a run runs: the one it started with when it goes on (a retry, after a delay),
+ * the one a re-run names, else the workflow's current one.
+ */
+function versionOf(job: RunnerJob, wf: WorkflowRow, resumed: RunRow | undefined): number {
+  const current = Number(wf.version ?? 1);
+  if (resumed) return resumed.version == null ? current : Number(resumed.version);
+  return job.rerun?.version ?? current;
+}
+
 /** A run's header: what its start and end both record, from its job (and its earlier row, going on). */
 function headerOf(job: RunnerJob, wf: WorkflowRow, resumed: RunRow | undefined): RunHeader {
   return {
+    version: versionOf(job, wf, resumed),
     id: runIdOf(job),
     workflowId: wf.id,
     ownerId: wf.owner_id,
@@ -141,6 +153,7 @@ export function createWorkflowRunner(o: WorkflowRunnerOptions): WorkflowJobHandl
   const startRows = new StartRows(START_ROW_MS);
   const fence = o.fence ?? new LocalStartFence(o.db);
   const read = o.readWorkflow ?? ((id: string) => readRunnableWorkflow(o.db, id));
+  const versions = new VersionSteps(o.db);
   const writeStart = o.writes
     ? (fn: (db: Db) => Promise<void>) => o.writes!.run(fn)
     : (fn: (db: Db) => Promise<void>) => fn(o.db);
@@ -232,8 +245,9 @@ export function createWorkflowRunner(o: WorkflowRunnerOptions): WorkflowJobHandl
       ? await platformStep("reading the run", () => findRun(o.db, job.resume!.runId))
       : undefined;
     if (job.resume && (!resumed || !STARTABLE.includes(resumed.status))) return { committed: false };
-    const planned = planSteps(runnable.steps, job, resumed);
     const header = headerOf(job, wf, resumed);
+    const steps = await platformStep("reading the workflow's version", () => versions.of(runnable, header.version!));
+    const planned = planSteps(steps, job, resumed);
     // Under concurrency or a throttle a new job is first placed on a run target (dispatch.ts).
     if (o.dispatch && job.id && onOwnTarget(job.targetId) && !job.resume && dispatched(controls)) {
       return dispatchJob(

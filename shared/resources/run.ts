@@ -115,6 +115,8 @@ export const Run = z.looseObject({
   status: RunStatus,
   trigger: RunTrigger,
   attempt: z.number().check(z.int()),
+  /** The workflow's version the run ran (null: a run from before versions; absent from older servers). */
+  version: z.optional(z.nullable(z.number().check(z.int()))),
   started_at_ms: z.nullable(z.number().check(z.int())),
   ended_at_ms: z.nullable(z.number().check(z.int())),
   duration_ms: z.nullable(z.number().check(z.int())),
@@ -146,6 +148,8 @@ export type RunListQuery = z.input<typeof RunListQuery>;
 /** Body of `POST /workflows/{id}/runs/{run_id}/rerun`: `from_step` is a step's name or id. */
 export const RerunBody = z.object({
   from_step: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
+  /** The workflow's version to run (default: its current one). */
+  version: z.optional(z.number().check(z.int(), z.positive())),
 });
 export type RerunBody = z.infer<typeof RerunBody>;
 

@@ -74,7 +74,7 @@ export const runRoutes: FastifyPluginAsync<{ runs: RunService }> = async (app, {
     async ({ params, body, user }) => {
       let run;
       try {
-        run = await runs.rerun(user.id, params.id, params.run_id, body.from_step);
+        run = await runs.rerun(user.id, params.id, params.run_id, body.from_step, body.version);
       } catch (err) {
         if (err instanceof RunInputError) throw badRequest(err.message);
         throw err;

@@ -83,6 +83,7 @@ const updateColumns = ($: Required<RunRow>): Required<RunUpdate> => ({
   pending_job_id: $.pending_job_id,
   next_at_ms: $.next_at_ms,
   attempts_json: $.attempts_json,
+  version: $.version,
 });
 
 /** The values of an insert: every column. */
@@ -105,6 +106,7 @@ const whole = (row: RunRow): Required<RunRow> => ({
   pending_job_id: null,
   next_at_ms: null,
   attempts_json: null,
+  version: null,
   ...row,
 });
 
@@ -150,6 +152,7 @@ const HEAD_COLUMNS = [
   "pending_job_id",
   "next_at_ms",
   "attempts_json",
+  "version",
 ] as const;
 
 const ownRun = (db: Db, ownerId: string, workflowId: string, runId: string) =>

@@ -154,6 +154,8 @@ export interface RunsTable {
   next_at_ms?: number | null;
   /** JSON RunAttempt[]: its attempts so far. */
   attempts_json?: string | null;
+  /** The workflow's version it runs (0014); NULL for runs made before versions. */
+  version?: number | null;
 }
 
 /** Start times a workflow's throttle scheduled (0012), pruned once older than its period. */

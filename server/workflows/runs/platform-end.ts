@@ -8,6 +8,7 @@
 import type { RunStep } from "../../../shared/resources/index.js";
 import { scrubServerPaths } from "../../runtime/stacks.js";
 import type { RunRow } from "../../store/repos/runs.js";
+import { storableJson } from "../../store/storable-text.js";
 import type { RunHeader } from "./record.js";
 
 /** The `error.code` of a run the platform ended. */
@@ -68,13 +69,14 @@ export function platformEndRow(
     started_ms: stored?.started_ms ?? now,
     ended_ms: now,
     updated_ms: Math.max(now, Number(stored?.updated_ms ?? 0) + 1),
-    event_json: h.eventJson,
-    steps_json: JSON.stringify(steps),
+    event_json: storableJson(h.eventJson),
+    steps_json: storableJson(JSON.stringify(steps)),
     response_json: stored?.response_json ?? null,
-    error_json: JSON.stringify({ code, message, cellId: "", step: null }),
+    error_json: storableJson(JSON.stringify({ code, message, cellId: "", step: null })),
     exit_reason: null,
     pending_job_id: null,
     next_at_ms: null,
     attempts_json: stored?.attempts_json ?? null,
+    version: h.version ?? null,
   };
 }

@@ -228,6 +228,8 @@ export interface RunHeader {
   attempt: number;
   createdMs: number;
   eventJson: string;
+  /** The workflow's version the run runs (decisions.md "Building workflows"). */
+  version?: number | undefined;
 }
 
 export function runningRow(h: RunHeader, steps: RunStep[], startedMs: number): RunRow {
@@ -249,6 +251,7 @@ export function runningRow(h: RunHeader, steps: RunStep[], startedMs: number): R
     exit_reason: null,
     pending_job_id: null,
     next_at_ms: null,
+    version: h.version ?? null,
   };
 }
 
@@ -292,6 +295,7 @@ export function endedRow(
     pending_job_id: waiting?.jobId ?? null,
     next_at_ms: waiting?.dueMs ?? null,
     attempts_json: attempts.length === 0 ? "[]" : storableJson(JSON.stringify(attempts)),
+    version: h.version ?? null,
   };
 }
 
@@ -305,6 +309,7 @@ function runHead(row: RunHeadRow) {
     status: row.status as RunStatus,
     trigger: JSON.parse(row.trigger_json) as RunTrigger,
     attempt: Number(row.attempt),
+    version: row.version == null ? null : Number(row.version),
     started_at_ms: started,
     ended_at_ms: ended,
     duration_ms: started !== null && ended !== null ? ended - started : null,

@@ -32,6 +32,8 @@ import type { RunChanges } from "./changes.js";
 import { plannedSteps, queuedRow, runJsonBytes, runOfRow, type RunHeader } from "./record.js";
 import { LocalStartFence, type StartFence } from "./start-fence.js";
 import { queuedMs, triggerOf } from "./trigger.js";
+import { getVersion } from "../../store/repos/workflow-versions.js";
+import { parseContent } from "../versions/content.js";
 
 const DATA_OPEN = Buffer.from('{"data":');
 const DATA_CLOSE = Buffer.from("}");
@@ -100,6 +102,7 @@ export class RunService {
       attempt: 1,
       createdMs: queuedMs(job.id),
       eventJson: JSON.stringify(event ?? null),
+      version: Number(wf.version ?? 1),
     };
     return this.asRunning(queuedRow(header, plannedSteps(JSON.parse(wf.steps_json) as WorkflowStep[])));
   }
@@ -142,6 +145,7 @@ export class RunService {
     workflowId: string,
     runId: string,
     fromStep: string | undefined,
+    version?: number,
   ): Promise<Run | undefined> {
     const wf = await getWorkflow(this.db, ownerId, workflowId);
     const earlier = wf && (await getRun(this.db, ownerId, workflowId, runId));
@@ -152,8 +156,13 @@ export class RunService {
         `workflow ${workflowId} is inactive: turn it on to re-run its runs`,
         ERROR_CODES.workflowInactive,
       );
-    const steps = JSON.parse(wf.steps_json) as WorkflowStep[];
-    const order = this.reuse(steps, earlier, fromStep);
+    // The current version's steps, or those of the version it names.
+    const current = Number(wf.version ?? 1);
+    const named = version !== undefined && version !== current ? await getVersion(this.db, ownerId, workflowId, version) : undefined;
+    if (version !== undefined && version !== current && !named)
+      throw new RunInputError(`version: workflow ${workflowId} has no version ${version} (its current one is ${current})`);
+    const steps = named ? parseContent(named.content_json).steps : (JSON.parse(wf.steps_json) as WorkflowStep[]);
+    const order = { ...this.reuse(steps, earlier, fromStep), version: version ?? current };
     const trigger = JSON.parse(earlier.trigger_json) as Run["trigger"];
     const header: RunHeader = {
       id: order.runId,
@@ -168,6 +177,7 @@ export class RunService {
       attempt: 1,
       createdMs: Date.now(),
       eventJson: earlier.event_json,
+      version: order.version,
     };
     const jobId = newJobId();
     const queued = queuedRow(
