@@ -10,6 +10,8 @@ import {
   ActionResult,
   AutoSubscription,
   Component,
+  ComponentSearch,
+  ComponentSearchQuery,
   EventSummary,
   Page,
   PropOptions,
@@ -175,6 +177,9 @@ export function createClient(options: ClientOptions) {
       (await request("GET", `/components/${enc(keyOrId)}`, Data(Component))).data,
     getRegistryComponent: async (key: string) =>
       (await request("GET", `/components/registry/${enc(key)}`, Data(Component))).data,
+    /** Components the server knows whose key or name matches `q`; an app's name fetches its vendor package. */
+    searchComponents: (q: ComponentSearchQuery = {}) =>
+      request("GET", "/components/search", ComponentSearch, { query: { ...q } }),
     publishComponent: async (id: string) =>
       (await request("POST", `/components/${enc(id)}/publish`, Data(Component))).data,
     /** A prop's choices from its `options()`, given the props configured so far: `{data, context}`. */
