@@ -7,7 +7,7 @@ import type { Source } from "../../../shared/resources/index.js";
 import { redactConfiguredProps } from "../../../shared/secrets.js";
 import { navigate } from "../../app/router.js";
 import { errorLine } from "../../state/errors.js";
-import { fromUnixSeconds } from "../../state/format.js";
+import { Time } from "../../ui/Time.js";
 import {
   useComponent,
   useDeleteSource,
@@ -65,7 +65,7 @@ export function SourceDetail({ id }: { id: string }) {
         value={tab}
         onChange={setTab}
       />
-      {tab === "events" ? <EventsPanel kind="source" emitterId={s.id} /> : <SourceConfig source={s} />}
+      {tab === "events" ? <EventsPanel kind="source" emitterId={s.id} name={s.name} inactive={!s.active} /> : <SourceConfig source={s} />}
     </div>
   );
 }
@@ -151,7 +151,7 @@ function SourceHeader({ source }: { source: Source }) {
         <span>
           component <code>{source.component_id}</code>
         </span>
-        <span>created {fromUnixSeconds(source.created_at)}</span>
+        <span>created <Time ms={source.created_at * 1000} /></span>
       </div>
       {urls.map((u) => (
         <div className="endpoint" key={u.name}>
@@ -161,7 +161,12 @@ function SourceHeader({ source }: { source: Source }) {
         </div>
       ))}
       <Wiring id={source.id} />
-      {urls.length > 0 && <SendTestEvent emitterId={source.id} />}
+      {urls.length > 0 && (
+        <SendTestEvent
+          target={{ id: source.id, kind: "source", name: source.name, active: source.active }}
+          onActivate={() => setActive.mutate({ source, active: true })}
+        />
+      )}
       {confirmDelete && (
         <ConfirmDialog
           title={`Delete ${source.name}?`}

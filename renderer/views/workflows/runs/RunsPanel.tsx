@@ -3,7 +3,7 @@
  * feed), a filter by status, and the inspector of the open run beside them. Re-runs open the
  * new run; a cancelled run shows as cancelled at once. A server without runs gets a note saying so, and nothing else is tried.
  */
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import type { StreamStateUpdate } from "../../../../shared/bridge.js";
 import { RUN_STATUSES, type Run, type RunStatus } from "../../../../shared/resources/index.js";
 import { call } from "../../../state/bridge.js";
@@ -16,11 +16,18 @@ import { RunList } from "./RunList.js";
 import { RUN_STATUS_LABELS } from "./runText.js";
 import { useRuns } from "./useRuns.js";
 
-export function RunsPanel({ workflowId }: { workflowId: string }) {
+export function RunsPanel({ workflowId, openRunId }: { workflowId: string; openRunId?: string | null }) {
   const [status, setStatus] = useState<RunStatus | null>(null);
   const feed = useRuns(workflowId, status);
-  const [cursorId, setCursorId] = useState<string | null>(null);
-  const [openId, setOpenId] = useState<string | null>(null);
+  const [cursorId, setCursorId] = useState<string | null>(openRunId ?? null);
+  const [openId, setOpenId] = useState<string | null>(openRunId ?? null);
+  // A link to a run (#/workflows/p_x/runs/<id>, as Send test event gives) opens it; a run just
+  // started opens as soon as the feed brings it.
+  useEffect(() => {
+    if (!openRunId) return;
+    setOpenId(openRunId);
+    setCursorId(openRunId);
+  }, [openRunId]);
 
   if (feed.unsupported) return <NoRunsHere />;
 
