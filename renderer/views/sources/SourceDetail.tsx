@@ -26,7 +26,7 @@ import { EventsPanel } from "../events/EventsPanel.js";
 import { Wiring } from "../flow/Wiring.js";
 import { SendTestEvent } from "../test-event/SendTestEvent.js";
 import { PropsForm } from "./PropsForm.js";
-import { buildConfiguredProps, initialState, type FormState } from "./propsForm.js";
+import { buildConfiguredProps, editableProps, initialState, type FormState } from "./propsForm.js";
 
 /** HTTP props come back as `{endpoint_url}`: the URLs this source listens on. */
 export function endpointUrls(source: Source): { name: string; url: string }[] {
@@ -242,6 +242,7 @@ function SourceConfig({ source }: { source: Source }) {
           errors={errors}
           disabled={update.isPending}
           componentId={component.data.id}
+          endpointUrls={endpointUrls(source)}
         />
         <ErrorNote error={update.error} title="Could not save the props" />
         <div className="form-actions">
@@ -254,7 +255,12 @@ function SourceConfig({ source }: { source: Source }) {
           >
             Reset
           </button>
-          <button type="submit" className="btn primary" disabled={update.isPending}>
+          <button
+            type="submit"
+            className="btn primary"
+            disabled={update.isPending || !state || editableProps(descriptors).length === 0}
+            title={state ? undefined : "Nothing changed yet"}
+          >
             Save props
           </button>
         </div>

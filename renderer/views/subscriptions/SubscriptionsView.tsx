@@ -4,12 +4,12 @@
  * later (the API has no list of those: the ones made here are shown for this session).
  */
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { useMemo, useState } from "react";
+import { useState } from "react";
 import type { AutoSubscription, Subscription } from "../../../shared/resources/index.js";
 import { AutoSubscriptionParams, SubscriptionParams } from "../../../shared/resources/index.js";
 import { call } from "../../state/bridge.js";
 import { Time } from "../../ui/Time.js";
-import { keys, useAllSources, useAllWorkflows, useSubscriptions } from "../../state/queries.js";
+import { keys, useEmitterNames, useSubscriptions } from "../../state/queries.js";
 import { ConfirmDialog } from "../../ui/ConfirmDialog.js";
 import { ErrorNote } from "../../ui/ErrorNote.js";
 import { Spinner } from "../../ui/Spinner.js";
@@ -35,21 +35,6 @@ function fieldErrors(
     else out[k] ??= i.message;
   }
   return out;
-}
-
-/** Sources' and workflows' names by id (and the globs in words), to say names rather than ids. */
-export function useEmitterNames(): Map<string, string> {
-  const sources = useAllSources(true);
-  const workflows = useAllWorkflows();
-  return useMemo(() => {
-    const m = new Map<string, string>([
-      ["p_*", "all workflows"],
-      ["dc_*", "all sources"],
-    ]);
-    for (const s of sources.data ?? []) m.set(s.id, s.name);
-    for (const w of workflows.data ?? []) m.set(w.id, w.name);
-    return m;
-  }, [sources.data, workflows.data]);
 }
 
 export function SubscriptionsView() {
