@@ -356,7 +356,10 @@ export class FakeBridge implements HeadwaterBridge {
     });
   getComponent = (k: string) =>
     this.respond("getComponent", [k], () => {
-      const c = this.components.find((x) => x.id === k || x.key === k);
+      // A published component is readable by id too (as the server answers it), not by key.
+      const c =
+        this.components.find((x) => x.id === k || x.key === k) ??
+        this.registry.find((x) => x.published && x.id === k);
       if (!c) throw this.notFound(`component ${k}`);
       return c;
     });
