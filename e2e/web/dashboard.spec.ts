@@ -160,7 +160,7 @@ test.describe("dashboard (web mode, local profile)", () => {
     await form.getByRole("combobox", { name: "Listener" }).fill(httpSource.id);
     await form.getByRole("button", { name: "Subscribe" }).click();
     const list = page.getByRole("region", { name: "Subscription list" });
-    const del = list.getByRole("button", { name: `Delete subscription ${timer.id} to ${httpSource.id}` });
+    const del = list.getByRole("button", { name: `Delete subscription ${timer.name} to ${httpSource.name}` });
     await del.waitFor();
     expect((await api.listMySubscriptions()).map((s) => [s.emitter_id, s.listener_id])).toContainEqual([
       timer.id,

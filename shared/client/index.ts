@@ -3,6 +3,8 @@
  * schemas. Works in Node and in the browser; pass `fetch` to use another implementation.
  */
 import * as z from "../zod.js";
+import type {
+  ComponentSearchQuery} from "../resources/index.js";
 import {
   Account,
   Action,
@@ -11,7 +13,6 @@ import {
   AutoSubscription,
   Component,
   ComponentSearch,
-  ComponentSearchQuery,
   EventSummary,
   Page,
   PropOptions,

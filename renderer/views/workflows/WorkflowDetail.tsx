@@ -1,6 +1,6 @@
 /** One workflow: endpoint, active switch, steps, settings, delete, its events and $errors, and its runs. */
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { useEffect, useState } from "react";
+import { useState } from "react";
 import type { Workflow } from "../../../shared/resources/index.js";
 import { navigate, useRoute } from "../../app/router.js";
 import { call } from "../../state/bridge.js";
@@ -29,10 +29,12 @@ export function WorkflowDetail({ id }: { id: string }) {
   const runId = route.id === id && route.rest[0] === "runs" ? (route.rest[1] ?? null) : null;
   const [tab, setTab] = useState<"events" | "runs" | "steps" | "settings">(runId ? "runs" : "events");
   const [addingStep, setAddingStep] = useState(false);
-  // A run's address opens the Runs tab on it.
-  useEffect(() => {
+  // A run's address opens the Runs tab on it (also when it changes while this page is open).
+  const [shownRunId, setShownRunId] = useState(runId);
+  if (runId !== shownRunId) {
+    setShownRunId(runId);
     if (runId) setTab("runs");
-  }, [runId]);
+  }
   if (wf.isPending) return <Loading label="Loading workflow" />;
   if (wf.error || !wf.data)
     return (

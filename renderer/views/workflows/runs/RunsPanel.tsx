@@ -3,7 +3,7 @@
  * feed), a filter by status, and the inspector of the open run beside them. Re-runs open the
  * new run; a cancelled run shows as cancelled at once. A server without runs gets a note saying so, and nothing else is tried.
  */
-import { useEffect, useState } from "react";
+import { useState } from "react";
 import type { StreamStateUpdate } from "../../../../shared/bridge.js";
 import { RUN_STATUSES, type Run, type RunStatus } from "../../../../shared/resources/index.js";
 import { call } from "../../../state/bridge.js";
@@ -26,11 +26,14 @@ export function RunsPanel({ workflowId, openRunId }: { workflowId: string; openR
   const [openId, setOpenId] = useState<string | null>(openRunId ?? null);
   // A link to a run (#/workflows/p_x/runs/<id>, as Send test event gives) opens it; a run just
   // started opens as soon as the feed brings it.
-  useEffect(() => {
-    if (!openRunId) return;
-    setOpenId(openRunId);
-    setCursorId(openRunId);
-  }, [openRunId]);
+  const [linkedRunId, setLinkedRunId] = useState(openRunId ?? null);
+  if ((openRunId ?? null) !== linkedRunId) {
+    setLinkedRunId(openRunId ?? null);
+    if (openRunId) {
+      setOpenId(openRunId);
+      setCursorId(openRunId);
+    }
+  }
 
   if (feed.unsupported) return <NoRunsHere />;
 
