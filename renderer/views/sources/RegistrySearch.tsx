@@ -52,7 +52,9 @@ export function RegistrySearch(props: {
   const sources = (search.data?.data ?? []).filter((m) => m.type === "source");
   const exact = sources.find((m) => m.key === typed);
   const suggestion = typed && !exact && sources[0] && sources[0].match !== "all" ? sources[0] : undefined;
-  const note = search.settledFor === typed ? appNote(search.data?.app) : null;
+  // "npm has no such package" matters only when nothing else answered the word.
+  const app = search.data?.app;
+  const note = search.settledFor === typed && (app?.status !== "not_found" || sources.length === 0) ? appNote(app) : null;
   const waiting = search.isFetching || search.settledFor !== typed;
 
   return (
