@@ -24,6 +24,7 @@ export const BRIDGE_METHOD_NAMES = [
   "createComponent",
   "getComponent",
   "getRegistryComponent",
+  "searchComponents",
   "publishComponent",
   "propOptions",
   "listMySources",

@@ -28,6 +28,7 @@ import {
   RunActionBody,
   AutoSubscriptionParams,
   CreateAccountBody,
+  ComponentSearchQuery,
   CreateComponentBody,
   CreateSourceBody,
   CreateUserBody,
@@ -51,6 +52,7 @@ import {
   type ActionResult,
   type AutoSubscription,
   type Component,
+  type ComponentSearch,
   type EventSummary,
   type Page,
   type PropOptions,
@@ -339,6 +341,7 @@ export const bridgeArgs = {
   createComponent: z.tuple([CreateComponentBody]),
   getComponent: z.tuple([Str(200)]),
   getRegistryComponent: z.tuple([Str(200)]),
+  searchComponents: z.tuple([z.optional(ComponentSearchQuery)]),
   publishComponent: z.tuple([ComponentId]),
   propOptions: z.tuple([Str(200), Str(200), z.optional(PropOptionsBody)]),
   // sources
@@ -454,6 +457,8 @@ export interface HeadwaterBridge {
   createComponent(body: BridgeArgs<"createComponent">[0]): R<Component>;
   getComponent(keyOrId: string): R<Component>;
   getRegistryComponent(key: string): R<Component>;
+  /** Registry and fetched vendor components by key or name; a query naming an app fetches its package. */
+  searchComponents(q?: ComponentSearchQuery): R<ComponentSearch>;
   publishComponent(id: string): R<Component>;
   /** A prop's choices from its `options()` (component id or key, prop name, props so far). */
   propOptions(keyOrId: string, prop: string, body?: BridgeArgs<"propOptions">[2]): R<PropOptions>;

@@ -189,6 +189,7 @@ test.describe("accessibility: every view in light and dark (web mode, a real ser
     await page.getByRole("link", { name: "Sources", exact: true }).click();
     await page.getByRole("button", { name: "+ New source" }).click();
     const dialog = page.getByRole("dialog");
+    await dialog.getByRole("tab", { name: "Saved" }).click();
     await dialog.getByRole("list", { name: "Saved components" }).getByRole("button", { name: /Orders rows/ }).click();
     await dialog.getByRole("radio", { name: "Use an existing account" }).check();
     await dialog.getByRole("combobox", { name: "pg: account" }).selectOption({ label: "orders db · host, password" });

@@ -140,6 +140,7 @@ test.describe("connected accounts (web mode, a real server)", () => {
   test("a new account typed in the form becomes an account of its own; its value is never shown", async () => {
     await page.getByRole("button", { name: "+ New source" }).click();
     const dialog = page.getByRole("dialog");
+    await dialog.getByRole("tab", { name: "Saved" }).click();
     await dialog.getByRole("list", { name: "Saved components" }).getByRole("button", { name: new RegExp(`PG rows ${suffix}`) }).click();
     const group = dialog.getByRole("group", { name: /pg credentials/ });
     await expect(group.getByRole("radio", { name: "Add a new account" })).toBeChecked();

@@ -65,9 +65,12 @@ test.describe("dashboard (web mode, local profile)", () => {
   test("creates a source from a registry component", async () => {
     await page.getByRole("button", { name: "+ New source" }).click();
     const dialog = page.getByRole("dialog");
-    await dialog.getByRole("tab", { name: "Registry" }).click();
-    await dialog.getByRole("textbox", { name: "Registry key" }).fill("http-new-requests");
-    await dialog.getByRole("button", { name: "Look up" }).click();
+    // It opens on the registry: typing the app's word suggests its component.
+    await dialog.getByRole("searchbox", { name: "Search the registry" }).fill("http");
+    const suggestion = dialog.getByRole("status").filter({ hasText: "Did you mean http-new-requests?" });
+    await expect(suggestion).toBeVisible();
+    await screenshot(page, "02-picker-suggests");
+    await suggestion.getByRole("button", { name: "http-new-requests" }).click();
     await dialog.getByRole("textbox", { name: "Name" }).fill("E2E webhook");
     await screenshot(page, "02-create-source-form");
     await dialog.getByRole("button", { name: "Create source" }).click();
@@ -97,7 +100,7 @@ test.describe("dashboard (web mode, local profile)", () => {
     }
     await expect.poll(() => grid.getByRole("row").count(), { timeout: 20_000 }).toBe(7);
     const summaries = await grid.locator('[role="row"] >> [role="gridcell"]:nth-child(2)').allInnerTexts();
-    expect(summaries).toEqual([6, 5, 4, 3, 2, 1].map((i) => `POST /e2e/${i}`));
+    expect(summaries).toEqual([6, 5, 4, 3, 2, 1].map((i) => `POST /e2e/${i} {"n":${i}}`));
     await screenshot(page, "03-events-arrive");
   });
 
@@ -133,7 +136,7 @@ test.describe("dashboard (web mode, local profile)", () => {
       .poll(() => grid.locator('[role="row"] >> [role="gridcell"]:nth-child(2)').allInnerTexts(), {
         timeout: 10_000,
       })
-      .toEqual(["POST /e2e/6", "POST /e2e/2", "POST /e2e/1"]);
+      .toEqual(['POST /e2e/6 {"n":6}', 'POST /e2e/2 {"n":2}', 'POST /e2e/1 {"n":1}']);
     // The server agrees (deletes are visible to reads within 1 s).
     await expect
       .poll(
@@ -157,7 +160,7 @@ test.describe("dashboard (web mode, local profile)", () => {
     await form.getByRole("combobox", { name: "Listener" }).fill(httpSource.id);
     await form.getByRole("button", { name: "Subscribe" }).click();
     const list = page.getByRole("region", { name: "Subscription list" });
-    const del = list.getByRole("button", { name: `Delete subscription ${timer.id} to ${httpSource.id}` });
+    const del = list.getByRole("button", { name: `Delete subscription ${timer.name} to ${httpSource.name}` });
     await del.waitFor();
     expect((await api.listMySubscriptions()).map((s) => [s.emitter_id, s.listener_id])).toContainEqual([
       timer.id,

@@ -1,7 +1,8 @@
 /**
  * Wiring without typing an id (issue 21), in Chromium against a real server: a subscription
  * picked by typing part of a name and Enter, a test event sent from the app that arrives in the
- * live table, and the flow view drawing the edge with its count. Screenshots:
+ * live table (Send, the answer and the table all in view at once; a workflow's answer links its
+ * run), and the flow view drawing the edge with its count. Screenshots:
  * e2e/screenshots/wiring-*.png (wiring-03 is the picture docs/images/flow-view.png was taken from;
  * the test never writes into the tracked tree).
  */
@@ -75,9 +76,13 @@ test("subscribe by name, send a test event, and see the wiring with its count", 
     const response = panel.getByRole("region", { name: "Response" });
     await expect(response.getByRole("status")).toHaveText(/^200/);
     const grid = page.getByRole("grid", { name: `Events of ${source.id}` });
-    await expect(grid.getByRole("row").filter({ hasText: "POST /orders/42" })).toHaveCount(1, {
-      timeout: 20_000,
-    });
+    // The row previews the body: requests to one endpoint can be told apart.
+    const row = grid.getByRole("row").filter({ hasText: 'POST /orders/42 {"order":42,"total":99.5}' });
+    await expect(row).toHaveCount(1, { timeout: 20_000 });
+    // Send, its answer and the event that arrived are all on screen together.
+    await expect(panel.getByRole("button", { name: "Send", exact: true })).toBeInViewport();
+    await expect(response.getByRole("status")).toBeInViewport();
+    await expect(row).toBeInViewport();
     await expect(panel.getByRole("list", { name: "Recent requests" }).getByRole("listitem")).toHaveCount(1);
     await screenshot(page, "wiring-02-test-event-arrived");
     const events = await api.listSourceEvents(source.id, { expand: "event" });
@@ -105,6 +110,21 @@ test("subscribe by name, send a test event, and see the wiring with its count", 
     await expect(
       page.getByRole("group", { name: "Wiring" }).getByRole("link", { name: "Orders webhook" }),
     ).toBeVisible();
+  });
+
+  await test.step("a test event to the workflow answers with a link to its run, which opens it", async () => {
+    await page.getByRole("button", { name: "Send test event" }).click();
+    const panel = page.getByRole("region", { name: "Send test event" });
+    await panel.getByRole("button", { name: "Send", exact: true }).click();
+    const response = panel.getByRole("region", { name: "Response" });
+    await expect(response.getByRole("status")).toHaveText(/^200/);
+    const runLink = response.getByRole("link", { name: "Open the run" });
+    await expect(runLink).toBeInViewport();
+    const runId = (await runLink.getAttribute("title"))!.replace(/^run /, "");
+    await runLink.click();
+    await expect(page.getByRole("tab", { name: "Runs" })).toHaveAttribute("aria-selected", "true");
+    await expect(page.getByRole("complementary", { name: `Run ${runId}` })).toBeVisible({ timeout: 20_000 });
+    await screenshot(page, "wiring-04-test-event-run-link");
   });
   expect(dashboard.errors).toEqual([]);
 });

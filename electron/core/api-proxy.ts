@@ -58,6 +58,7 @@ export const apiHandlers: Handlers = {
   createComponent: (c, body) => c.createComponent(body),
   getComponent: (c, keyOrId) => c.getComponent(keyOrId),
   getRegistryComponent: (c, key) => c.getRegistryComponent(key),
+  searchComponents: (c, q) => c.searchComponents(q),
   publishComponent: (c, id) => c.publishComponent(id),
   propOptions: (c, keyOrId, prop, body) => c.propOptions(keyOrId, prop, body),
   listMySources: (c, q) => c.listMySources(q),

@@ -11,17 +11,23 @@ export interface Route {
   view: ViewName;
   /** The selected item (a source, component or workflow id), if any. */
   id: string | null;
+  /** What the item's page opens, if anything: a workflow's run is `["runs", "<run id>"]`. */
+  rest: string[];
 }
 
 export function parseRoute(hash: string): Route {
   const parts = hash.replace(/^#\/?/, "").split("/").filter(Boolean).map(decodeURIComponent);
   const view = VIEWS.find((v) => v === parts[0]) ?? "sources";
-  return { view, id: parts[1] ?? null };
+  return { view, id: parts[1] ?? null, rest: parts.slice(2) };
 }
 
-export function routeHref(view: ViewName, id?: string | null): string {
-  return `#/${view}${id ? `/${encodeURIComponent(id)}` : ""}`;
+export function routeHref(view: ViewName, id?: string | null, ...rest: string[]): string {
+  const more = id ? rest.map((p) => `/${encodeURIComponent(p)}`).join("") : "";
+  return `#/${view}${id ? `/${encodeURIComponent(id)}` : ""}${more}`;
 }
+
+/** The address of one run of a workflow: its Runs tab with the run open. */
+export const runHref = (workflowId: string, runId: string) => routeHref("workflows", workflowId, "runs", runId);
 
 export function navigate(view: ViewName, id?: string | null): void {
   const href = routeHref(view, id);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { describeError } from "./errors.js";
 import { BridgeCallError } from "./bridge.js";
-import { formatBytes, relativeTime } from "./format.js";
+import { absoluteTime, formatWhen, fromUnixSeconds, plainText, formatBytes, relativeTime } from "./format.js";
 
 describe("display helpers", () => {
   it("says 'now' for the last second and for a clock a little behind, else a relative time", () => {
@@ -10,6 +10,22 @@ describe("display helpers", () => {
     expect(relativeTime(now + 4_000, now)).toBe("now");
     expect(relativeTime(now - 5_000, now)).toMatch(/5 sec/);
     expect(relativeTime(now - 3 * 3_600_000, now)).toMatch(/3 hr/);
+  });
+
+  it("has one date-time format, with the year only when it is not this one, relative within the hour", () => {
+    const at = new Date(2026, 11, 7, 1, 17, 12, 11).getTime();
+    expect(absoluteTime(at, { nowMs: at })).toBe("Dec 7, 01:17:12");
+    expect(absoluteTime(at, { ms: true, nowMs: at })).toBe("Dec 7, 01:17:12.011");
+    expect(absoluteTime(at, { nowMs: new Date(2027, 0, 2).getTime() })).toBe("Dec 7 2026, 01:17:12");
+    expect(formatWhen(at, at + 5 * 60_000)).toMatch(/5 min/);
+    expect(formatWhen(at, at + 2 * 3_600_000)).toBe("Dec 7, 01:17:12");
+    expect(fromUnixSeconds(Math.floor(at / 1000), at + 3 * 86_400_000)).toBe("Dec 7, 01:17:12");
+  });
+
+  it("reads a markdown description as plain words", () => {
+    expect(plainText("Get a row. [See the docs](https://x.test/docs)\n\n**Bold** and `code` and _this_")).toBe(
+      "Get a row. See the docs Bold and code and this",
+    );
   });
 
   it("formats sizes", () => {

@@ -21,19 +21,47 @@ export function relativeTime(ms: number, nowMs: number = Date.now()): string {
   return "now";
 }
 
-/** "2026-11-22 00:31:05.123" in local time: precise enough to tell events apart. */
-export function absoluteTime(ms: number): string {
+/*
+ * One date-time format throughout the dashboard: "Dec 7, 01:17:12" (24-hour clock, local time;
+ * the year is added when it is not this one: "Dec 7 2025, 01:17:12"), milliseconds only where
+ * they tell events apart ("Dec 7, 01:17:12.011"), and "5 min ago" instead when it is recent
+ * (`formatWhen`), the exact time then on hover.
+ */
+const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+const pad = (n: number, w = 2) => String(n).padStart(w, "0");
+
+/** "Dec 7" (this year) or "Dec 7 2025". */
+export function formatDay(ms: number, nowMs: number = Date.now()): string {
   const d = new Date(ms);
-  const p = (n: number, w = 2) => String(n).padStart(w, "0");
-  return (
-    `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ` +
-    `${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}.${p(d.getMilliseconds(), 3)}`
-  );
+  const day = `${MONTHS[d.getMonth()]} ${d.getDate()}`;
+  return d.getFullYear() === new Date(nowMs).getFullYear() ? day : `${day} ${d.getFullYear()}`;
 }
 
-/** A date from Unix seconds (resource `created_at`). */
-export function fromUnixSeconds(s: number | undefined): string {
-  return s === undefined ? "—" : absoluteTime(s * 1000).slice(0, 16);
+/** "01:17:12", or "01:17:12.011" with milliseconds, or "01:17" without seconds. */
+export function formatClock(ms: number, precision: "minutes" | "seconds" | "ms" = "seconds"): string {
+  const d = new Date(ms);
+  const hm = `${pad(d.getHours())}:${pad(d.getMinutes())}`;
+  if (precision === "minutes") return hm;
+  const hms = `${hm}:${pad(d.getSeconds())}`;
+  return precision === "ms" ? `${hms}.${pad(d.getMilliseconds(), 3)}` : hms;
+}
+
+/** "Dec 7, 01:17:12" (with `ms`: "Dec 7, 01:17:12.011"). */
+export function absoluteTime(ms: number, opts: { ms?: boolean; nowMs?: number } = {}): string {
+  return `${formatDay(ms, opts.nowMs)}, ${formatClock(ms, opts.ms ? "ms" : "seconds")}`;
+}
+
+/** How recent counts as recent: within the hour, a time is said relative to now. */
+const RECENT_MS = 3_600_000;
+
+/** "5 min. ago" within the hour, else "Dec 7, 01:17:12". Pair it with `absoluteTime` on hover. */
+export function formatWhen(ms: number, nowMs: number = Date.now()): string {
+  return Math.abs(ms - nowMs) < RECENT_MS ? relativeTime(ms, nowMs) : absoluteTime(ms, { nowMs });
+}
+
+/** A date from Unix seconds (resource `created_at`), in the one format. */
+export function fromUnixSeconds(s: number | undefined, nowMs: number = Date.now()): string {
+  return s === undefined ? "—" : formatWhen(s * 1000, nowMs);
 }
 
 export function formatBytes(n: number): string {
@@ -62,4 +90,20 @@ export function splitList(text: string): string[] {
     .split(/[,\n]/)
     .map((s) => s.trim())
     .filter((s) => s.length > 0);
+}
+
+/**
+ * Markdown of a component's or action's description as plain words: `[See the docs](url)` → "See
+ * the docs", emphasis and code marks dropped. (Descriptions are the components' own text: shown
+ * as text, never as HTML.)
+ */
+export function plainText(markdown: string): string {
+  return markdown
+    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, "$1")
+    .replace(/(\*\*|__)(.+?)\1/g, "$2")
+    .replace(/(^|[\s(])[*_]([^*_\s][^*_]*?)[*_](?=$|[\s).,;:!?])/g, "$1$2")
+    .replace(/`([^`]*)`/g, "$1")
+    .replace(/^#+\s+/gm, "")
+    .replace(/\s+/g, " ")
+    .trim();
 }

@@ -3,6 +3,7 @@
  * invalidate exactly the lists they change. Query keys start with the resource kind.
  */
 import { useMutation, useQuery, useQueryClient, type Query, type QueryClient } from "@tanstack/react-query";
+import { useMemo } from "react";
 import type { Account, PageQuery, Source, Workflow } from "../../shared/resources/index.js";
 import type { Page } from "../../shared/resources/index.js";
 import { call } from "./bridge.js";
@@ -93,6 +94,21 @@ export const useAllWorkflows = (enabled = true) =>
     enabled,
     queryFn: () => readAll<Workflow>((q) => call("listMyWorkflows", q)),
   });
+
+/** Sources' and workflows' names by id (and the globs in words), to say names rather than ids. */
+export function useEmitterNames(): Map<string, string> {
+  const sources = useAllSources(true);
+  const workflows = useAllWorkflows();
+  return useMemo(() => {
+    const m = new Map<string, string>([
+      ["p_*", "all workflows"],
+      ["dc_*", "all sources"],
+    ]);
+    for (const s of sources.data ?? []) m.set(s.id, s.name);
+    for (const w of workflows.data ?? []) m.set(w.id, w.name);
+    return m;
+  }, [sources.data, workflows.data]);
+}
 
 export const useSource = (id: string | null) =>
   useQuery({ queryKey: keys.source(id ?? ""), queryFn: () => call("getSource", id ?? ""), enabled: !!id });

@@ -29,6 +29,9 @@ import type {
   ActionResult,
   ActionsQuery,
   Component,
+  ComponentMatch,
+  ComponentSearch,
+  ComponentSearchQuery,
   EventSummary,
   Page,
   PropOptions,
@@ -357,7 +360,10 @@ export class FakeBridge implements HeadwaterBridge {
     });
   getComponent = (k: string) =>
     this.respond("getComponent", [k], () => {
-      const c = this.components.find((x) => x.id === k || x.key === k);
+      // A published component is readable by id too (as the server answers it), not by key.
+      const c =
+        this.components.find((x) => x.id === k || x.key === k) ??
+        this.registry.find((x) => x.published && x.id === k);
       if (!c) throw this.notFound(`component ${k}`);
       return c;
     });
@@ -368,6 +374,28 @@ export class FakeBridge implements HeadwaterBridge {
       const c = [...this.registry, ...this.components].find((x) => x.key === k);
       if (!c) throw this.notFound(`registry component ${k}`);
       return c;
+    });
+  /** Per app name: the sources its vendor package lists (a search naming the app answers them). */
+  appPackages: Record<string, ComponentMatch[]> = {};
+  /** The registry's components whose key or name contains the query (the server also matches near spellings). */
+  searchComponents = (q: ComponentSearchQuery = {}) =>
+    this.respond("searchComponents", [q], (): ComponentSearch => {
+      const text = (q.q ?? "").trim().toLowerCase();
+      const data: ComponentMatch[] = this.registry
+        .filter((c) => c.key && (c.key.includes(text) || c.name.toLowerCase().includes(text)))
+        .map((c) => ({
+          key: c.key!,
+          name: c.name,
+          description: c.description ?? null,
+          type: "source",
+          origin: "registry",
+          match: !text ? "all" : c.key === text ? "exact" : c.key!.startsWith(text) ? "prefix" : "contains",
+        }));
+      const app = this.appPackages[text];
+      if (app) data.push(...app.filter((m) => !data.some((d) => d.key === m.key)));
+      return text && /^[a-z0-9_.]+$/.test(text)
+        ? { data, app: { name: text, package: `@pipedream/${text}`, status: app ? "listed" : "not_found" } }
+        : { data };
     });
   publishComponent = (id: string) =>
     this.respond("publishComponent", [id], () => ({

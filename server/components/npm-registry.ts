@@ -42,6 +42,14 @@ export interface NpmComponentsOptions {
   missTtlMs?: number;
 }
 
+/** A source of a vendor package, as its file declares it (not described yet). */
+export interface PackageSource {
+  key: string;
+  name: string;
+  description: string | null;
+  package: string;
+}
+
 /** A key whose app part can name an npm package: `app-rest`, lower case. */
 const KEY = /^([a-z0-9][a-z0-9_.]*)-[a-z0-9][a-z0-9_.-]*$/;
 const SOURCE_FILE = /\.(mjs|js|cjs|ts)$/;
@@ -76,6 +84,8 @@ export class NpmComponents {
   /** Each installed package's described actions, by package folder and version. */
   private readonly actionLists = new Map<string, Promise<{ actions: NpmComponent[]; unloadable: UnloadableAction[] }>>();
   private readonly limits: FetchLimits;
+  /** Each fetched package's sources as their text declares them, by package folder and version. */
+  private readonly sourceLists = new Map<string, PackageSource[]>();
 
   constructor(private readonly options: NpmComponentsOptions) {
     this.limits = options.limits ?? DEFAULT_FETCH_LIMITS;
@@ -157,6 +167,46 @@ export class NpmComponents {
     });
     actions.sort((a, b) => (a.description.key ?? "").localeCompare(b.description.key ?? ""));
     return { actions, unloadable };
+  }
+
+  /**
+   * The sources of `@pipedream/<app>`, fetching the package (by that exact name) when the cache
+   * does not have it; undefined when npm has no such package. Listed from the files' text (key,
+   * name, description), not described: a source is described when it is looked up by key.
+   */
+  async appSources(app: string, requester?: Requester): Promise<PackageSource[] | undefined> {
+    if (!APP_NAME.test(app)) return undefined;
+    const pkgDir = await this.install(`@pipedream/${app}`, requester);
+    return pkgDir ? this.sourcesIn(pkgDir) : undefined;
+  }
+
+  /** The sources of every vendor package the server's cache holds already (nothing is fetched). */
+  fetchedSources(): PackageSource[] {
+    const root = this.options.packages.dir;
+    let entries: string[];
+    try {
+      entries = fs.readdirSync(root);
+    } catch {
+      return [];
+    }
+    const out: PackageSource[] = [];
+    for (const entry of entries) {
+      const m = /^@pipedream\+([a-z0-9][a-z0-9_.]*)@/.exec(entry);
+      if (!m || !fs.existsSync(path.join(root, entry, ".installed"))) continue;
+      out.push(...this.sourcesIn(path.join(root, entry, "node_modules", "@pipedream", m[1]!)));
+    }
+    return out;
+  }
+
+  /** A package's sources by text scan, remembered per package folder and version. */
+  private sourcesIn(pkgDir: string): PackageSource[] {
+    const cacheKey = `${pkgDir}@${readVersion(pkgDir)}`;
+    let list = this.sourceLists.get(cacheKey);
+    if (!list) {
+      list = scanSources(pkgDir, `@pipedream/${path.basename(pkgDir)}`);
+      this.sourceLists.set(cacheKey, list);
+    }
+    return list;
   }
 
   /**
@@ -261,6 +311,29 @@ function candidates(pkgDir: string, key: string): string[] {
   // `sources/<name>/<name>.mjs` is how the vendor lays out a source: try those first.
   const conventional = (f: string) => path.basename(path.dirname(f)) === path.basename(f).replace(SOURCE_FILE, "");
   return found.sort((a, b) => Number(conventional(b)) - Number(conventional(a)));
+}
+
+/**
+ * The sources of a package folder, `sources/<name>/<name>.mjs` as the vendor lays them out,
+ * with the key, name and description their text declares (the first of each: a source's own come
+ * before its props'). Files without a key (shared modules) are left out.
+ */
+function scanSources(pkgDir: string, pkg: string): PackageSource[] {
+  const root = path.join(pkgDir, "sources");
+  if (!fs.existsSync(root)) return [];
+  const field = (text: string, name: string) =>
+    new RegExp(`\\b${name}\\s*:\\s*(["'\`])((?:(?!\\1)[^\\\\]|\\\\.)*)\\1`).exec(text)?.[2];
+  const out: PackageSource[] = [];
+  for (const dir of fs.readdirSync(root, { withFileTypes: true }).slice(0, MAX_SCANNED)) {
+    if (!dir.isDirectory()) continue;
+    const file = [".mjs", ".js", ".ts"].map((ext) => path.join(root, dir.name, dir.name + ext)).find((f) => fs.existsSync(f));
+    if (!file) continue;
+    const text = fs.readFileSync(file, "utf8");
+    const key = field(text, "key");
+    if (!key || !KEY.test(key)) continue;
+    out.push({ key, name: field(text, "name") ?? key, description: field(text, "description") ?? null, package: pkg });
+  }
+  return out.sort((a, b) => a.key.localeCompare(b.key));
 }
 
 /** The cache's install directory of a package folder (`<dir>/node_modules/@pipedream/x` → `<dir>`). */

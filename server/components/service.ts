@@ -9,6 +9,8 @@ import {
   ERROR_CODES,
   referencesAccounts,
   type Component,
+  type ComponentMatch,
+  type ComponentSearch,
   type PropDescriptor,
   type PropOptions,
   type PropOptionsBody,
@@ -34,7 +36,8 @@ import {
 import type { PageRequest, PageRows } from "../store/repos/paging.js";
 import type { Db } from "../store/db.js";
 import { ComponentFetchError } from "./fetch.js";
-import { NpmComponents } from "./npm-registry.js";
+import { APP_NAME, NpmComponents, type PackageSource } from "./npm-registry.js";
+import { byRank, matchKind } from "./search.js";
 import type { Requester } from "../users/requester.js";
 
 export interface ComponentInput {
@@ -219,8 +222,12 @@ export class ComponentService {
   /** `GET /components/registry/{key}`. */
   async getPublished(key: string, requester: Requester): Promise<Component> {
     const row = await this.findPublished(key, requester);
-    if (!row) throw new NotFoundError(`registry component ${key}`);
-    return present(row);
+    if (row) return present(row);
+    // Not a key: name the nearest keys the server knows ("http" → http-new-requests).
+    const near = (await this.search(requester, key, 3, { fetchApp: false })).data.map((m) => m.key);
+    const err = new NotFoundError(`registry component ${key}`);
+    if (near.length > 0) err.message += `; did you mean ${near.join(", ")}?`;
+    throw err;
   }
 
   /**
@@ -328,6 +335,48 @@ export class ComponentService {
     }
   }
 
+  /**
+   * `GET /components/search`: the components the server knows whose key or name matches `q`
+   * (search.ts), best first: the registry's (published, built-in, the vendor's looked up
+   * before), then the sources of the vendor packages already fetched. A query that is one word
+   * naming an app (`github`) also fetches that app's package by its exact name and lists its
+   * sources; what came of it is `app` (a package npm does not have is no error: the answer says so).
+   */
+  async search(requester: Requester, q: string, limit: number, opts: { fetchApp?: boolean } = {}): Promise<ComponentSearch> {
+    const query = q.trim();
+    const found = new Map<string, ComponentMatch>();
+    const add = (m: Omit<ComponentMatch, "match">) => {
+      if (found.has(m.key)) return;
+      const match = matchKind(query, m);
+      if (match) found.set(m.key, { ...m, match });
+    };
+    for (const r of await this.repo.listPublishedSummaries()) {
+      const meta = JSON.parse(r.meta) as Partial<ComponentMeta>;
+      const pkg = /^npm:(@pipedream\/[^@]+)@/.exec(r.component_url ?? "")?.[1];
+      add({ key: r.key, name: r.name, description: r.description, type: meta.type === "action" ? "action" : "source", origin: "registry", ...(pkg ? { package: pkg } : {}) });
+    }
+    let app: ComponentSearch["app"];
+    const appName = query.toLowerCase();
+    if (opts.fetchApp !== false && APP_NAME.test(appName) && appName.length >= 2) {
+      const pkg = `@pipedream/${appName}`;
+      if (!this.npm) app = { name: appName, package: pkg, status: "off" };
+      else {
+        try {
+          const sources = await this.npm.components.appSources(appName, requester);
+          app = { name: appName, package: pkg, status: sources ? "listed" : "not_found" };
+          // Every source of the app's package answers its name, whatever its key says.
+          for (const s of sources ?? []) if (!found.has(s.key)) found.set(s.key, { ...vendorMatch(s), match: "prefix" });
+        } catch (err) {
+          if (!(err instanceof UnavailableError || err instanceof ComponentFetchError)) throw err;
+          app = { name: appName, package: pkg, status: "unavailable", message: err.message };
+        }
+      }
+    }
+    for (const s of this.npm?.components.fetchedSources() ?? []) add(vendorMatch(s));
+    const data = [...found.values()].sort(byRank).slice(0, limit);
+    return app ? { data, app } : { data };
+  }
+
   async list(userId: string, page: PageRequest): Promise<PageRows<Component>> {
     const { rows, totalCount } = await this.repo.listOwn(userId, page);
     return { rows: rows.map(present), totalCount };
@@ -379,6 +428,10 @@ export function present(row: ComponentRow): Component {
   };
   if (row.key) c.key = row.key;
   return c;
+}
+
+function vendorMatch(s: PackageSource): Omit<ComponentMatch, "match"> {
+  return { key: s.key, name: s.name, description: s.description, type: "source", origin: "vendor", package: s.package };
 }
 
 /** The first account a set of props references (for a 404's message). */

@@ -3,6 +3,8 @@
  * schemas. Works in Node and in the browser; pass `fetch` to use another implementation.
  */
 import * as z from "../zod.js";
+import type {
+  ComponentSearchQuery} from "../resources/index.js";
 import {
   Account,
   Action,
@@ -10,6 +12,7 @@ import {
   ActionResult,
   AutoSubscription,
   Component,
+  ComponentSearch,
   EventSummary,
   Page,
   PropOptions,
@@ -181,6 +184,9 @@ export function createClient(options: ClientOptions) {
       (await request("GET", `/components/${enc(keyOrId)}`, Data(Component))).data,
     getRegistryComponent: async (key: string) =>
       (await request("GET", `/components/registry/${enc(key)}`, Data(Component))).data,
+    /** Components the server knows whose key or name matches `q`; an app's name fetches its vendor package. */
+    searchComponents: (q: ComponentSearchQuery = {}) =>
+      request("GET", "/components/search", ComponentSearch, { query: { ...q } }),
     publishComponent: async (id: string) =>
       (await request("POST", `/components/${enc(id)}/publish`, Data(Component))).data,
     /** A prop's choices from its `options()`, given the props configured so far: `{data, context}`. */

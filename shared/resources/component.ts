@@ -1,5 +1,5 @@
 import * as z from "../zod.js";
-import { UnixSeconds } from "./common.js";
+import { QueryInt, UnixSeconds } from "./common.js";
 
 /**
  * One configurable prop as the component declares it, with functions removed.
@@ -77,3 +77,46 @@ export type PropOption = z.infer<typeof PropOption>;
 /** The choices, and the `context` to send back as `prev_context` for the next page (or null). */
 export const PropOptions = z.object({ data: z.array(PropOption), context: z.unknown() });
 export type PropOptions = z.infer<typeof PropOptions>;
+
+/** `GET /components/search`: the words typed (empty: every known component) and how many to answer. */
+export const ComponentSearchQuery = z.object({
+  q: z.optional(z.string().check(z.maxLength(200))),
+  limit: z.optional(z.pipe(QueryInt, z.number().check(z.int(), z.gte(1), z.lte(200)))),
+});
+export type ComponentSearchQuery = z.input<typeof ComponentSearchQuery>;
+
+/**
+ * One component a search found: in the registry (published, built-in, or a vendor component
+ * looked up before) or in a vendor package the server has fetched (`origin: "vendor"`, described
+ * on first lookup by key). `GET /components/registry/{key}` reads it whole.
+ */
+export const ComponentMatch = z.object({
+  key: z.string(),
+  name: z.string(),
+  description: z.nullable(z.string()),
+  type: z.enum(["source", "action"]),
+  origin: z.enum(["registry", "vendor"]),
+  /** The vendor package it comes from (`@pipedream/<app>`), when it does. */
+  package: z.optional(z.string()),
+  /** How it matched: the key or name equal to the query, starting with it, containing it, or a near spelling. */
+  match: z.enum(["exact", "prefix", "contains", "fuzzy", "all"]),
+});
+export type ComponentMatch = z.infer<typeof ComponentMatch>;
+
+/**
+ * The search's answer, best first. `app` says what came of a query that names an app
+ * (`github`): its vendor package `@pipedream/<app>` was fetched and its sources listed, npm has
+ * no such package, npm could not be asked now, or the server looks up no vendor packages.
+ */
+export const ComponentSearch = z.object({
+  data: z.array(ComponentMatch),
+  app: z.optional(
+    z.object({
+      name: z.string(),
+      package: z.string(),
+      status: z.enum(["listed", "not_found", "unavailable", "off"]),
+      message: z.optional(z.string()),
+    }),
+  ),
+});
+export type ComponentSearch = z.infer<typeof ComponentSearch>;

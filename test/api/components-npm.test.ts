@@ -89,6 +89,17 @@ describe("the vendor's npm packages as a registry", () => {
     // Not a key that can name a package at all.
     await expectApiError(alice.client.getRegistryComponent("Not A Key"), 404, "not_found");
   });
+
+  it("GET /components/search with an app's name fetches its package and lists its sources; no such package is said, not an error", { timeout: INSTALL_MS }, async () => {
+    const found = await alice.client.searchComponents({ q: "pipedream" });
+    expect(found.app).toEqual({ name: "pipedream", package: PACKAGE, status: "listed" });
+    expect(found.data).toContainEqual(expect.objectContaining({ key: KEY, type: "source", package: PACKAGE }));
+    // The package is fetched now: its sources answer other words too, by their names.
+    const byName = await bob.client.searchComponents({ q: "scheduled tasks" });
+    expect(byName.data.map((m) => m.key)).toContain(KEY);
+    const none = await alice.client.searchComponents({ q: "zzqqnoapp" });
+    expect(none).toEqual({ data: [], app: { name: "zzqqnoapp", package: "@pipedream/zzqqnoapp", status: "not_found" } });
+  });
 });
 
 describe("publishing while the vendor's packages cannot be checked", () => {

@@ -189,11 +189,11 @@ function TestResult({ result: r }: { result: AgentConnectionTest }) {
         {r.protocolVersion ? <> (MCP {r.protocolVersion})</> : null}: {n} {n === 1 ? "tool" : "tools"}.
       </p>
       {n > 0 && (
-        <ul className="agent-tools" aria-label="Tools">
+        // Names only, what each does on hover: the descriptions are written for agents, long.
+        <ul className="agent-tools compact" aria-label="Tools">
           {r.tools.map((t) => (
-            <li key={t.name}>
+            <li key={t.name} title={t.description ? firstSentence(t.description) : undefined}>
               <code>{t.name}</code>
-              {t.description ? <span className="muted small"> {firstSentence(t.description)}</span> : null}
             </li>
           ))}
         </ul>

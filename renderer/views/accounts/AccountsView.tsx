@@ -8,7 +8,7 @@ import { useQueryClient } from "@tanstack/react-query";
 import { useMemo, useState } from "react";
 import type { Account } from "../../../shared/resources/index.js";
 import { BridgeCallError, call } from "../../state/bridge.js";
-import { fromUnixSeconds } from "../../state/format.js";
+import { Time } from "../../ui/Time.js";
 import { keys, useAllAccounts } from "../../state/queries.js";
 import { ConfirmDialog } from "../../ui/ConfirmDialog.js";
 import { ErrorNote } from "../../ui/ErrorNote.js";
@@ -177,7 +177,7 @@ function AppGroup(props: {
                 )}
               </td>
               <td className={a.used_by === 0 ? "muted" : undefined}>{usedByText(a.used_by)}</td>
-              <td className="muted">{fromUnixSeconds(a.updated_at)}</td>
+              <td className="muted"><Time ms={a.updated_at * 1000} /></td>
               <td className="actions">
                 <button type="button" className="btn small" aria-label={`Replace values of ${a.name}`} onClick={() => onReplace(a)}>
                   Replace values

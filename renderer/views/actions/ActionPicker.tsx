@@ -7,6 +7,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useEffect, useId, useState } from "react";
 import type { Action } from "../../../shared/resources/index.js";
 import { call } from "../../state/bridge.js";
+import { plainText } from "../../state/format.js";
 import { ErrorNote } from "../../ui/ErrorNote.js";
 import { Spinner } from "../../ui/Spinner.js";
 
@@ -87,7 +88,8 @@ export function ActionPicker(props: {
   );
 }
 
+/** The description's first line in plain words (descriptions are markdown: `[See the docs](url)`). */
 const firstLine = (s: string) => {
-  const line = s.split("\n")[0] ?? "";
+  const line = plainText(s.split("\n")[0] ?? "");
   return line.length > 160 ? `${line.slice(0, 157)}…` : line;
 };

@@ -8,6 +8,7 @@ import { useMutation } from "@tanstack/react-query";
 import { useMemo, useState } from "react";
 import type { Action, ActionResult } from "../../../shared/resources/index.js";
 import { call } from "../../state/bridge.js";
+import { plainText } from "../../state/format.js";
 import { ErrorNote } from "../../ui/ErrorNote.js";
 import { JsonTree } from "../../ui/JsonTree.js";
 import { Spinner } from "../../ui/Spinner.js";
@@ -76,7 +77,7 @@ function ActionRunner({ action }: { action: Action }) {
         <code>{action.key}</code> · version {action.version}
         {action.app ? ` · app ${action.app}` : ""}
       </p>
-      {action.description && <p className="action-description">{action.description}</p>}
+      {action.description && <p className="action-description">{plainText(action.description)}</p>}
       <form
         aria-label={`Props of ${action.name}`}
         onSubmit={(e) => {

@@ -1,14 +1,30 @@
 /** One component: what it is, its props, its code, and publishing it to the registry. */
 import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { navigate } from "../../app/router.js";
 import type { Component } from "../../../shared/resources/index.js";
 import { call } from "../../state/bridge.js";
-import { fromUnixSeconds } from "../../state/format.js";
+import { plainText } from "../../state/format.js";
+import { Time } from "../../ui/Time.js";
 import { keys } from "../../state/queries.js";
 import { CodeEditor } from "../../ui/CodeEditor.js";
 import { CopyButton } from "../../ui/CopyButton.js";
 import { ErrorNote } from "../../ui/ErrorNote.js";
 import { Spinner } from "../../ui/Spinner.js";
 import { toast } from "../../ui/Toasts.js";
+import type { ComponentRef } from "../sources/ComponentPicker.js";
+import { CreateSourceDialog } from "../sources/CreateSourceDialog.js";
+
+/** Whether a component is an action (run as a step, not deployed as a source): its code says so. */
+const isAction = (c: Component) => /\btype\s*:\s*["'`]action["'`]/.test(c.code);
+
+/**
+ * How a new source names this component: a published one with a key by its key (the registry's,
+ * as anyone's sources name it; a component of another user is not the account's to name by id),
+ * else by id (the account's own).
+ */
+export const sourceRefOf = (c: Component, fromRegistry: boolean): ComponentRef =>
+  c.key && (fromRegistry || c.published) ? { key: c.key } : { component_id: c.id };
 
 export function ComponentDetail({
   component: c,
@@ -18,6 +34,7 @@ export function ComponentDetail({
   fromRegistry: boolean;
 }) {
   const qc = useQueryClient();
+  const [creatingSource, setCreatingSource] = useState(false);
   const publish = useMutation({
     mutationFn: () => call("publishComponent", c.id),
     onSuccess: (saved) => {
@@ -37,10 +54,15 @@ export function ComponentDetail({
           {c.published && <span className="chip ok">published</span>}
           {fromRegistry && <span className="chip">registry</span>}
           <span className="spacer" />
+          {!isAction(c) && (
+            <button type="button" className="btn small primary" onClick={() => setCreatingSource(true)}>
+              Create source
+            </button>
+          )}
           {!fromRegistry && !c.published && (
             <button
               type="button"
-              className="btn small primary"
+              className="btn small"
               onClick={() => publish.mutate()}
               disabled={publish.isPending || !c.key}
               title={
@@ -58,7 +80,18 @@ export function ComponentDetail({
           {publish.isPending && <Spinner label="Publishing" />}
         </div>
         <ErrorNote error={publish.error} title="Could not publish" onDismiss={() => publish.reset()} />
-        {c.description && <p>{c.description}</p>}
+        {c.description && <p>{plainText(c.description)}</p>}
+        {creatingSource && (
+          <CreateSourceDialog
+            initial={{ component: c, ref: sourceRefOf(c, fromRegistry), from: fromRegistry ? "registry" : "saved" }}
+            onClose={() => setCreatingSource(false)}
+            onCreated={(s) => {
+              setCreatingSource(false);
+              void qc.invalidateQueries({ queryKey: ["sources"] });
+              navigate("sources", s.id);
+            }}
+          />
+        )}
         <dl className="meta grid2">
           <dt>ID</dt>
           <dd>
@@ -79,7 +112,7 @@ export function ComponentDetail({
             </>
           )}
           <dt>Updated</dt>
-          <dd>{fromUnixSeconds(c.updated_at)}</dd>
+          <dd><Time ms={c.updated_at * 1000} /></dd>
         </dl>
       </header>
       <h3>Props</h3>

@@ -1,5 +1,5 @@
 /**
- * Components: the saved ones (paginated), look-up by key or id and in the registry, create from
+ * Components: those the account's sources use (InUseList.tsx), the saved ones (paginated), look-up by key or id and in the registry, create from
  * code or URL, and one component's props, code and publish action.
  */
 import { useQuery } from "@tanstack/react-query";
@@ -13,6 +13,7 @@ import { Pager, useCursorPages } from "../../ui/Pager.js";
 import { Spinner } from "../../ui/Spinner.js";
 import { ComponentDetail } from "./ComponentDetail.js";
 import { CreateComponentDialog } from "./CreateComponentDialog.js";
+import { InUseList } from "./InUseList.js";
 
 const PAGE_SIZE = 25;
 const REGISTRY_PREFIX = "registry:";
@@ -84,7 +85,13 @@ export function ComponentsView({ selectedId }: { selectedId: string | null }) {
             onRetry={() => void page.refetch()}
           />
           {page.isPending && <Spinner label="Loading components" showLabel />}
-          {page.data && page.data.data.length === 0 && <div className="empty">No saved components yet.</div>}
+          <InUseList selectedId={selectedId} />
+          <h2 className="list-heading">Saved by you</h2>
+          {page.data && page.data.data.length === 0 && (
+            <div className="empty">
+              You have saved no component of your own yet: + New saves one from code or a URL.
+            </div>
+          )}
           <ul className="item-list" aria-label="Saved components">
             {page.data?.data.map((c) => (
               <li key={c.id} className={c.id === selectedId ? "item selected" : "item"}>

@@ -82,7 +82,7 @@ export function EventDetail(props: {
         </dd>
         <dt>Time</dt>
         <dd>
-          {absoluteTime(row.indexed_at_ms)} <span className="muted">({relativeTime(row.indexed_at_ms)})</span>
+          {absoluteTime(row.indexed_at_ms, { ms: true })} <span className="muted">({relativeTime(row.indexed_at_ms)})</span>
         </dd>
         <dt>Channel</dt>
         <dd>{channelLabel(row.metadata.name)}</dd>

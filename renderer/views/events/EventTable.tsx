@@ -6,7 +6,7 @@
 import { useEffect, useRef, useState, type KeyboardEvent } from "react";
 import { useVirtualizer } from "@tanstack/react-virtual";
 import type { EventSummary } from "../../../shared/resources/index.js";
-import { absoluteTime, formatBytes, relativeTime } from "../../state/format.js";
+import { absoluteTime, formatBytes, formatClock, relativeTime } from "../../state/format.js";
 import { channelLabel, eventSize, eventSummaryText, eventTimeMs } from "./eventText.js";
 import { inBounds, selectionBounds, type Selection } from "./selection.js";
 
@@ -137,9 +137,9 @@ export function EventTable(props: {
                   onClick={(e) => onSelect(row.id, e.shiftKey, false)}
                   onDoubleClick={() => onOpen(row.id)}
                 >
-                  <div role="gridcell" className="c-time" title={absoluteTime(t)}>
+                  <div role="gridcell" className="c-time" title={absoluteTime(t, { ms: true })}>
                     <span className="rel">{relativeTime(t, now)}</span>
-                    <span className="abs">{absoluteTime(t).slice(11)}</span>
+                    <span className="abs">{formatClock(t)}</span>
                   </div>
                   <div role="gridcell" className="c-summary" title={eventSummaryText(row)}>
                     {eventSummaryText(row)}

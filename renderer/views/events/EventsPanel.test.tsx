@@ -4,6 +4,7 @@ import { userEvent } from "@testing-library/user-event";
 import { describe, expect, it } from "vitest";
 import { FakeBridge, makeEvent, makeSource } from "../../test/fakeBridge.js";
 import { renderWith } from "../../test/render.js";
+import { absoluteTime } from "../../state/format.js";
 import { EventsPanel } from "./EventsPanel.js";
 
 const SRC = "dc_src1";
@@ -15,7 +16,7 @@ function setup(count = 6) {
     SRC,
     Array.from({ length: count }, (_, i) => makeEvent(SRC, 1_000 + i)),
   );
-  renderWith(bridge, <EventsPanel kind="source" emitterId={SRC} />);
+  renderWith(bridge, <EventsPanel kind="source" emitterId={SRC} name="Source 1" />);
   return bridge;
 }
 
@@ -51,6 +52,13 @@ describe("events table", () => {
     ).toEqual(["1004-0", "1003-0", "1002-0"]);
     await userEvent.click(screen.getByRole("button", { name: "Delete 3 events" }));
     const dialog = screen.getByRole("dialog", { name: "Delete 3 events?" });
+    // The range is said by its events' times (to the millisecond), the ids on hover.
+    const from = absoluteTime(1002, { ms: true });
+    const to = absoluteTime(1004, { ms: true });
+    expect(within(dialog).getByText(/Every event of/).textContent).toMatch(
+      new RegExp(`^Every event of Source 1 from ${from} to ${to} \\(inclusive\\)`),
+    );
+    expect(within(dialog).getByText(from).getAttribute("title")).toBe("event 1002-0");
     await userEvent.click(within(dialog).getByRole("button", { name: "Delete 3 events" }));
     await waitFor(() => expect(screen.queryByRole("dialog")).toBeNull());
     expect(bridge.callsOf("deleteSourceEvents")).toEqual([
@@ -138,5 +146,34 @@ describe("events table", () => {
     expect(screen.getByText("Connecting…")).toBeTruthy();
     await act(async () => release());
     await waitFor(() => expect(screen.getByText("Live")).toBeTruthy());
+  });
+
+  it("says an inactive source's open feed is paused, not a green Live", async () => {
+    const bridge = new FakeBridge();
+    bridge.sources = [makeSource(1, { active: false })];
+    renderWith(bridge, <EventsPanel kind="source" emitterId={SRC} name="Source 1" inactive />);
+    await waitFor(() => expect(bridge.watchOf(SRC)).toBeDefined());
+    act(() => bridge.pushState({ watchId: bridge.watchOf(SRC)!, state: "open" }));
+    const pill = await screen.findByText("Inactive: paused");
+    expect(pill.getAttribute("title")).toBe("This source is inactive: it emits nothing until it is activated");
+    expect(pill.className).toContain("paused");
+    expect(screen.queryByText("Live")).toBeNull();
+  });
+
+  it("previews an HTTP request's body after its method and path, so requests to one endpoint differ", async () => {
+    const bridge = new FakeBridge();
+    bridge.sources = [makeSource(1)];
+    const request = (ms: number, body: unknown) => {
+      const e = makeEvent(SRC, ms);
+      return { ...e, event: { method: "POST", path: "/", headers: {}, body }, metadata: { ...e.metadata, summary: "POST /" } };
+    };
+    bridge.events.set(SRC, [request(1000, { order: 7, total: 12.5 }), request(1001, "x".repeat(200)), request(1002, undefined)]);
+    renderWith(bridge, <EventsPanel kind="source" emitterId={SRC} />);
+    await waitFor(() => expect(rowIds()).toHaveLength(3));
+    const summaries = within(grid())
+      .getAllByRole("row")
+      .slice(1)
+      .map((r) => r.querySelector(".c-summary")!.textContent);
+    expect(summaries).toEqual(["POST /", `POST / ${"x".repeat(79)}…`, 'POST / {"order":7,"total":12.5}']);
   });
 });

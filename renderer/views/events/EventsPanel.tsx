@@ -9,7 +9,7 @@ import type { StreamStateUpdate } from "../../../shared/bridge.js";
 import type { EventSummary } from "../../../shared/resources/index.js";
 import { call } from "../../state/bridge.js";
 import type { Channel } from "../../state/useLiveWatch.js";
-import { formatNumber } from "../../state/format.js";
+import { absoluteTime, formatNumber } from "../../state/format.js";
 import { useLiveFeed } from "../../state/liveFeed.js";
 import { useLiveWatch } from "../../state/useLiveWatch.js";
 import { ConfirmDialog } from "../../ui/ConfirmDialog.js";
@@ -37,8 +37,16 @@ const WORKFLOW_TABS = [
 /** `count` null: a search hides part of the range, so how many events it holds is not known here. */
 type Pending = { kind: "range"; start_id: string; end_id: string; count: number | null } | { kind: "all" } | null;
 
-export function EventsPanel(props: { kind: EmitterKind; emitterId: string; initialChannel?: ChannelTab }) {
-  const { kind, emitterId } = props;
+export function EventsPanel(props: {
+  kind: EmitterKind;
+  emitterId: string;
+  initialChannel?: ChannelTab;
+  /** The source's or workflow's name, for the table's label and the confirmations. */
+  name?: string;
+  /** Inactive: it emits nothing, so the feed says "Inactive" rather than a green "Live". */
+  inactive?: boolean;
+}) {
+  const { kind, emitterId, name, inactive } = props;
   const [tab, setTab] = useState<ChannelTab>(props.initialChannel ?? "default");
   const channel = tab === "default" ? "" : tab;
   return (
@@ -51,7 +59,14 @@ export function EventsPanel(props: { kind: EmitterKind; emitterId: string; initi
         onChange={setTab}
       />
       {/* A new key per stream: selection, filter and detail start fresh on another channel. */}
-      <EventsStream key={`${emitterId}|${channel}`} kind={kind} emitterId={emitterId} channel={channel} />
+      <EventsStream
+        key={`${emitterId}|${channel}`}
+        kind={kind}
+        emitterId={emitterId}
+        channel={channel}
+        name={name ?? emitterId}
+        inactive={!!inactive}
+      />
     </section>
   );
 }
@@ -63,8 +78,13 @@ function loadNewest(kind: EmitterKind, id: string, channel: Channel): Promise<Ev
   return call("listWorkflowEvents", id, q).then((p) => p.data);
 }
 
-function EventsStream(props: { kind: EmitterKind; emitterId: string; channel: Channel }) {
-  const { kind, emitterId, channel } = props;
+/** When an event was stored: its row's time, else the milliseconds its id begins with. */
+function eventMs(id: string, rows: readonly EventSummary[]): number {
+  return rows.find((r) => r.id === id)?.indexed_at_ms ?? Number(id.split("-")[0]);
+}
+
+function EventsStream(props: { kind: EmitterKind; emitterId: string; channel: Channel; name: string; inactive: boolean }) {
+  const { kind, emitterId, channel, name, inactive } = props;
   const watch = useLiveWatch(emitterId, channel, () => loadNewest(kind, emitterId, channel));
   const feedKey = useLiveFeed((s) => s.key);
   const allRows = useLiveFeed((s) => s.rows);
@@ -130,7 +150,7 @@ function EventsStream(props: { kind: EmitterKind; emitterId: string; channel: Ch
             {formatNumber(pending)} new
           </button>
         )}
-        <ConnectionPill state={watch.state} paused={paused} />
+        <ConnectionPill state={watch.state} paused={paused} inactive={inactive} kind={kind} />
         <input
           type="search"
           className="filter"
@@ -283,12 +303,14 @@ function EventsStream(props: { kind: EmitterKind; emitterId: string; channel: Ch
           message={
             confirm.start_id === confirm.end_id ? (
               <p>
-                Event <code>{confirm.start_id}</code> will be deleted from the server. This cannot be undone.
+                The event of <EventTime id={confirm.start_id} rows={shown} /> will be deleted from {name}. This
+                cannot be undone.
               </p>
             ) : (
               <p>
-                Every event from <code>{confirm.start_id}</code> to <code>{confirm.end_id}</code> (inclusive)
-                will be deleted from the server. This cannot be undone.
+                Every event of {name} from <EventTime id={confirm.start_id} rows={shown} /> to{" "}
+                <EventTime id={confirm.end_id} rows={shown} /> (inclusive) will be deleted from the server.
+                This cannot be undone.
               </p>
             )
           }
@@ -317,8 +339,8 @@ function EventsStream(props: { kind: EmitterKind; emitterId: string; channel: Ch
           title="Delete all events?"
           message={
             <p>
-              Every event of this source{channel ? ` on ${channel}` : ""} will be deleted. This cannot be
-              undone.
+              Every event of {name}
+              {channel ? ` on ${channel}` : ""} will be deleted. This cannot be undone.
             </p>
           }
           confirmLabel="Delete all events"
@@ -334,6 +356,16 @@ function EventsStream(props: { kind: EmitterKind; emitterId: string; channel: Ch
 }
 
 const EMPTY: EventSummary[] = [];
+
+/** An event named by when it was stored (to the millisecond: a range's ends may be close), its id on hover. */
+function EventTime({ id, rows }: { id: string; rows: readonly EventSummary[] }) {
+  const ms = eventMs(id, rows);
+  return Number.isFinite(ms) ? (
+    <strong title={`event ${id}`}>{absoluteTime(ms, { ms: true })}</strong>
+  ) : (
+    <code>{id}</code>
+  );
+}
 
 function StreamProblem({ watch }: { watch: ReturnType<typeof useLiveWatch> }) {
   if (watch.error)
@@ -375,8 +407,27 @@ function StreamProblem({ watch }: { watch: ReturnType<typeof useLiveWatch> }) {
   return null;
 }
 
-export function ConnectionPill({ state, paused }: { state: StreamStateUpdate | null; paused: boolean }) {
+export function ConnectionPill(props: {
+  state: StreamStateUpdate | null;
+  paused: boolean;
+  inactive?: boolean;
+  kind?: EmitterKind;
+}) {
+  const { state, paused, inactive } = props;
   const s = state?.state ?? "connecting";
+  // Connected, but nothing will come: an inactive source or workflow emits nothing.
+  if (inactive && s === "open") {
+    return (
+      <span
+        role="status"
+        className="pill conn-open paused"
+        title={`This ${props.kind ?? "source"} is inactive: it emits nothing until it is activated`}
+      >
+        <span className="dot" aria-hidden="true" />
+        Inactive: paused
+      </span>
+    );
+  }
   const text =
     s === "open"
       ? paused

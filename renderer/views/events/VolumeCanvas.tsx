@@ -9,6 +9,7 @@ import { useEffect, useRef, useState } from "react";
 import uPlot from "uplot";
 import { useTheme } from "../../app/theme.js";
 import { BUCKET_MS, bucketText, type VolumeBucket, type VolumePoint } from "./volume.js";
+import { formatClock, formatDay } from "../../state/format.js";
 
 const HEIGHT = 130;
 
@@ -58,7 +59,8 @@ function options(el: HTMLElement, bucket: VolumeBucket, onHover: (h: Hover | nul
       y: { range: (_u, _min, max) => [0, max > 0 ? Math.ceil(max * 1.15) : 1] },
     },
     axes: [
-      { ...axis, space: 60 },
+      // The dashboard's one format (state/format.ts), not uPlot's own ("1:15am", "12/7").
+      { ...axis, space: 60, values: (_u, splits) => splits.map(timeTick) },
       {
         ...axis,
         size: 44,
@@ -145,4 +147,10 @@ export function VolumeCanvas(props: { points: readonly VolumePoint[]; bucket: Vo
       )}
     </div>
   );
+}
+
+/** An x-axis tick: "01:15", or the day ("Dec 7") at midnight. */
+function timeTick(ms: number): string {
+  const d = new Date(ms);
+  return d.getHours() === 0 && d.getMinutes() === 0 ? formatDay(ms) : formatClock(ms, "minutes");
 }

@@ -21,12 +21,35 @@ function jsonOf(value: unknown): string {
   }
 }
 
-/** The emitter's summary, or a one-line preview of the data. */
+/** Longest body preview beside an HTTP request's method and path. */
+const BODY_PREVIEW_CHARS = 80;
+
+/**
+ * An HTTP request event (`{method, path, body, ...}`, as HTTP sources and workflow endpoints
+ * emit it) in one line: "POST /orders {"id":7,"total":12.5}". Undefined for any other event.
+ */
+export function httpRequestLine(event: unknown): string | undefined {
+  if (!event || typeof event !== "object") return undefined;
+  const { method, path, body } = event as { method?: unknown; path?: unknown; body?: unknown };
+  if (typeof method !== "string" || typeof path !== "string") return undefined;
+  const line = `${method} ${path}`;
+  if (body === undefined || body === null || body === "") return line;
+  const text = (typeof body === "string" ? body : jsonOf(body)).replace(/\s+/g, " ").trim();
+  return `${line} ${text.length > BODY_PREVIEW_CHARS ? `${text.slice(0, BODY_PREVIEW_CHARS - 1)}…` : text}`;
+}
+
+/**
+ * The emitter's summary, or a one-line preview of the data. A summary that says only an HTTP
+ * request's method and path ("POST /", the same for every request to an endpoint) gets a
+ * preview of the body after it, so rows can be told apart.
+ */
 export function eventSummaryText(e: EventSummary): string {
   let s = summaries.get(e);
   if (s === undefined) {
     const given = e.metadata.summary;
-    if (typeof given === "string" && given.length > 0) s = given;
+    const request = truncatedOf(e) ? undefined : httpRequestLine(e.event);
+    if (request && (typeof given !== "string" || given === "" || request.startsWith(`${given} `))) s = request;
+    else if (typeof given === "string" && given.length > 0) s = given;
     else s = (truncatedOf(e)?.preview ?? jsonOf(e.event)).slice(0, 240);
     summaries.set(e, s);
   }

@@ -2,7 +2,7 @@
  * The volume chart's words and numbers, apart from drawing: the ranges it offers and the bucket
  * each uses, the totals its label states, and the tooltip text of one bucket.
  */
-import { formatNumber } from "../../state/format.js";
+import { formatClock, formatDay, formatNumber } from "../../state/format.js";
 
 export type VolumeRange = "1h" | "24h" | "7d";
 export type VolumeBucket = "minute" | "hour" | "day";
@@ -46,8 +46,8 @@ export function volumeLabel(range: VolumeRange, points: readonly VolumePoint[]):
 export function bucketText(p: VolumePoint, bucket: VolumeBucket): { when: string; events: string; errors: string } {
   const start = new Date(p.t);
   const end = new Date(p.t + BUCKET_MS[bucket]);
-  const hm = (d: Date) => `${String(d.getHours()).padStart(2, "0")}:${String(d.getMinutes()).padStart(2, "0")}`;
-  const day = (d: Date) => d.toLocaleDateString("en-US", { month: "short", day: "numeric" });
+  const hm = (d: Date) => formatClock(d.getTime(), "minutes");
+  const day = (d: Date) => formatDay(d.getTime());
   const when = bucket === "day" ? day(start) : bucket === "hour" ? `${day(start)}, ${hm(start)}–${hm(end)}` : `${hm(start)}–${hm(end)}`;
   return { when, events: count(p.events, "event", "events"), errors: count(p.errors, "error", "errors") };
 }

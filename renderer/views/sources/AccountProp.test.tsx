@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
 /** An app prop in the source form: an existing connected account, or a new one typed in place. */
-import { screen, waitFor, within } from "@testing-library/react";
+import { fireEvent, screen, waitFor, within } from "@testing-library/react";
 import { userEvent } from "@testing-library/user-event";
 import { describe, expect, it } from "vitest";
 import type { Component, PropDescriptor } from "../../../shared/resources/index.js";
@@ -62,6 +62,7 @@ describe("app prop: rules", () => {
 async function pickComponent(bridge: FakeBridge) {
   let created = "";
   renderWith(bridge, <CreateSourceDialog onClose={() => undefined} onCreated={(s) => (created = s.id)} />);
+  await userEvent.click(screen.getByRole("tab", { name: "Saved" }));
   await userEvent.click(await screen.findByRole("button", { name: /Rows/ }));
   const dialog = await screen.findByRole("dialog", { name: "New source from Rows" });
   return { dialog, created: () => created };
@@ -129,7 +130,7 @@ describe("app prop in the create-source form", () => {
 });
 
 describe("app prop of an existing source", () => {
-  it("shows the account it uses preselected, and saves it unchanged", async () => {
+  it("shows the account it uses preselected; Save waits for a change, then saves it", async () => {
     const bridge = bridgeWithAccounts();
     bridge.sources = [makeSource(1, { component_id: "sc_pg", configured_props: { pg: { authProvisionId: "apn_acct3" } } })];
     renderWith(bridge, <SourceDetail id="dc_src1" />);
@@ -138,7 +139,11 @@ describe("app prop of an existing source", () => {
     expect(within(group).getByRole("radio", { name: "Use an existing account" })).toHaveProperty("checked", true);
     const select = within(group).getByRole("combobox", { name: "pg: account" }) as HTMLSelectElement;
     await waitFor(() => expect(select.selectedOptions[0]?.textContent).toBe("staging db · host, password"));
-    await userEvent.click(screen.getByRole("button", { name: "Save props" }));
+    const save = screen.getByRole("button", { name: "Save props" }) as HTMLButtonElement;
+    // Nothing to save yet: the button says so rather than sending the same props.
+    expect(save.disabled).toBe(true);
+    fireEvent.change(select, { target: { value: "apn_acct3" } });
+    await userEvent.click(save);
     await waitFor(() => expect(bridge.callsOf("updateSource")).toHaveLength(1));
     expect(bridge.callsOf("updateSource")[0]).toEqual([
       "dc_src1",

@@ -129,8 +129,8 @@ describe("the create-source dialog on a real server", () => {
         const bridge = serverBridge(client);
         let created = "";
         renderWith(bridge, <CreateSourceDialog onClose={() => undefined} onCreated={(src) => (created = src.id)} />);
-        await userEvent.click(screen.getByRole("tab", { name: "Registry" }));
-        await userEvent.type(screen.getByLabelText("Registry key"), "postgresql-new-row");
+        // The picker opens on the registry's search.
+        await userEvent.type(screen.getByLabelText("Search the registry"), "postgresql-new-row");
         await userEvent.click(screen.getByRole("button", { name: "Look up" }));
         const dialog = await screen.findByRole("dialog", { name: /New source from New Row/ }, { timeout: 250_000 });
 

@@ -1,5 +1,6 @@
 /**
- * Chooses the component a new source runs: a saved one, one looked up by key (the account's,
+ * Chooses the component a new source runs. It opens on the registry, searched as you type
+ * (RegistrySearch.tsx), where a newcomer starts; or a saved one, one looked up by key (the account's,
  * else the registry's, as `POST /sources/` with `key` resolves it), one from the registry (which
  * also finds the vendor's components in their npm packages: `postgresql-new-row`), or pasted
  * code (saved first, so its props can be read). Reports the component and the reference to send
@@ -14,6 +15,7 @@ import { CodeEditor } from "../../ui/CodeEditor.js";
 import { ErrorNote } from "../../ui/ErrorNote.js";
 import { Spinner } from "../../ui/Spinner.js";
 import { Tabs } from "../../ui/Tabs.js";
+import { RegistrySearch } from "./RegistrySearch.js";
 
 export type ComponentRef = { component_id: string } | { key: string };
 export interface PickedComponent {
@@ -24,9 +26,9 @@ export interface PickedComponent {
 
 type Mode = "saved" | "key" | "registry" | "code";
 const MODES = [
+  { id: "registry", label: "Registry" },
   { id: "saved", label: "Saved" },
   { id: "key", label: "By key" },
-  { id: "registry", label: "Registry" },
   { id: "code", label: "Paste code" },
 ] as const;
 
@@ -45,7 +47,7 @@ export const EXAMPLE_COMPONENT = `export default {
 
 export function ComponentPicker(props: { onPicked: (p: PickedComponent) => void; disabled?: boolean }) {
   const { onPicked, disabled } = props;
-  const [mode, setMode] = useState<Mode>("saved");
+  const [mode, setMode] = useState<Mode>("registry");
   const [key, setKey] = useState("");
   const [code, setCode] = useState(EXAMPLE_COMPONENT);
   const [busy, setBusy] = useState(false);
@@ -66,10 +68,9 @@ export function ComponentPicker(props: { onPicked: (p: PickedComponent) => void;
     void what;
   };
 
-  const lookUp = () =>
+  const lookUp = (k = key.trim(), registryOnly = mode === "registry") =>
     run("lookup", async () => {
-      const k = key.trim();
-      if (mode === "registry") {
+      if (registryOnly) {
         const c = await call("getRegistryComponent", k);
         return { component: c, ref: { key: c.key ?? k }, from: "registry" };
       }
@@ -118,7 +119,16 @@ export function ComponentPicker(props: { onPicked: (p: PickedComponent) => void;
             </ul>
           </>
         )}
-        {(mode === "key" || mode === "registry") && (
+        {mode === "registry" && (
+          <RegistrySearch
+            disabled={busy || disabled}
+            // A key picked from the list is the registry's; text typed and looked up is taken as
+            // "By key" takes it (the account's component with that key first).
+            onLookUp={(k, typed) => lookUp(k, !typed)}
+            lookupError={error}
+          />
+        )}
+        {mode === "key" && (
           <form
             className="inline-form"
             onSubmit={(e) => {
@@ -126,14 +136,12 @@ export function ComponentPicker(props: { onPicked: (p: PickedComponent) => void;
               if (key.trim()) void lookUp();
             }}
           >
-            <label htmlFor="component-key">
-              {mode === "registry" ? "Registry key" : "Component key or id"}
-            </label>
+            <label htmlFor="component-key">Component key or id</label>
             <input
               id="component-key"
               value={key}
               onChange={(e) => setKey(e.target.value)}
-              placeholder={mode === "registry" ? "e.g. http-new-requests or postgresql-new-row" : "my-component or sc_…"}
+              placeholder="my-component, http-new-requests or sc_…"
               disabled={busy || disabled}
             />
             <button type="submit" className="btn primary" disabled={busy || disabled || !key.trim()}>
@@ -163,7 +171,7 @@ export function ComponentPicker(props: { onPicked: (p: PickedComponent) => void;
             </div>
           </>
         )}
-        {mode !== "code" && mode !== "saved" && (
+        {mode === "key" && (
           <p className="hint">
             A key no registry component has is looked up in the vendor's npm package for its app
             (<code>@pipedream/&lt;app&gt;</code>, under the vendor's licence); the first lookup installs it and
@@ -173,7 +181,7 @@ export function ComponentPicker(props: { onPicked: (p: PickedComponent) => void;
         {busy && (
           <Spinner label={mode === "code" ? "Saving the component" : "Looking up the component"} showLabel />
         )}
-        <ErrorNote error={error} />
+        {mode !== "registry" && <ErrorNote error={error} />}
       </div>
     </div>
   );

@@ -10,11 +10,16 @@ import { ComponentPicker, type PickedComponent } from "./ComponentPicker.js";
 import { PropsForm } from "./PropsForm.js";
 import { buildConfiguredProps, initialState, type FormState } from "./propsForm.js";
 
-export function CreateSourceDialog(props: { onClose: () => void; onCreated: (s: Source) => void }) {
-  const { onClose, onCreated } = props;
-  const [picked, setPicked] = useState<PickedComponent | null>(null);
+export function CreateSourceDialog(props: {
+  onClose: () => void;
+  onCreated: (s: Source) => void;
+  /** Start from this component (a component's page: "Create source"), its form open. */
+  initial?: PickedComponent;
+}) {
+  const { onClose, onCreated, initial } = props;
+  const [picked, setPicked] = useState<PickedComponent | null>(initial ?? null);
   const [name, setName] = useState("");
-  const [form, setForm] = useState<FormState>({});
+  const [form, setForm] = useState<FormState>(() => (initial ? initialState(initial.component.configurable_props) : {}));
   const [errors, setErrors] = useState<Record<string, string>>({});
   const create = useCreateSource();
 

@@ -121,6 +121,7 @@ describe("props form inputs", () => {
     bridge.components = [{ ...TIMER_COMPONENT, configurable_props: PROPS }];
     let created = "";
     renderWith(bridge, <CreateSourceDialog onClose={() => undefined} onCreated={(s) => (created = s.id)} />);
+    await userEvent.click(screen.getByRole("tab", { name: "Saved" }));
     await userEvent.click(await screen.findByRole("button", { name: /Every minute/ }));
     const dialog = screen.getByRole("dialog");
     await userEvent.click(within(dialog).getByRole("button", { name: "Create source" }));
@@ -163,6 +164,7 @@ describe("props form inputs", () => {
       details: [{ path: "configured_props.timer", message: "a timer needs intervalSeconds or cron" }],
     });
     renderWith(bridge, <CreateSourceDialog onClose={() => undefined} onCreated={() => undefined} />);
+    await userEvent.click(screen.getByRole("tab", { name: "Saved" }));
     await userEvent.click(await screen.findByRole("button", { name: /Every minute/ }));
     await userEvent.click(screen.getByRole("button", { name: "Create source" }));
     const alert = await within(screen.getByRole("dialog")).findByRole("alert");

@@ -1,5 +1,5 @@
 /** The inputs generated from `configurable_props` (see propsForm.ts for the rules). */
-import { useId, type ReactNode } from "react";
+import { useId, useState, type ReactNode } from "react";
 import type { PropDescriptor } from "../../../shared/resources/index.js";
 import { CredentialsGroup, RemoteChoices, type LoadChoices } from "./PropExtras.js";
 import {
@@ -28,6 +28,8 @@ export function PropsForm(props: {
   newAccountHint?: string;
   /** Values may be `{{ steps.<path> }}` text (a workflow step's): number inputs take any text. */
   references?: boolean;
+  /** The source exists already (its Configuration tab): its endpoint URLs, by HTTP prop. */
+  endpointUrls?: readonly { name: string; url: string }[];
 }) {
   const {
     descriptors,
@@ -45,8 +47,16 @@ export function PropsForm(props: {
   const set = (name: string, v: FieldValue) => onChange({ ...state, [name]: v });
   return (
     <div className="props-form">
-      {hasHttp && <p className="muted">This source gets its own HTTP endpoint URL once it is created.</p>}
-      {fields.length === 0 && !hasHttp && <p className="muted">This component has no props to configure.</p>}
+      {hasHttp && !props.endpointUrls && <p className="muted">This source gets its own HTTP endpoint URL once it is created.</p>}
+      {hasHttp &&
+        props.endpointUrls?.map((u) => (
+          <p className="muted" key={u.name}>
+            Its HTTP endpoint: <code>{u.url}</code> (shown above, with a copy button; it stays the same when props are saved).
+          </p>
+        ))}
+      {fields.length === 0 && (
+        <p className="muted">{hasHttp ? "It has no other props to configure." : "This component has no props to configure."}</p>
+      )}
       {fields.map((p) => (
         <PropField
           key={p.name}
@@ -136,14 +146,16 @@ function PropField(props: {
     }
     case "app":
       input = (
-        <CredentialsGroup
-          p={p}
-          value={(value as AppState | undefined) ?? { mode: "new", accountId: "", fields: [] }}
-          disabled={disabled}
-          describedBy={describedBy}
-          onChange={onChange}
-          newAccountHint={newAccountHint}
-        />
+        <NoCredentialsNeeded p={p} value={value as AppState | undefined}>
+          <CredentialsGroup
+            p={p}
+            value={(value as AppState | undefined) ?? { mode: "new", accountId: "", fields: [] }}
+            disabled={disabled}
+            describedBy={describedBy}
+            onChange={onChange}
+            newAccountHint={newAccountHint}
+          />
+        </NoCredentialsNeeded>
       );
       break;
     case "boolean":
@@ -276,5 +288,24 @@ function PropField(props: {
         </div>
       )}
     </div>
+  );
+}
+
+/**
+ * An app whose code reads no credentials (`authFields` empty: `helper_functions`) says so
+ * instead of a credentials box; "Add credentials anyway" shows it (code that reads them in a way
+ * the describe cannot see). Any value given already shows the box.
+ */
+function NoCredentialsNeeded({ p, value, children }: { p: PropDescriptor; value: AppState | undefined; children: ReactNode }) {
+  const [shown, setShown] = useState(false);
+  const given = !!value && (value.mode === "account" || value.fields.some((f) => f.name || f.value));
+  if (shown || given || !p.authFields || p.authFields.length > 0) return <>{children}</>;
+  return (
+    <p className="muted no-credentials">
+      {p.app ?? p.name} needs no credentials.{" "}
+      <button type="button" className="link-button" onClick={() => setShown(true)}>
+        Add credentials anyway
+      </button>
+    </p>
   );
 }

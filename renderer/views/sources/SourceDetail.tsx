@@ -7,7 +7,7 @@ import type { Source } from "../../../shared/resources/index.js";
 import { redactConfiguredProps } from "../../../shared/secrets.js";
 import { navigate } from "../../app/router.js";
 import { errorLine } from "../../state/errors.js";
-import { fromUnixSeconds } from "../../state/format.js";
+import { Time } from "../../ui/Time.js";
 import {
   useComponent,
   useDeleteSource,
@@ -26,7 +26,7 @@ import { EventsPanel } from "../events/EventsPanel.js";
 import { Wiring } from "../flow/Wiring.js";
 import { SendTestEvent } from "../test-event/SendTestEvent.js";
 import { PropsForm } from "./PropsForm.js";
-import { buildConfiguredProps, initialState, type FormState } from "./propsForm.js";
+import { buildConfiguredProps, editableProps, initialState, type FormState } from "./propsForm.js";
 
 /** HTTP props come back as `{endpoint_url}`: the URLs this source listens on. */
 export function endpointUrls(source: Source): { name: string; url: string }[] {
@@ -65,7 +65,7 @@ export function SourceDetail({ id }: { id: string }) {
         value={tab}
         onChange={setTab}
       />
-      {tab === "events" ? <EventsPanel kind="source" emitterId={s.id} /> : <SourceConfig source={s} />}
+      {tab === "events" ? <EventsPanel kind="source" emitterId={s.id} name={s.name} inactive={!s.active} /> : <SourceConfig source={s} />}
     </div>
   );
 }
@@ -153,7 +153,7 @@ function SourceHeader({ source }: { source: Source }) {
         <span>
           component <code>{source.component_id}</code>
         </span>
-        <span>created {fromUnixSeconds(source.created_at)}</span>
+        <span>created <Time ms={source.created_at * 1000} /></span>
       </div>
       {urls.map((u) => (
         <div className="endpoint" key={u.name}>
@@ -163,7 +163,12 @@ function SourceHeader({ source }: { source: Source }) {
         </div>
       ))}
       <Wiring id={source.id} />
-      {urls.length > 0 && <SendTestEvent emitterId={source.id} />}
+      {urls.length > 0 && (
+        <SendTestEvent
+          target={{ id: source.id, kind: "source", name: source.name, active: source.active }}
+          onActivate={() => setActive.mutate({ source, active: true })}
+        />
+      )}
       {confirmDelete && (
         <ConfirmDialog
           title={`Delete ${source.name}?`}
@@ -239,6 +244,7 @@ function SourceConfig({ source }: { source: Source }) {
           errors={errors}
           disabled={update.isPending}
           componentId={component.data.id}
+          endpointUrls={endpointUrls(source)}
         />
         <ErrorNote error={update.error} title="Could not save the props" />
         <div className="form-actions">
@@ -251,7 +257,12 @@ function SourceConfig({ source }: { source: Source }) {
           >
             Reset
           </button>
-          <button type="submit" className="btn primary" disabled={update.isPending}>
+          <button
+            type="submit"
+            className="btn primary"
+            disabled={update.isPending || !state || editableProps(descriptors).length === 0}
+            title={state ? undefined : "Nothing changed yet"}
+          >
             Save props
           </button>
         </div>

@@ -93,7 +93,12 @@ describe("subscriptions", () => {
     expect(row.textContent).toContain("all workflows");
     expect(row.textContent).toContain("Nightly timer");
 
-    await userEvent.click(within(row).getByRole("button", { name: "Delete subscription p_* to dc_src2" }));
+    await userEvent.click(within(row).getByRole("button", { name: "Delete subscription all workflows to Nightly timer" }));
+    // Names, not ids: the ids are on hover.
+    expect(within(screen.getByRole("dialog")).getByText(/will no longer/).textContent).toMatch(
+      /^Events from all workflows will no longer\s+trigger Nightly timer\.$/,
+    );
+    expect(within(screen.getByRole("dialog")).getByText("Nightly timer").getAttribute("title")).toBe("dc_src2");
     await userEvent.click(
       within(screen.getByRole("dialog")).getByRole("button", { name: "Delete subscription" }),
     );
@@ -110,7 +115,18 @@ describe("subscriptions", () => {
     await userEvent.click(within(form).getByRole("combobox", { name: "Listener" }));
     await userEvent.paste("p_wf1");
     await userEvent.click(within(form).getByRole("button", { name: "Subscribe" }));
-    expect(within(form).getByRole("alert").textContent).toContain("must be a workflow or source id");
+    expect(within(form).getByRole("alert").textContent).toContain(
+      "Choose the source or workflow whose events trigger: type part of its name",
+    );
     expect(bridge.callsOf("createSubscription")).toHaveLength(0);
+  });
+
+  it("asks for a name when a field is left empty, not for an id", async () => {
+    const { form } = setup();
+    await userEvent.click(within(form).getByRole("button", { name: "Subscribe" }));
+    const alerts = within(form).getAllByRole("alert").map((a) => a.textContent);
+    expect(alerts).toContain("Emitter: Choose the source or workflow whose events trigger: type part of its name and pick it from the list.");
+    expect(alerts).toContain("Listener: Choose the source or workflow to trigger: type part of its name and pick it from the list.");
+    expect(alerts.join(" ")).not.toMatch(/\bid\b/);
   });
 });

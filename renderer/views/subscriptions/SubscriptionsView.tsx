@@ -4,24 +4,35 @@
  * later (the API has no list of those: the ones made here are shown for this session).
  */
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { useMemo, useState } from "react";
+import { useState } from "react";
 import type { AutoSubscription, Subscription } from "../../../shared/resources/index.js";
 import { AutoSubscriptionParams, SubscriptionParams } from "../../../shared/resources/index.js";
 import { call } from "../../state/bridge.js";
-import { fromUnixSeconds } from "../../state/format.js";
-import { keys, useAllSources, useAllWorkflows, useSubscriptions } from "../../state/queries.js";
+import { Time } from "../../ui/Time.js";
+import { keys, useEmitterNames, useSubscriptions } from "../../state/queries.js";
 import { ConfirmDialog } from "../../ui/ConfirmDialog.js";
 import { ErrorNote } from "../../ui/ErrorNote.js";
 import { Spinner } from "../../ui/Spinner.js";
 import { toast } from "../../ui/Toasts.js";
 import { ChannelPicker, EmitterPicker, ListenerPicker } from "../pickers/pickers.js";
 
-/** First zod message per field, for showing under the input. */
-function fieldErrors(issues: { path: PropertyKey[]; message: string }[]): Record<string, string> {
+/**
+ * First message per field, for showing under the input. The pickers take names, so an emitter
+ * or listener that is empty or not an id is said in those words rather than zod's ("must be a
+ * workflow or source id").
+ */
+function fieldErrors(
+  issues: { path: PropertyKey[]; message: string }[],
+  values: { emitter_id?: string; listener_id?: string },
+): Record<string, string> {
   const out: Record<string, string> = {};
   for (const i of issues) {
     const k = String(i.path[0] ?? "");
-    out[k] ??= i.message;
+    const typed = k === "emitter_id" || k === "listener_id" ? (values[k] ?? "") : undefined;
+    const what = k === "emitter_id" ? "the source or workflow whose events trigger" : "the source or workflow to trigger";
+    if (typed === "") out[k] ??= `Choose ${what}: type part of its name and pick it from the list.`;
+    else if (typed !== undefined) out[k] ??= `No source or workflow is named "${typed}": pick one from the list.`;
+    else out[k] ??= i.message;
   }
   return out;
 }
@@ -29,18 +40,9 @@ function fieldErrors(issues: { path: PropertyKey[]; message: string }[]): Record
 export function SubscriptionsView() {
   const qc = useQueryClient();
   const subs = useSubscriptions();
-  const sources = useAllSources(true);
-  const workflows = useAllWorkflows();
-  const names = useMemo(() => {
-    const m = new Map<string, string>([
-      ["p_*", "all workflows"],
-      ["dc_*", "all sources"],
-    ]);
-    for (const s of sources.data ?? []) m.set(s.id, s.name);
-    for (const w of workflows.data ?? []) m.set(w.id, w.name);
-    return m;
-  }, [sources.data, workflows.data]);
+  const names = useEmitterNames();
   const [toDelete, setToDelete] = useState<Subscription | null>(null);
+  const nameOf = (id: string) => names.get(id) ?? id;
 
   return (
     <div className="page wide">
@@ -92,12 +94,12 @@ export function SubscriptionsView() {
                   <td>
                     <span className="chip">{s.event_name === "" ? "default" : s.event_name}</span>
                   </td>
-                  <td className="muted secondary">{fromUnixSeconds(s.created_at)}</td>
+                  <td className="muted secondary">{s.created_at === undefined ? "—" : <Time ms={s.created_at * 1000} />}</td>
                   <td className="actions">
                     <button
                       type="button"
                       className="btn small danger"
-                      aria-label={`Delete subscription ${s.emitter_id} to ${s.listener_id}`}
+                      aria-label={`Delete subscription ${nameOf(s.emitter_id)} to ${nameOf(s.listener_id)}`}
                       onClick={() => setToDelete(s)}
                     >
                       Delete
@@ -114,8 +116,8 @@ export function SubscriptionsView() {
           title="Delete this subscription?"
           message={
             <p>
-              Events from <code>{toDelete.emitter_id}</code> will no longer trigger{" "}
-              <code>{toDelete.listener_id}</code>.
+              Events from <Named id={toDelete.emitter_id} names={names} inline /> will no longer
+              trigger <Named id={toDelete.listener_id} names={names} inline />.
             </p>
           }
           confirmLabel="Delete subscription"
@@ -129,7 +131,7 @@ export function SubscriptionsView() {
               l?.filter((x) => x.id !== toDelete.id),
             );
             void qc.invalidateQueries({ queryKey: keys.subscriptions });
-            toast("Subscription deleted");
+            toast(`${nameOf(toDelete.emitter_id)} no longer triggers ${nameOf(toDelete.listener_id)}`);
           }}
           onClose={() => setToDelete(null)}
         />
@@ -138,8 +140,10 @@ export function SubscriptionsView() {
   );
 }
 
-function Named({ id, names }: { id: string; names: Map<string, string> }) {
+/** A source's or workflow's name, its id small beside it (or, `inline`, on hover). */
+function Named({ id, names, inline }: { id: string; names: Map<string, string>; inline?: boolean }) {
   const name = names.get(id);
+  if (inline) return name ? <strong title={id}>{name}</strong> : <code>{id}</code>;
   return (
     <span className="named">
       {name && <span>{name}</span>}
@@ -150,6 +154,7 @@ function Named({ id, names }: { id: string; names: Map<string, string> }) {
 
 function CreateSubscriptionForm() {
   const qc = useQueryClient();
+  const names = useEmitterNames();
   const [emitter, setEmitter] = useState("");
   const [listener, setListener] = useState("");
   const [channel, setChannel] = useState("");
@@ -164,13 +169,13 @@ function CreateSubscriptionForm() {
       void qc.invalidateQueries({ queryKey: keys.subscriptions });
       setEmitter("");
       setListener("");
-      toast("Subscription created");
+      toast(`${names.get(s.emitter_id) ?? s.emitter_id} now triggers ${names.get(s.listener_id) ?? s.listener_id}`);
     },
   });
   const submit = () => {
     const params = { emitter_id: emitter.trim(), listener_id: listener.trim(), event_name: channel };
     const parsed = SubscriptionParams.safeParse(params);
-    if (!parsed.success) return setErrors(fieldErrors(parsed.error.issues));
+    if (!parsed.success) return setErrors(fieldErrors(parsed.error.issues, params));
     setErrors({});
     create.mutate(params);
   };
@@ -206,6 +211,7 @@ function CreateSubscriptionForm() {
 
 function AutoSubscriptionForm() {
   const qc = useQueryClient();
+  const names = useEmitterNames();
   const [listener, setListener] = useState("");
   const [eventName, setEventName] = useState("default");
   const [errors, setErrors] = useState<Record<string, string>>({});
@@ -216,13 +222,13 @@ function AutoSubscriptionForm() {
       setMade((m) => [a, ...m]);
       setListener("");
       void qc.invalidateQueries({ queryKey: keys.subscriptions });
-      toast("Auto-subscription created");
+      toast(`${names.get(a.listener_id) ?? a.listener_id} will listen to every new source and workflow`);
     },
   });
   const submit = () => {
     const params = { listener_id: listener.trim(), event_name: eventName };
     const parsed = AutoSubscriptionParams.safeParse(params);
-    if (!parsed.success) return setErrors(fieldErrors(parsed.error.issues));
+    if (!parsed.success) return setErrors(fieldErrors(parsed.error.issues, params));
     setErrors({});
     create.mutate(params);
   };
@@ -237,11 +243,11 @@ function AutoSubscriptionForm() {
     >
       <h2>Auto-subscription</h2>
       <p className="muted small">
-        Subscribes the listener to this stream of every source or workflow created from now on.
+        Subscribes the listener to this channel of every source or workflow created from now on.
       </p>
       <ChannelPicker
         id="auto-stream"
-        label="Stream"
+        label="Channel"
         emitterId=""
         defaultValue="default"
         value={eventName}
@@ -260,7 +266,7 @@ function AutoSubscriptionForm() {
         <ul className="made-list" aria-label="Auto-subscriptions made in this session">
           {made.map((a) => (
             <li key={a.id}>
-              <code>{a.listener_id}</code> ← every new emitter&apos;s{" "}
+              <Named id={a.listener_id} names={names} inline /> ← every new emitter&apos;s{" "}
               <span className="chip">{a.event_name}</span>
             </li>
           ))}

@@ -6,10 +6,13 @@ import { FakeBridge } from "../../test/fakeBridge.js";
 import { renderWith } from "../../test/render.js";
 import { SendTestEvent } from "./SendTestEvent.js";
 
+const SOURCE = { id: "dc_src1", kind: "source", name: "Orders webhook", active: true } as const;
+const WORKFLOW = { id: "p_wf1", kind: "workflow", name: "Notify the team", active: true } as const;
+
 describe("Send test event", () => {
   it("checks the JSON body as it is typed, sends through the host, and shows the response", async () => {
     const bridge = new FakeBridge();
-    renderWith(bridge, <SendTestEvent emitterId="dc_src1" />);
+    renderWith(bridge, <SendTestEvent target={SOURCE} />);
     await userEvent.click(screen.getByRole("button", { name: "Send test event" }));
     const panel = screen.getByRole("region", { name: "Send test event" });
     const body = within(panel).getByLabelText("Body");
@@ -67,7 +70,7 @@ describe("Send test event", () => {
       code: "no_endpoint",
       message: "This source has no HTTP endpoint.",
     });
-    renderWith(bridge, <SendTestEvent emitterId="dc_src1" />);
+    renderWith(bridge, <SendTestEvent target={SOURCE} />);
     await userEvent.click(screen.getByRole("button", { name: "Send test event" }));
     const panel = screen.getByRole("region", { name: "Send test event" });
     fireEvent.change(within(panel).getByLabelText("Headers"), { target: { value: "no colon here" } });
@@ -76,5 +79,47 @@ describe("Send test event", () => {
     fireEvent.change(within(panel).getByLabelText("Headers"), { target: { value: "" } });
     await userEvent.click(within(panel).getByRole("button", { name: "Send" }));
     expect((await within(panel).findByRole("alert")).textContent).toContain("no HTTP endpoint");
+  });
+
+  it("keeps Send and the answer in the panel's pinned foot, and links a workflow's run", async () => {
+    const bridge = new FakeBridge();
+    bridge.testResponse = {
+      ...bridge.testResponse,
+      headers: [
+        ["content-type", "application/json"],
+        ["x-headwater-run-id", "run_42"],
+      ],
+    };
+    renderWith(bridge, <SendTestEvent target={WORKFLOW} />);
+    await userEvent.click(screen.getByRole("button", { name: "Send test event" }));
+    const panel = screen.getByRole("region", { name: "Send test event" });
+    expect(panel.textContent).toContain("to Notify the team");
+    const foot = panel.querySelector(".test-event-foot")!;
+    await userEvent.click(within(foot as HTMLElement).getByRole("button", { name: "Send" }));
+    const response = await within(foot as HTMLElement).findByRole("region", { name: "Response" });
+    const link = within(response).getByRole("link", { name: "Open the run" });
+    expect(link.getAttribute("href")).toBe("#/workflows/p_wf1/runs/run_42");
+    expect(link.getAttribute("title")).toBe("run run_42");
+    // Escape closes the panel and gives the focus back to its button.
+    await userEvent.keyboard("{Escape}");
+    expect(screen.queryByRole("region", { name: "Send test event" })).toBeNull();
+    expect(document.activeElement).toBe(screen.getByRole("button", { name: "Send test event" }));
+  });
+
+  it("says an inactive target refuses requests before sending, and offers to activate it", async () => {
+    const bridge = new FakeBridge();
+    let activated = 0;
+    renderWith(bridge, <SendTestEvent target={{ ...SOURCE, active: false }} onActivate={() => (activated += 1)} />);
+    await userEvent.click(screen.getByRole("button", { name: "Send test event" }));
+    const panel = screen.getByRole("region", { name: "Send test event" });
+    expect(within(panel).getByRole("note").textContent).toContain(
+      "Orders webhook is inactive: its endpoint refuses requests (404)",
+    );
+    await userEvent.click(within(panel).getByRole("button", { name: "Activate source" }));
+    expect(activated).toBe(1);
+    // A source's answer has no run to link.
+    await userEvent.click(within(panel).getByRole("button", { name: "Send" }));
+    const response = await within(panel).findByRole("region", { name: "Response" });
+    expect(within(response).queryByRole("link")).toBeNull();
   });
 });

@@ -2,10 +2,10 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import type { Workflow } from "../../../shared/resources/index.js";
-import { navigate } from "../../app/router.js";
+import { navigate, useRoute } from "../../app/router.js";
 import { call } from "../../state/bridge.js";
 import { errorLine } from "../../state/errors.js";
-import { fromUnixSeconds } from "../../state/format.js";
+import { Time } from "../../ui/Time.js";
 import { keys, useWorkflow } from "../../state/queries.js";
 import { CodeEditor } from "../../ui/CodeEditor.js";
 import { ConfirmDialog } from "../../ui/ConfirmDialog.js";
@@ -25,8 +25,16 @@ import { WorkflowSettings } from "./WorkflowSettings.js";
 
 export function WorkflowDetail({ id }: { id: string }) {
   const wf = useWorkflow(id);
-  const [tab, setTab] = useState<"events" | "runs" | "steps" | "settings">("events");
+  const route = useRoute();
+  const runId = route.id === id && route.rest[0] === "runs" ? (route.rest[1] ?? null) : null;
+  const [tab, setTab] = useState<"events" | "runs" | "steps" | "settings">(runId ? "runs" : "events");
   const [addingStep, setAddingStep] = useState(false);
+  // A run's address opens the Runs tab on it (also when it changes while this page is open).
+  const [shownRunId, setShownRunId] = useState(runId);
+  if (runId !== shownRunId) {
+    setShownRunId(runId);
+    if (runId) setTab("runs");
+  }
   if (wf.isPending) return <Loading label="Loading workflow" />;
   if (wf.error || !wf.data)
     return (
@@ -48,9 +56,9 @@ export function WorkflowDetail({ id }: { id: string }) {
         onChange={setTab}
       />
       {tab === "events" ? (
-        <EventsPanel kind="workflow" emitterId={w.id} />
+        <EventsPanel kind="workflow" emitterId={w.id} name={w.name} inactive={!w.active} />
       ) : tab === "runs" ? (
-        <RunsPanel workflowId={w.id} />
+        <RunsPanel workflowId={w.id} openRunId={runId} />
       ) : tab === "settings" ? (
         <WorkflowSettings workflow={w} />
       ) : (
@@ -144,7 +152,7 @@ function WorkflowHeader({ workflow: w }: { workflow: Workflow }) {
       )}
       <div className="meta-row muted">
         <code>{w.id}</code>
-        <span>created {fromUnixSeconds(w.created_at)}</span>
+        <span>created <Time ms={w.created_at * 1000} /></span>
       </div>
       <div className="endpoint">
         <span className="muted">Endpoint</span>
@@ -152,7 +160,12 @@ function WorkflowHeader({ workflow: w }: { workflow: Workflow }) {
         <CopyButton text={w.endpoint_url} label="Copy endpoint URL" />
       </div>
       <Wiring id={w.id} triggers />
-      {w.endpoint_url && <SendTestEvent emitterId={w.id} />}
+      {w.endpoint_url && (
+        <SendTestEvent
+          target={{ id: w.id, kind: "workflow", name: w.name, active: w.active }}
+          onActivate={() => setActive.mutate(true)}
+        />
+      )}
       {confirmDelete && (
         <ConfirmDialog
           title={`Delete ${w.name}?`}

@@ -3,6 +3,8 @@ import type { FastifyPluginAsync } from "fastify";
 import { z } from "zod";
 import {
   Component,
+  ComponentSearch,
+  ComponentSearchQuery,
   CreateComponentBody,
   Page,
   PageQuery,
@@ -34,6 +36,20 @@ export const componentRoutes: FastifyPluginAsync<{ components: ComponentService 
       response: Data(Component),
     },
     async ({ requester, body }) => ({ data: await components.create(requester, body) }),
+  );
+
+  route(
+    app,
+    {
+      method: "GET",
+      url: "/components/search",
+      summary:
+        "Search the components the server knows by key and name (prefix, contains, near spellings); a query naming an app fetches its vendor package @pipedream/<app> and lists its sources (extension)",
+      tags,
+      query: ComponentSearchQuery,
+      response: ComponentSearch,
+    },
+    async ({ requester, query }) => components.search(requester, query.q ?? "", query.limit ?? 50),
   );
 
   // Declared before `/components/:id` so that "registry" is never read as a key.

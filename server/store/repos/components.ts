@@ -15,6 +15,17 @@ import { pageByCreation, type PageRequest, type PageRows } from "./paging.js";
 export type ComponentRow = Selectable<ComponentsTable>;
 export type NewComponentRow = Insertable<ComponentsTable>;
 
+/** A registry component without its code (GET /components/search). */
+export interface PublishedSummary {
+  id: string;
+  key: string;
+  name: string;
+  description: string | null;
+  version: string;
+  meta: string;
+  component_url: string | null;
+}
+
 /** The key is published to the registry by another user. */
 export class KeyTakenError extends Error {
   constructor(readonly key: string) {
@@ -157,6 +168,31 @@ export class ComponentsRepo {
       .orderBy("id", "desc")
       .limit(limit)
       .execute();
+  }
+
+  /**
+   * The registry's components as a search sees them (no code): one per key, the registry
+   * holder's newest else the system's newest (as findPublishedByKey picks), at most `limit`.
+   */
+  async listPublishedSummaries(limit = 5000): Promise<PublishedSummary[]> {
+    const rows = await this.db
+      .selectFrom("components as c")
+      .leftJoin("registry_keys as r", "r.key", "c.key")
+      .select(["c.id", "c.user_id", "c.key", "c.name", "c.description", "c.version", "c.meta", "c.component_url", "r.user_id as holder"])
+      .where("c.published", "=", 1)
+      .where("c.key", "is not", null)
+      .orderBy("c.created_ms", "desc")
+      .orderBy("c.id", "desc")
+      .limit(limit)
+      .execute();
+    const seen = new Set<string>();
+    const out: PublishedSummary[] = [];
+    for (const r of rows) {
+      if (!r.key || seen.has(r.key) || (r.holder && r.holder !== r.user_id)) continue;
+      seen.add(r.key);
+      out.push({ id: r.id, key: r.key, name: r.name, description: r.description, version: r.version, meta: r.meta, component_url: r.component_url });
+    }
+    return out;
   }
 
   async listOwn(userId: string, page: PageRequest): Promise<PageRows<ComponentRow>> {

@@ -10,6 +10,7 @@ import { useState, type KeyboardEvent } from "react";
 import type { Run } from "../../../../shared/resources/index.js";
 import { BridgeCallError, call } from "../../../state/bridge.js";
 import { absoluteTime, formatDuration, relativeTime } from "../../../state/format.js";
+import { useEmitterNames } from "../../../state/queries.js";
 import { CopyButton } from "../../../ui/CopyButton.js";
 import { ErrorNote } from "../../../ui/ErrorNote.js";
 import { JsonTree } from "../../../ui/JsonTree.js";
@@ -36,6 +37,7 @@ export function RunInspector(props: {
   onCancel: () => Promise<void>;
 }) {
   const { listed, onClose, onRerun, onCancel } = props;
+  const names = useEmitterNames();
   // The key holds the listed status: each change the stream reports reads the whole run again.
   const full = useQuery({
     queryKey: ["run", listed.workflow_id, listed.id, listed.status, listed.ended_at_ms],
@@ -147,7 +149,7 @@ export function RunInspector(props: {
           <code>{run.id}</code>
         </dd>
         <dt>Trigger</dt>
-        <dd>{triggerText(run)}</dd>
+        <dd title={run.trigger.emitter_id ?? undefined}>{triggerText(run, names)}</dd>
         <dt>Started</dt>
         <dd>
           {run.started_at_ms === null ? (

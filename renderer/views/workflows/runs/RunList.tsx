@@ -7,6 +7,7 @@
 import { useEffect, useRef, useState, type KeyboardEvent } from "react";
 import type { Run } from "../../../../shared/resources/index.js";
 import { absoluteTime, relativeTime } from "../../../state/format.js";
+import { useEmitterNames } from "../../../state/queries.js";
 import { durationText, RUN_STATUS_LABELS, statusTone, triggerText, waitText } from "./runText.js";
 
 export function RunList(props: {
@@ -18,6 +19,7 @@ export function RunList(props: {
   label: string;
   emptyText: string;
 }) {
+  const names = useEmitterNames();
   const { runs, cursorId, openId, onCursor, onOpen, label, emptyText } = props;
   const ref = useRef<HTMLDivElement>(null);
   // Relative times and running durations drift: re-render every second.
@@ -108,8 +110,12 @@ export function RunList(props: {
                   </span>
                 )}
               </div>
-              <div role="gridcell" className="c-trigger" title={run.id}>
-                {triggerText(run)}
+              <div
+                role="gridcell"
+                className="c-trigger"
+                title={run.trigger.emitter_id ? `${run.id}, event from ${run.trigger.emitter_id}` : run.id}
+              >
+                {triggerText(run, names)}
               </div>
               <div role="gridcell" title={started === null ? undefined : absoluteTime(started)}>
                 {started === null ? "not yet" : relativeTime(started, now)}

@@ -4,7 +4,7 @@
  * this step".
  */
 import type { Run, RunStep } from "../../../../shared/resources/index.js";
-import { absoluteTime, formatDuration } from "../../../state/format.js";
+import { absoluteTime, formatClock, formatDuration } from "../../../state/format.js";
 import { JsonTree } from "../../../ui/JsonTree.js";
 import { STEP_STATUS_LABELS, statusTone } from "./runText.js";
 
@@ -85,8 +85,8 @@ export function RunStepPanel(props: {
           <ol className="run-logs">
             {step.logs.map((line, i) => (
               <li key={i} className={`log-line level-${line.level}`}>
-                <span className="log-time" title={absoluteTime(line.ts_ms)}>
-                  {absoluteTime(line.ts_ms).slice(11)}
+                <span className="log-time" title={absoluteTime(line.ts_ms, { ms: true })}>
+                  {formatClock(line.ts_ms, "ms")}
                 </span>
                 <span className="log-level">{line.level}</span>
                 <span className="log-message">{line.message}</span>

@@ -7,7 +7,7 @@ import { useState } from "react";
 import type { StreamStateUpdate } from "../../../../shared/bridge.js";
 import { RUN_STATUSES, type Run, type RunStatus } from "../../../../shared/resources/index.js";
 import { call } from "../../../state/bridge.js";
-import { formatNumber } from "../../../state/format.js";
+import { absoluteTime, formatNumber } from "../../../state/format.js";
 import { ErrorNote } from "../../../ui/ErrorNote.js";
 import { toast } from "../../../ui/Toasts.js";
 import { ConnectionPill } from "../../events/EventsPanel.js";
@@ -16,11 +16,24 @@ import { RunList } from "./RunList.js";
 import { RUN_STATUS_LABELS } from "./runText.js";
 import { useRuns } from "./useRuns.js";
 
-export function RunsPanel({ workflowId }: { workflowId: string }) {
+/** A run named by when it started, as people tell runs apart (its id when it has not started). */
+const runTime = (run: Run) => (run.started_at_ms === null ? run.id : absoluteTime(run.started_at_ms));
+
+export function RunsPanel({ workflowId, openRunId }: { workflowId: string; openRunId?: string | null }) {
   const [status, setStatus] = useState<RunStatus | null>(null);
   const feed = useRuns(workflowId, status);
-  const [cursorId, setCursorId] = useState<string | null>(null);
-  const [openId, setOpenId] = useState<string | null>(null);
+  const [cursorId, setCursorId] = useState<string | null>(openRunId ?? null);
+  const [openId, setOpenId] = useState<string | null>(openRunId ?? null);
+  // A link to a run (#/workflows/p_x/runs/<id>, as Send test event gives) opens it; a run just
+  // started opens as soon as the feed brings it.
+  const [linkedRunId, setLinkedRunId] = useState(openRunId ?? null);
+  if ((openRunId ?? null) !== linkedRunId) {
+    setLinkedRunId(openRunId ?? null);
+    if (openRunId) {
+      setOpenId(openRunId);
+      setCursorId(openRunId);
+    }
+  }
 
   if (feed.unsupported) return <NoRunsHere />;
 
@@ -32,14 +45,14 @@ export function RunsPanel({ workflowId }: { workflowId: string }) {
     feed.add(next);
     setCursorId(next.id);
     setOpenId(next.id);
-    toast(`Re-run ${next.id}: ${RUN_STATUS_LABELS[next.status].toLowerCase()}`);
+    toast(`Re-run${fromStep ? ` from ${fromStep}` : ""} of the run of ${runTime(run)}: ${RUN_STATUS_LABELS[next.status].toLowerCase()}`);
   };
 
   const cancel = async (run: Run) => {
     const cancelled = await call("cancelWorkflowRun", workflowId, run.id);
     // The feed reports it too; the answer shows it at once, whichever comes first.
     feed.add(cancelled);
-    toast(`Run ${cancelled.id} cancelled`);
+    toast(`Run of ${runTime(cancelled)} cancelled`);
   };
 
   const statusWords = status ? RUN_STATUS_LABELS[status].toLowerCase() : null;

@@ -41,16 +41,20 @@ export function isEnded(run: Pick<Run, "status">): boolean {
   return ENDED_RUN_STATUSES.includes(run.status);
 }
 
-/** "HTTP request", "Event from dc_abc", "Re-run of r_x from b". */
-export function triggerText(run: Run): string {
+/**
+ * "HTTP request", "Event from Orders webhook" (the emitter's name when `names` has it, else its
+ * id), "Re-run of r_x from b".
+ */
+export function triggerText(run: Run, names?: ReadonlyMap<string, string>): string {
   const t = run.trigger;
+  const emitter = t.emitter_id ? (names?.get(t.emitter_id) ?? t.emitter_id) : undefined;
   switch (t.type) {
     case "HTTP":
       return "HTTP request";
     case "SOURCE":
-      return t.emitter_id ? `Event from ${t.emitter_id}` : "Event from a source";
+      return emitter ? `Event from ${emitter}` : "Event from a source";
     case "WORKFLOW":
-      return t.emitter_id ? `Event from ${t.emitter_id}` : "Event from a workflow";
+      return emitter ? `Event from ${emitter}` : "Event from a workflow";
     case "RERUN":
       return `Re-run of ${t.rerun_of ?? "a run"}${t.from_step ? ` from ${t.from_step}` : ""}`;
   }
