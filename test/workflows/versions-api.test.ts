@@ -4,11 +4,25 @@
  * changes nothing; versions are read whole and restored; the one draft keeps work in progress
  * (code that does not parse included) and deploys as the next version.
  */
+import fs from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createClient } from "../../shared/client/index.js";
+import type { Run } from "../../shared/resources/index.js";
+import { createServer, type Server } from "../../server/app.js";
+import { loadConfig } from "../../server/config.js";
 import { step } from "../delivery/helpers.js";
-import { testDatabases } from "../support/databases.js";
+import { databaseEnv, testDatabases } from "../support/databases.js";
 import { expectApiError } from "../support/fixtures.js";
-import { startServer, type TestServer, type TestUser } from "../support/server.js";
+import { startServer, tempDataDir, type TestServer, type TestUser } from "../support/server.js";
+import { sendJson, until } from "./helpers.js";
+
+const ended = (r: Run) => ["success", "error", "exited", "cancelled"].includes(r.status);
+
+/** A workflow whose first step waits `delay` ms when the request says so, and whose second answers `said`. */
+const twoSteps = (said: string) => [
+  { name: "wait", code: step(`const d = steps.trigger.event.body.delay; if (d) return $.flow.delay(d); return 0;`) },
+  { name: "say", code: step(`return ${JSON.stringify(said)};`) },
+];
 
 describe.each(testDatabases())("workflow versions and drafts on $name", (db) => {
   let srv: TestServer;
@@ -110,6 +124,28 @@ describe.each(testDatabases())("workflow versions and drafts on $name", (db) => 
     await expectApiError(alice.client.getWorkflowDraft(wf.id), 404, "no_draft");
   });
 
+  it("a run goes on with the version it started with; new runs and re-runs take the current one, or the one named", { timeout: 60_000 }, async () => {
+    const wf = await alice.client.createWorkflow({ name: "kept", steps: twoSteps("v1") });
+    const whenEnded = (id: string) =>
+      until(`run ${id}`, async () => {
+        const r = await alice.client.getWorkflowRun(wf.id, id);
+        return ended(r) ? r : undefined;
+      });
+    const waiting = (await sendJson(wf.endpoint_url, { delay: 700 })).headers.get("x-headwater-run-id")!;
+    await until("delayed", async () => ((await alice.client.getWorkflowRun(wf.id, waiting)).status === "delayed" ? true : undefined));
+    expect((await alice.client.updateWorkflow(wf.id, { steps: twoSteps("v2") })).version).toBe(2);
+    // Deployed while it waited: it ends with version 1's second step.
+    const first = await whenEnded(waiting);
+    expect(first).toMatchObject({ status: "success", version: 1, steps: [{ status: "success" }, { return_value: "v1" }] });
+    const now = (await sendJson(wf.endpoint_url, {})).headers.get("x-headwater-run-id")!;
+    expect(await whenEnded(now)).toMatchObject({ version: 2, steps: [{}, { return_value: "v2" }] });
+    const again = await alice.client.rerunWorkflowRun(wf.id, waiting);
+    expect(await whenEnded(again.id)).toMatchObject({ version: 2, steps: [{}, { return_value: "v2" }] });
+    const older = await alice.client.rerunWorkflowRun(wf.id, waiting, { version: 1 });
+    expect(await whenEnded(older.id)).toMatchObject({ version: 1, steps: [{}, { return_value: "v1" }] });
+    await expectApiError(alice.client.rerunWorkflowRun(wf.id, waiting, { version: 9 }), 400);
+  });
+
   it("answers 404 for another user's workflow, versions and draft, and 400 for a version that is no number", async () => {
     const wf = await alice.client.createWorkflow({ name: "mine", steps: [{ code: step("return 1;") }] });
     await alice.client.updateWorkflowDraft(wf.id, { name: "my draft" });
@@ -124,5 +160,46 @@ describe.each(testDatabases())("workflow versions and drafts on $name", (db) => 
     expect((await alice.client.getWorkflowDraft(wf.id)).workflow.name).toBe("my draft");
     const res = await fetch(`${srv.baseUrl}/workflows/${wf.id}/versions/one`, { headers: { authorization: `Bearer ${alice.key}` } });
     expect(res.status).toBe(400);
+  });
+});
+
+const postgres = testDatabases().find((d) => d.name === "postgres");
+
+describe.skipIf(!postgres)("workflow versions across two instances on one PostgreSQL database", () => {
+  let first: TestServer;
+  let second: Server;
+  let secondDir: string;
+  let alice: TestUser;
+
+  beforeAll(async () => {
+    first = await startServer({ db: postgres! });
+    secondDir = tempDataDir();
+    second = await createServer(
+      loadConfig({
+        HEADWATER_HOST: "127.0.0.1",
+        HEADWATER_PORT: "0",
+        HEADWATER_DATA_DIR: secondDir,
+        ...databaseEnv(first.databaseUrl),
+        HEADWATER_API_KEY: first.adminKey,
+        HEADWATER_LOG_LEVEL: "error",
+      }),
+    );
+    alice = await first.newUser();
+  }, 60_000);
+  afterAll(async () => {
+    await second?.close();
+    fs.rmSync(secondDir, { recursive: true, force: true });
+    await first?.stop();
+  });
+
+  it("a version deployed on one instance is the one the other runs; a stale base from either is refused", { timeout: 60_000 }, async () => {
+    const wf = await alice.client.createWorkflow({ name: "shared", http_response: "workflow", steps: [{ code: step(`await $.respond({ body: "v1" });`) }] });
+    const onSecond = createClient({ baseUrl: `${second.url}/v1`, apiKey: alice.key });
+    const call = async () => (await sendJson(`${second.url}/e/${wf.id}`, {})).text();
+    expect(await call()).toBe("v1");
+    await alice.client.updateWorkflowDraft(wf.id, { steps: [{ code: step(`await $.respond({ body: "v2" });`) }] });
+    expect((await alice.client.deployWorkflowDraft(wf.id, { base_version: 1 })).version).toBe(2);
+    expect(await call()).toBe("v2");
+    await expectApiError(onSecond.updateWorkflow(wf.id, { name: "late", base_version: 1 }), 409, "version_conflict");
   });
 });
