@@ -40,6 +40,8 @@ import { userRoutes } from "./http/routes/users.js";
 import { workflowRoutes } from "./http/routes/workflows.js";
 import { workflowHistoryRoutes } from "./http/routes/workflow-history.js";
 import { WorkflowHistory } from "./workflows/versions/history.js";
+import { testRunRoutes } from "./http/routes/test-runs.js";
+import { TestRuns } from "./workflows/tests/index.js";
 import { runRoutes, runStreamRoutes } from "./http/routes/runs.js";
 import { RunChanges } from "./workflows/runs/changes.js";
 import { LATER_PREFIX, moveDueJobs } from "./workflows/dispatch.js";
@@ -311,6 +313,14 @@ export async function createServer(config: Config): Promise<Server> {
     await app.register(subscriptionRoutes, { prefix: "/v1", subscriptions: events.subscriptions });
     await app.register(workflowRoutes, { prefix: "/v1", workflows: events.workflows });
     await app.register(workflowHistoryRoutes, { prefix: "/v1", history: new WorkflowHistory(store.db, events.workflows) });
+    const tests = new TestRuns({
+      db: store.db,
+      workflows: events.workflows,
+      runSteps: runtime.runWorkflowSteps,
+      quotas: runtime.quotas,
+      log: (msg, err) => log.error({ err }, msg),
+    });
+    await app.register(testRunRoutes, { prefix: "/v1", tests });
     await app.register(runRoutes, { prefix: "/v1", runs });
     await app.register(accountRoutes, { prefix: "/v1", accounts });
     await app.register(actionRoutes, { prefix: "/v1", actions });

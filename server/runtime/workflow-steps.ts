@@ -77,7 +77,7 @@ export interface StepLogLine {
 
 export interface RunWorkflowStepsResult {
   /** `$.send.emit` stores `{raw_event: data}`; legacy `$send.emit(x)` stores x. In call order. */
-  emits: Array<{ data: unknown; channel: string }>;
+  emits: Array<{ data: unknown; channel: string; step?: number }>;
   error?: WorkflowStepError;
   /** Console output of the steps, in order. */
   logs: StepLogLine[];

@@ -31,6 +31,7 @@ import {
   type WorkflowVersionRow,
 } from "../store/repos/workflow-versions.js";
 import { ConflictError } from "../errors.js";
+import { deleteTestRunsIn } from "../store/repos/test-runs.js";
 import {
   changedContent,
   contentOfRow,
@@ -157,7 +158,7 @@ export class WorkflowService {
    * Names every step (step_1, step_2, … by default), keeps ids of unchanged steps, checks code;
    * action steps are resolved and their props checked (the caller binds their accounts).
    */
-  private async buildSteps(
+  async buildSteps(
     requester: Requester,
     inputs: StepInput[],
     previous: WorkflowStep[] = [],
@@ -323,6 +324,7 @@ export class WorkflowService {
       await dropQueueIn(trx, id, targetsOf(id));
       await deleteRunsOf(trx, id);
       await deleteHistoryIn(trx, id);
+      await deleteTestRunsIn(trx, id);
       return true;
     });
     if (deleted) {

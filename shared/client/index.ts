@@ -51,6 +51,7 @@ import {
   type DeployDraftBody,
   type DraftBody,
   type RestoreVersionBody,
+  type TestRunBody,
 } from "../resources/index.js";
 import { ApiError } from "./error.js";
 
@@ -284,6 +285,12 @@ export function createClient(options: ClientOptions) {
     /** Cancels a queued, retrying or delayed run (409 `run_not_cancellable` otherwise). */
     cancelWorkflowRun: async (id: string, runId: string) =>
       (await request("POST", `/workflows/${enc(id)}/runs/${enc(runId)}/cancel`, Data(Run))).data,
+    /**
+     * A test run of the draft (or current version, or `steps`): nothing it produces is sent.
+     * Ended, or (after 60 s) as it is then.
+     */
+    testWorkflow: async (id: string, body: TestRunBody = {}) =>
+      (await request("POST", `/workflows/${enc(id)}/test`, Data(Run), { body })).data,
     /** A new run of the same event; with `from_step`, the steps before it are reused. */
     rerunWorkflowRun: async (id: string, runId: string, body: RerunBody = {}) =>
       (await request("POST", `/workflows/${enc(id)}/runs/${enc(runId)}/rerun`, Data(Run), { body })).data,

@@ -4,7 +4,7 @@
  * the CLI and the MCP tools read it.
  */
 import * as z from "../zod.js";
-import { QueryInt } from "./common.js";
+import { QueryBool, QueryInt } from "./common.js";
 import { PAGE_LIMIT } from "./page.js";
 
 /** A run's statuses; `retrying`, `delayed` and `cancelled` come with the execution controls. */
@@ -64,10 +64,12 @@ export const RunStep = z.looseObject({
   error: z.nullable(StepError),
   /** Set when logs or values were cut at the limits (RUN_LIMITS). */
   truncated: z.optional(z.boolean()),
+  /** A test run's: what the step emitted, recorded, neither stored nor delivered. */
+  emits: z.optional(z.array(z.object({ channel: z.string(), data: z.unknown() }))),
 });
 export type RunStep = z.infer<typeof RunStep>;
 
-export const RUN_TRIGGER_TYPES = ["HTTP", "SOURCE", "WORKFLOW", "RERUN"] as const;
+export const RUN_TRIGGER_TYPES = ["HTTP", "SOURCE", "WORKFLOW", "RERUN", "TEST"] as const;
 export const RunTrigger = z.looseObject({
   type: z.enum(RUN_TRIGGER_TYPES),
   emitter_id: z.optional(z.string()),
@@ -132,6 +134,8 @@ export const Run = z.looseObject({
   resume_at_ms: z.optional(z.nullable(z.number().check(z.int()))),
   /** Each attempt of a retried run, oldest first (one for a run that was not retried). */
   attempts: z.optional(z.array(RunAttempt)),
+  /** A test run (decisions.md "Building workflows"): its emits and answer were recorded, never sent. */
+  test: z.optional(z.boolean()),
 });
 export type Run = z.infer<typeof Run>;
 
@@ -142,6 +146,8 @@ export const RunListQuery = z.object({
   before: z.optional(z.string().check(z.minLength(1))),
   status: z.optional(RunStatus),
   expand: z.optional(z.literal("event")),
+  /** true: the workflow's test runs (the newest 50) instead of its production runs. */
+  test: z.optional(QueryBool),
 });
 export type RunListQuery = z.input<typeof RunListQuery>;
 
@@ -160,3 +166,28 @@ export type HttpResponseMode = z.infer<typeof HttpResponseMode>;
 
 /** The header every answer of a workflow's endpoint carries. */
 export const RUN_ID_HEADER = "x-headwater-run-id";
+
+/**
+ * Body of `POST /workflows/{id}/test`: runs the draft (or the current version, or `steps`) on
+ * `event`, or the event of `event_id` or of `run_id` (default: the latest trigger event, else {}).
+ * `from_step` reuses the earlier steps' results of `run_id` (default: the latest test run);
+ * `to_step` stops after that step.
+ */
+export const TestRunBody = z.object({
+  event: z.optional(z.unknown()),
+  event_id: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
+  run_id: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
+  steps: z.optional(
+    z.array(
+      z.object({
+        name: z.optional(z.string().check(z.minLength(1), z.maxLength(64))),
+        code: z.optional(z.string()),
+        action: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
+        props: z.optional(z.record(z.string(), z.unknown())),
+      }),
+    ).check(z.minLength(1), z.maxLength(50)),
+  ),
+  from_step: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
+  to_step: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
+});
+export type TestRunBody = z.infer<typeof TestRunBody>;

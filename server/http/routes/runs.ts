@@ -35,7 +35,7 @@ export const runRoutes: FastifyPluginAsync<{ runs: RunService }> = async (app, {
       const page = await runs.list(
         user.id,
         params.id,
-        { status: query.status, expand: query.expand },
+        { status: query.status, expand: query.expand, test: query.test },
         pageRequest(query),
       );
       if (!page) throw notFound(`workflow ${params.id}`);

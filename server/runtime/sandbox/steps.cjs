@@ -93,8 +93,10 @@ function responseOf(r) {
  */
 async function runSteps(input, hooks = {}) {
   const load = hooks.load ?? ((/** @type {any} */ step) => loadBundle(step.bundle, input.packageDirs));
-  /** @type {Array<{ data: unknown, channel: string }>} */
+  /** @type {Array<{ data: unknown, channel: string, step: number }>} */
   const emits = [];
+  // The step whose code runs: each emit names it (a test run shows what each step would emit).
+  let current = 0;
   /** @type {Array<Record<string, unknown>>} */
   const done = [];
   /** @type {Record<string, any>} */
@@ -103,13 +105,13 @@ async function runSteps(input, hooks = {}) {
     /** @param {unknown} x @param {string} [channel] */
     emit: (x, channel) => {
       checkChannel(channel, "$send.emit");
-      emits.push({ data: x ?? null, channel: typeof channel === "string" ? channel : "" });
+      emits.push({ data: x ?? null, channel: typeof channel === "string" ? channel : "", step: current });
     },
   };
   /** @param {unknown} data @param {string} channel */
   const emit = (data, channel) => {
     checkChannel(channel, "$.send.emit");
-    emits.push({ data: { raw_event: data ?? null }, channel });
+    emits.push({ data: { raw_event: data ?? null }, channel, step: current });
   };
   let responded = false;
   /** @param {unknown} r */
@@ -144,6 +146,7 @@ async function runSteps(input, hooks = {}) {
       continue;
     }
     hooks.onStep?.(i);
+    current = i;
     const started = Date.now();
     const record = (/** @type {string} */ status, /** @type {Record<string, unknown>} */ extra) =>
       done.push({ id: step.id, status, started_at_ms: started, duration_ms: Date.now() - started, ...extra });

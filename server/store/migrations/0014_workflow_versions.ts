@@ -2,7 +2,8 @@
  * 0014: building workflows (decisions.md "Building workflows"). `workflows.version` counts its
  * deployed versions (1 on create); `workflow_versions` keeps each version's content, immutable,
  * for as long as the workflow exists; `workflow_drafts` holds its one draft; `runs.version`
- * names the version a run ran. Every existing workflow gets its version 1: its content as it is.
+ * names the version a run ran; `test_runs` keeps test runs apart. Every existing workflow gets its
+ * version 1: its content as it is.
  */
 import type { Kysely } from "kysely";
 
@@ -36,6 +37,31 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .on("workflow_versions")
     .columns(["workflow_id", "created_ms", "id"])
     .execute();
+  // Test runs (POST /workflows/{id}/test): a table of their own, the newest 50 per workflow, so
+  // that production runs' lists, retention and stats never see them. The columns of `runs`.
+  await db.schema
+    .createTable("test_runs")
+    .addColumn("id", "text", (c) => c.primaryKey())
+    .addColumn("workflow_id", "text", (c) => c.notNull())
+    .addColumn("owner_id", "text", (c) => c.notNull())
+    .addColumn("status", "text", (c) => c.notNull())
+    .addColumn("trigger_json", "text", (c) => c.notNull())
+    .addColumn("attempt", "integer", (c) => c.notNull())
+    .addColumn("created_ms", "bigint", (c) => c.notNull())
+    .addColumn("started_ms", "bigint")
+    .addColumn("ended_ms", "bigint")
+    .addColumn("updated_ms", "bigint", (c) => c.notNull())
+    .addColumn("event_json", "text", (c) => c.notNull())
+    .addColumn("steps_json", "text", (c) => c.notNull())
+    .addColumn("response_json", "text")
+    .addColumn("error_json", "text")
+    .addColumn("exit_reason", "text")
+    .addColumn("pending_job_id", "text")
+    .addColumn("next_at_ms", "bigint")
+    .addColumn("attempts_json", "text")
+    .addColumn("version", "integer")
+    .execute();
+  await db.schema.createIndex("test_runs_by_workflow").on("test_runs").columns(["workflow_id", "created_ms", "id"]).execute();
   await db.schema
     .createTable("workflow_drafts")
     .addColumn("workflow_id", "text", (c) => c.primaryKey())
@@ -76,6 +102,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropTable("workflow_drafts").execute();
+  await db.schema.dropTable("test_runs").execute();
   await db.schema.dropTable("workflow_versions").execute();
   await db.schema.alterTable("runs").dropColumn("version").execute();
   await db.schema.alterTable("workflows").dropColumn("version").execute();

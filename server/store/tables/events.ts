@@ -176,5 +176,7 @@ export interface EventTables {
   runs: RunsTable;
   workflow_starts: WorkflowStartsTable;
   workflow_versions: WorkflowVersionsTable;
+  /** Test runs (0014): the columns of `runs`. */
+  test_runs: RunsTable;
   workflow_drafts: WorkflowDraftsTable;
 }

@@ -34,6 +34,8 @@ import { LocalStartFence, type StartFence } from "./start-fence.js";
 import { queuedMs, triggerOf } from "./trigger.js";
 import { getVersion } from "../../store/repos/workflow-versions.js";
 import { parseContent } from "../versions/content.js";
+import { getTestRun, listTestRuns } from "../../store/repos/test-runs.js";
+import { testRunOf } from "../tests/test-runs.js";
 
 const DATA_OPEN = Buffer.from('{"data":');
 const DATA_CLOSE = Buffer.from("}");
@@ -62,10 +64,15 @@ export class RunService {
   async list(
     ownerId: string,
     workflowId: string,
-    q: Omit<RunListQuery, "limit"> & { expand?: "event" | undefined },
+    q: Pick<RunListQuery, "status"> & { expand?: "event" | undefined; test?: boolean | undefined },
     page: PageRequest,
   ): Promise<PageRows<Run> | undefined> {
     if (!(await getWorkflow(this.db, ownerId, workflowId))) return undefined;
+    if (q.test === true) {
+      const tests = await listTestRuns(this.db, ownerId, workflowId, page);
+      const rows = q.status ? tests.rows.filter((r) => r.status === q.status) : tests.rows;
+      return { rows: rows.map((r) => testRunOf(r, q.expand !== "event")), totalCount: tests.totalCount };
+    }
     const rows = await listRuns(this.db, ownerId, workflowId, q.status, page);
     return {
       rows: rows.rows.map((r) => runOfRow(this.asRunning(r), q.expand !== "event")),
@@ -76,7 +83,9 @@ export class RunService {
   async get(ownerId: string, workflowId: string, runId: string): Promise<Run | undefined> {
     const stored = await getRun(this.db, ownerId, workflowId, runId);
     const row = stored ? this.asRunning(stored) : await this.fromQueue(ownerId, workflowId, runId);
-    return row && runOfRow(row, false);
+    if (row) return runOfRow(row, false);
+    const test = await getTestRun(this.db, ownerId, workflowId, runId);
+    return test && testRunOf(test);
   }
 
   /**
@@ -126,8 +135,11 @@ export class RunService {
     // for good is pushed out by newer answers.
     const version = await getRunVersion(this.db, ownerId, workflowId, runId);
     if (version === undefined) {
-      const queued = await this.fromQueue(ownerId, workflowId, runId);
-      return queued && Buffer.concat([DATA_OPEN, Buffer.from(JSON.stringify(runOfRow(queued, false))), DATA_CLOSE]);
+      // Still only its job in the queue, or a test run (kept apart).
+      const run =
+        (await this.fromQueue(ownerId, workflowId, runId).then((r) => r && runOfRow(r, false))) ??
+        (await getTestRun(this.db, ownerId, workflowId, runId).then((r) => r && testRunOf(r)));
+      return run && Buffer.concat([DATA_OPEN, Buffer.from(JSON.stringify(run)), DATA_CLOSE]);
     }
     const cached = this.answers.get(runId, version);
     if (cached) return cached;

@@ -57,6 +57,8 @@ export function triggerText(run: Run, names?: ReadonlyMap<string, string>): stri
       return emitter ? `Event from ${emitter}` : "Event from a workflow";
     case "RERUN":
       return `Re-run of ${t.rerun_of ?? "a run"}${t.from_step ? ` from ${t.from_step}` : ""}`;
+    case "TEST":
+      return "Test run";
   }
 }
 
