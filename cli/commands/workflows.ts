@@ -21,6 +21,7 @@ import { nonNegativeInt, type Act } from "../options.js";
 import { renderFields } from "../output/table.js";
 import { relativeTime } from "../output/time.js";
 import { resolveWorkflow } from "../sources.js";
+import { registerWorkflowFiles } from "./workflow-files.js";
 import { registerWorkflowHistory } from "./workflow-history.js";
 
 const L = CONTROL_LIMITS;
@@ -29,7 +30,7 @@ export function registerWorkflows(program: Command, act: Act) {
   const workflows = program
     .command("workflows")
     .description(
-      "a workflow: show, set its execution controls (retries, concurrency, throttle), its versions, diff, restore",
+      "a workflow: show, set its execution controls (retries, concurrency, throttle), its versions, diff, restore; pull and push it as files",
     );
   workflows
     .command("show")
@@ -68,6 +69,7 @@ export function registerWorkflows(program: Command, act: Act) {
     .option("--no-throttle", "remove the throttle")
     .action(act((ctx, [ref], opts) => set(ctx, ref!, opts)));
   registerWorkflowHistory(workflows, act);
+  registerWorkflowFiles(workflows, act);
 }
 
 /** `--throttle 10/60`: N runs per SECONDS. */
