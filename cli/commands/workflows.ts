@@ -21,13 +21,17 @@ import { nonNegativeInt, type Act } from "../options.js";
 import { renderFields } from "../output/table.js";
 import { relativeTime } from "../output/time.js";
 import { resolveWorkflow } from "../sources.js";
+import { registerWorkflowFiles } from "./workflow-files.js";
+import { registerWorkflowHistory } from "./workflow-history.js";
 
 const L = CONTROL_LIMITS;
 
 export function registerWorkflows(program: Command, act: Act) {
   const workflows = program
     .command("workflows")
-    .description("a workflow and its execution controls: show, set (retries, concurrency, throttle)");
+    .description(
+      "a workflow: show, set its execution controls (retries, concurrency, throttle), its versions, diff, restore; pull and push it as files",
+    );
   workflows
     .command("show")
     .description("a workflow: its endpoint, steps and execution controls")
@@ -64,6 +68,8 @@ export function registerWorkflows(program: Command, act: Act) {
     )
     .option("--no-throttle", "remove the throttle")
     .action(act((ctx, [ref], opts) => set(ctx, ref!, opts)));
+  registerWorkflowHistory(workflows, act);
+  registerWorkflowFiles(workflows, act);
 }
 
 /** `--throttle 10/60`: N runs per SECONDS. */

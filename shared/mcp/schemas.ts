@@ -54,6 +54,10 @@ export const WorkflowOut = z.looseObject({
   name: z.string(),
   active: z.boolean(),
   endpoint_url: z.string(),
+  version: z
+    .number()
+    .optional()
+    .describe("its current version: the base_version of a change made against it (deploy_draft, restore_version)"),
   steps: z.array(z.looseObject({ id: z.string(), name: z.string() })),
   retry: z
     .looseObject({ max_attempts: z.number(), initial_delay_seconds: z.number(), max_delay_seconds: z.number() })
@@ -65,6 +69,28 @@ export const WorkflowOut = z.looseObject({
     .nullable()
     .optional()
     .describe("at most limit runs start in any period_seconds; null: no throttle"),
+});
+
+/** A version as list_versions shows it (decisions.md "Building workflows"). */
+export const VersionInfoOut = z.looseObject({
+  version: z.number().describe("the version's number: 1 on create, +1 on each change of the workflow's content"),
+  created_at: z.number().describe("seconds since the epoch"),
+  message: z.string().nullable().describe("what the change said of itself"),
+  origin: z.string().describe("how it was made: create, update, draft (a deployed draft), restore or push"),
+  restored_from: z.number().optional().describe("a restore's: the version whose content it took"),
+});
+
+/** One version whole: the workflow as it was then, its steps with their code. */
+export const VersionOut = VersionInfoOut.extend({ workflow: WorkflowOut });
+
+/** A workflow's draft: what a deploy would make the next version, and what keeps it from deploying. */
+export const DraftOut = z.looseObject({
+  base_version: z.number().describe("the version the draft started from"),
+  updated_at: z.number(),
+  workflow: WorkflowOut.describe("the workflow as the draft would deploy it, steps with their code"),
+  problems: z
+    .array(z.looseObject({ step: z.string(), line: z.number().nullable(), column: z.number().nullable(), message: z.string() }))
+    .describe("steps whose code does not parse, with where: a draft with problems cannot be deployed"),
 });
 
 export const EventOut = z.looseObject({

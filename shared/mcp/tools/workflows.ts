@@ -17,7 +17,7 @@ import { nextCursor, Paging } from "./resources.js";
 /** A workflow in a list: its steps without their code. */
 const listedWorkflow = (w: Workflow) => ({ ...w, steps: w.steps.map(({ id, name }) => ({ id, name })) });
 
-const int = (r: { min: number; max: number }) => z.number().int().min(r.min).max(r.max);
+export const int = (r: { min: number; max: number }) => z.number().int().min(r.min).max(r.max);
 
 const Steps = z
   .array(
@@ -37,8 +37,8 @@ const Steps = z
   .min(1)
   .max(50);
 
-/** The execution controls as create_workflow and update_workflow take them. */
-const Controls = {
+/** The execution controls as create_workflow, update_workflow and update_draft take them. */
+export const Controls = {
   retry: z
     .object({
       max_attempts: int(L.maxAttempts)

@@ -1,0 +1,156 @@
+/**
+ * A workflow as a folder (decisions.md "Building workflows", "Workflow files"): `workflow.yaml`
+ * holds its id, the version it was pulled at, its name, settings and steps in order (`{name,
+ * file}` for a code step, whose code is that `.mjs` file of the folder, or `{name, action,
+ * props}`), and each code step's code is its own file, so that an editor, a linter and git see
+ * plain JavaScript. Reading a folder checks everything before anything is sent: a file that is
+ * missing or a YAML that does not parse or fit is an error naming the file (and the line).
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { Document, isNode, LineCounter, parseDocument } from "yaml";
+import { z } from "zod";
+import { CONTROL_LIMITS as L, type Workflow } from "../../shared/resources/index.js";
+import { UsageError } from "../errors.js";
+import type { WorkflowState } from "./changes.js";
+
+export const WORKFLOW_FILE = "workflow.yaml";
+
+const int = (r: { min: number; max: number }) => z.number().int().min(r.min).max(r.max);
+const StepName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "a step name is an identifier").max(64);
+
+const FileStep = z.union([
+  z.strictObject({
+    name: StepName,
+    file: z
+      .string()
+      .regex(/^[^/\\]+\.(mjs|js)$/, "a file of this folder (no directory), ending in .mjs or .js")
+      .refine((f) => f !== "." && f !== "..", "a file of this folder"),
+  }),
+  z.strictObject({ name: StepName, action: z.string().min(1).max(200), props: z.record(z.string(), z.unknown()).optional() }),
+]);
+
+/** workflow.yaml: settings left out keep the workflow's on a push (a new workflow: the server's defaults). */
+const WorkflowFile = z.strictObject({
+  id: z.string().regex(/^p_[A-Za-z0-9]+$/, "a workflow id, p_...").optional(),
+  version: z.number().int().positive().optional(),
+  name: z.string().min(1).max(200),
+  http_response: z.enum(["immediate", "workflow"]).optional(),
+  retry: z
+    .strictObject({
+      max_attempts: int(L.maxAttempts).optional(),
+      initial_delay_seconds: int(L.initialDelaySeconds).optional(),
+      max_delay_seconds: int(L.maxDelaySeconds).optional(),
+    })
+    .optional(),
+  concurrency: int(L.concurrency).optional(),
+  throttle: z.strictObject({ limit: int(L.throttleLimit), period_seconds: int(L.throttlePeriodSeconds) }).nullable().optional(),
+  steps: z.array(FileStep).min(1).max(50),
+});
+export type WorkflowFile = z.infer<typeof WorkflowFile>;
+
+/** A folder read whole: the file's fields and each step with its code. */
+export interface LocalWorkflow {
+  file: WorkflowFile;
+  steps: WorkflowState["steps"];
+}
+
+const codeFile = (name: string) => `${name}.mjs`;
+
+/** The folder's files for a workflow: workflow.yaml's text and each code step's file. */
+export function workflowFiles(w: Workflow): { yaml: string; code: Map<string, string> } {
+  const code = new Map<string, string>();
+  const steps = w.steps.map((s) => {
+    if (s.action !== undefined) return { name: s.name, action: s.action, props: s.props ?? {} };
+    code.set(codeFile(s.name), s.code);
+    return { name: s.name, file: codeFile(s.name) };
+  });
+  const doc = new Document({
+    id: w.id,
+    version: w.version ?? 1,
+    name: w.name,
+    ...(w.http_response !== undefined ? { http_response: w.http_response } : {}),
+    ...(w.retry !== undefined ? { retry: w.retry } : {}),
+    ...(w.concurrency !== undefined ? { concurrency: w.concurrency } : {}),
+    ...(w.throttle !== undefined ? { throttle: w.throttle } : {}),
+    steps,
+  });
+  doc.commentBefore =
+    " A Headwater workflow: `headwater workflows push` deploys this folder as its next version.\n" +
+    " `version` is the one it was pulled at: a push is refused when the workflow has moved on since.";
+  return { yaml: doc.toString({ lineWidth: 0 }), code };
+}
+
+/** `file line N: message`, where the YAML node of `at` (or its nearest parent that exists) starts. */
+function where(doc: Document, lines: LineCounter, at: PropertyKey[]): string {
+  for (let n = at.length; n >= 0; n--) {
+    const node = at.length === 0 ? doc.contents : doc.getIn(at.slice(0, n) as Array<string | number>, true);
+    if (isNode(node) && node.range) return ` line ${lines.linePos(node.range[0]).line}`;
+  }
+  return "";
+}
+
+/** Reads and checks a workflow folder; a UsageError naming the file (and line) for what is wrong. */
+export function readWorkflowFolder(dir: string): LocalWorkflow {
+  const yamlPath = path.join(dir, WORKFLOW_FILE);
+  if (!fs.existsSync(yamlPath)) throw new UsageError(`${yamlPath}: no such file (headwater workflows pull writes one)`);
+  const lines = new LineCounter();
+  const doc = parseDocument(fs.readFileSync(yamlPath, "utf8"), { lineCounter: lines, prettyErrors: false });
+  const bad = doc.errors[0];
+  if (bad) {
+    const line = lines.linePos(bad.pos[0]).line;
+    throw new UsageError(`${yamlPath}${line ? ` line ${line}` : ""}: not valid YAML: ${bad.message.split("\n")[0]}`);
+  }
+  const parsed = WorkflowFile.safeParse(doc.toJS());
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const field = issue.path.length > 0 ? `${issue.path.join(".")}: ` : "";
+    throw new UsageError(`${yamlPath}${where(doc, lines, issue.path)}: ${field}${issue.message}`);
+  }
+  const file = parsed.data;
+  const names = new Set<string>();
+  const steps = file.steps.map((s, i) => {
+    if (names.has(s.name)) throw new UsageError(`${yamlPath}${where(doc, lines, ["steps", i, "name"])}: two steps are named ${s.name}`);
+    names.add(s.name);
+    if (!("file" in s)) return { name: s.name, code: "", action: s.action, props: s.props ?? {} };
+    const codePath = path.join(dir, s.file);
+    if (!fs.existsSync(codePath)) throw new UsageError(`${codePath}: no such file (step ${s.name} of ${yamlPath})`);
+    const code = fs.readFileSync(codePath, "utf8");
+    if (code.trim() === "") throw new UsageError(`${codePath}: the file is empty (step ${s.name})`);
+    return { name: s.name, code };
+  });
+  return { file, steps };
+}
+
+/** Writes the workflow's folder; the code files of steps no longer there (per the old workflow.yaml) are removed. */
+export function writeWorkflowFolder(dir: string, w: Workflow): string[] {
+  const { yaml, code } = workflowFiles(w);
+  fs.mkdirSync(dir, { recursive: true });
+  const old = path.join(dir, WORKFLOW_FILE);
+  if (fs.existsSync(old)) {
+    const before = parseDocument(fs.readFileSync(old, "utf8")).toJS() as { id?: unknown; steps?: Array<{ file?: unknown }> } | null;
+    if (before?.id !== undefined && before.id !== w.id)
+      throw new UsageError(`${old} is workflow ${String(before.id)}'s, not ${w.id}'s: pull into another folder`);
+    for (const s of before?.steps ?? []) {
+      if (typeof s?.file === "string" && /^[^/\\]+\.(mjs|js)$/.test(s.file) && !code.has(s.file))
+        fs.rmSync(path.join(dir, s.file), { force: true });
+    }
+  }
+  for (const [name, text] of code) fs.writeFileSync(path.join(dir, name), text);
+  fs.writeFileSync(old, yaml);
+  return [WORKFLOW_FILE, ...code.keys()];
+}
+
+/** Sets `id` and `version` in workflow.yaml, keeping the rest of the file (comments, order) as it is. */
+export function recordVersion(dir: string, id: string, version: number): void {
+  const yamlPath = path.join(dir, WORKFLOW_FILE);
+  const doc = parseDocument(fs.readFileSync(yamlPath, "utf8"));
+  const fresh = ["id", "version"].filter((key) => !doc.has(key));
+  doc.set("id", id);
+  doc.set("version", version);
+  // Fields new to the file go first, where pull puts them (set appends them at the end).
+  const map = doc.contents as unknown as { items: Array<{ key: unknown }> };
+  const first = map.items.filter((item) => fresh.includes(String((item.key as { value?: unknown })?.value ?? item.key)));
+  map.items = [...first, ...map.items.filter((item) => !first.includes(item))];
+  fs.writeFileSync(yamlPath, doc.toString({ lineWidth: 0 }));
+}
