@@ -19,10 +19,9 @@
  *   database refuses the results themselves, the run ends `error` instead (runs/platform-end.ts).
  */
 import { randomUUID } from "node:crypto";
-import type { RunResponse, RunTrigger, WorkflowStep } from "../../shared/resources/index.js";
-import { errorEvent } from "../delivery/error-event.js";
+import type { RunResponse, WorkflowStep } from "../../shared/resources/index.js";
 import type { Quotas } from "../quotas/quotas.js";
-import type { EmitInput, EventStore, InvocationJob } from "../services.js";
+import type { EmitInput, EventStore } from "../services.js";
 import { PlatformFailure, platformStep } from "../runtime/platform-failure.js";
 import { MAX_ATTEMPTS } from "../runtime/queue.js";
 import type { Db } from "../store/db.js";
@@ -39,21 +38,14 @@ import { controlsOf, dispatched } from "./controls.js";
 import { dispatchJob, onOwnTarget, throttleGate, workflowOfTarget, type DispatchDeps } from "./dispatch.js";
 import { attemptsAfter, continuationOf, planSteps } from "./runs/continue.js";
 import type { RunChanges } from "./runs/changes.js";
-import {
-  isRefusal,
-  PLATFORM_END_CODES,
-  platformEndMessage,
-  platformEndRow,
-  stepsEnded,
-  type PlatformEndCode,
-} from "./runs/platform-end.js";
+import { errorsInput, isRefusal, PLATFORM_END_CODES, platformEnder } from "./runs/platform-end.js";
 import { endedRow, finishedRun, plannedSteps, queuedRow, runningRow, type PlannedStep, type RunHeader } from "./runs/record.js";
 import { responseOf, type CallerAnswers } from "./runs/respond.js";
 import { RetentionTurns } from "./runs/retention.js";
 import { LocalStartFence, type StartFence } from "./runs/start-fence.js";
 import { StartRows } from "./runs/start-rows.js";
 import { VersionSteps } from "./versions/steps.js";
-import { queuedMs, runIdOf, sourceType, triggerOf } from "./runs/trigger.js";
+import { headerOf, runIdOf, sourceType, type JobOfRun } from "./runs/trigger.js";
 
 export type { RunWorkflowSteps } from "../runtime/workflow-steps.js";
 
@@ -95,7 +87,7 @@ export async function readRunnableWorkflow(db: Db, id: string): Promise<Runnable
 }
 
 /** A job as the runner gets it from the queue (`attempts`: its platform failures so far). */
-export type RunnerJob = InvocationJob & { id?: string; respondTo?: string; attempts?: number };
+export type RunnerJob = JobOfRun;
 
 /**
  * Runs one job: `committed` when the job was deleted with its results, or stays where it is
@@ -122,30 +114,6 @@ const RUNS_COUNTED = {
 /** Whether the queue gives the job up if this attempt fails for the platform (queue.ts). */
 const lastAttempt = (job: RunnerJob): boolean => (job.attempts ?? 0) + 1 >= MAX_ATTEMPTS;
 
-/**
- * The version a run runs: the one it started with when it goes on (a retry, after a delay),
- * the one a re-run names, else the workflow's current one.
- */
-function versionOf(job: RunnerJob, wf: WorkflowRow, resumed: RunRow | undefined): number {
-  const current = Number(wf.version ?? 1);
-  if (resumed) return resumed.version == null ? current : Number(resumed.version);
-  return job.rerun?.version ?? current;
-}
-
-/** A run's header: what its start and end both record, from its job (and its earlier row, going on). */
-function headerOf(job: RunnerJob, wf: WorkflowRow, resumed: RunRow | undefined): RunHeader {
-  return {
-    version: versionOf(job, wf, resumed),
-    id: runIdOf(job),
-    workflowId: wf.id,
-    ownerId: wf.owner_id,
-    trigger: resumed ? (JSON.parse(resumed.trigger_json) as RunTrigger) : triggerOf(job),
-    attempt: job.resume?.attempt ?? 1,
-    createdMs: resumed ? Number(resumed.created_ms) : queuedMs(job.id),
-    eventJson: resumed?.event_json ?? JSON.stringify(job.event ?? null),
-  };
-}
-
 /** Returns the handler the invocation queue calls for `p_` targets. */
 export function createWorkflowRunner(o: WorkflowRunnerOptions): WorkflowJobHandler {
   const log = o.log ?? (() => undefined);
@@ -158,63 +126,7 @@ export function createWorkflowRunner(o: WorkflowRunnerOptions): WorkflowJobHandl
     ? (fn: (db: Db) => Promise<void>) => o.writes!.run(fn)
     : (fn: (db: Db) => Promise<void>) => fn(o.db);
 
-  /** The $errors event of a run that failed, as the workflow's listeners get it. */
-  const errorsInput = (
-    job: RunnerJob,
-    wf: WorkflowRow,
-    contextId: string,
-    error: { code: string; message: string; cellId: string; stack: string },
-    attempts: number,
-  ): EmitInput => ({
-    emitterId: wf.id,
-    ownerId: wf.owner_id,
-    channel: "$errors",
-    hops: job.origin?.hops ?? 0,
-    event: errorEvent({
-      listenerId: wf.id,
-      deploymentId: wf.deployment_id,
-      ownerId: wf.owner_id,
-      originalEvent: job.event,
-      contextId,
-      sourceType: sourceType(job),
-      ...error,
-      attempts,
-      now: new Date(),
-    }),
-  });
-
-  /**
-   * Ends the run `error` with a platform code and its `$errors` event (runs/platform-end.ts), in
-   * the commit that deletes its job. Throws PlatformFailure when even that cannot be stored.
-   */
-  const endForPlatform = async (job: RunnerJob, code: PlatformEndCode, cause: unknown): Promise<{ committed: boolean }> => {
-    const caller = job.respondTo;
-    try {
-      const runnable = await read(workflowOfTarget(job.targetId));
-      const wf = runnable?.row;
-      if (!wf || wf.owner_id !== job.ownerId || !job.id) return { committed: false };
-      const resumed = job.resume ? await findRun(o.db, job.resume.runId) : undefined;
-      const header = headerOf(job, wf, resumed);
-      const stored = resumed ?? (await findRun(o.db, header.id));
-      const steps = stepsEnded(
-        stored ? JSON.parse(stored.steps_json) : plannedSteps(planSteps(runnable.steps, job, resumed)),
-      );
-      const message = platformEndMessage(code, cause);
-      const row = platformEndRow(header, steps, code, message, stored, Date.now());
-      const errors = errorsInput(job, wf, job.origin?.eventId ?? randomUUID(), { code, message, cellId: "", stack: "" }, header.attempt);
-      await o.events.commit([errors], { jobIds: [job.id], run: { row } });
-      log(`run ${header.id} of ${wf.id} ended with ${code}`, cause);
-      o.changes?.changed(row);
-      if (caller && o.answers) o.answers.respond(caller, o.answers.unanswered(header.id, "error"));
-      return { committed: true };
-    } catch (err) {
-      // Its job is gone: another instance ended the run, or its workflow was deleted.
-      if (err instanceof JobAlreadyCompletedError) return { committed: true };
-      throw new PlatformFailure(`ending a run the platform failed: ${err instanceof Error ? err.message : String(err)}`);
-    } finally {
-      o.answers?.finish(caller);
-    }
-  };
+  const endForPlatform = platformEnder({ db: o.db, events: o.events, read, ...(o.changes ? { changes: o.changes } : {}), ...(o.answers ? { answers: o.answers } : {}), log });
 
   const runJob: WorkflowJobHandler = async (job) => {
     const workflowId = workflowOfTarget(job.targetId);

@@ -5,11 +5,23 @@
  * It ends `error` with a platform code and its one `$errors` event, committed with its job's
  * delete as any run's end, so no run stays `queued` or `running` with nothing left to move it.
  */
-import type { RunStep } from "../../../shared/resources/index.js";
+import { randomUUID } from "node:crypto";
+import type { RunStep, WorkflowStep } from "../../../shared/resources/index.js";
+import { errorEvent } from "../../delivery/error-event.js";
+import { PlatformFailure } from "../../runtime/platform-failure.js";
 import { scrubServerPaths } from "../../runtime/stacks.js";
-import type { RunRow } from "../../store/repos/runs.js";
+import type { EmitInput, EventStore } from "../../services.js";
+import type { Db } from "../../store/db.js";
+import { JobAlreadyCompletedError } from "../../store/repos/completions.js";
+import { findRun, type RunRow } from "../../store/repos/runs.js";
+import type { WorkflowRow } from "../../store/repos/workflows.js";
 import { storableJson } from "../../store/storable-text.js";
-import type { RunHeader } from "./record.js";
+import { workflowOfTarget } from "../targets.js";
+import type { RunChanges } from "./changes.js";
+import { planSteps } from "./continue.js";
+import { plannedSteps, type RunHeader } from "./record.js";
+import type { CallerAnswers } from "./respond.js";
+import { headerOf, sourceType, type JobOfRun } from "./trigger.js";
 
 /** The `error.code` of a run the platform ended. */
 export const PLATFORM_END_CODES = {
@@ -78,5 +90,78 @@ export function platformEndRow(
     next_at_ms: null,
     attempts_json: stored?.attempts_json ?? null,
     version: h.version ?? null,
+  };
+}
+
+/** The $errors event of a run that failed, as the workflow's listeners get it. */
+export function errorsInput(
+  job: JobOfRun,
+  wf: WorkflowRow,
+  contextId: string,
+  error: { code: string; message: string; cellId: string; stack: string },
+  attempts: number,
+): EmitInput {
+  return {
+    emitterId: wf.id,
+    ownerId: wf.owner_id,
+    channel: "$errors",
+    hops: job.origin?.hops ?? 0,
+    event: errorEvent({
+      listenerId: wf.id,
+      deploymentId: wf.deployment_id,
+      ownerId: wf.owner_id,
+      originalEvent: job.event,
+      contextId,
+      sourceType: sourceType(job),
+      ...error,
+      attempts,
+      now: new Date(),
+    }),
+  };
+}
+
+export interface PlatformEndDeps {
+  db: Db;
+  events: EventStore;
+  read: (id: string) => Promise<{ row: WorkflowRow; steps: WorkflowStep[] } | undefined>;
+  changes?: Pick<RunChanges, "changed">;
+  answers?: CallerAnswers;
+  log: (msg: string, err?: unknown) => void;
+}
+
+/**
+ * Ends a job's run `error` with a platform code and its `$errors` event, in the commit that
+ * deletes its job; a caller that waits is answered 502. Throws PlatformFailure when even that
+ * cannot be stored.
+ */
+export function platformEnder(d: PlatformEndDeps) {
+  return async (job: JobOfRun, code: PlatformEndCode, cause: unknown): Promise<{ committed: boolean }> => {
+    const caller = job.respondTo;
+    try {
+      const runnable = await d.read(workflowOfTarget(job.targetId));
+      const wf = runnable?.row;
+      if (!wf || wf.owner_id !== job.ownerId || !job.id) return { committed: false };
+      const resumed = job.resume ? await findRun(d.db, job.resume.runId) : undefined;
+      const header = headerOf(job, wf, resumed);
+      const stored = resumed ?? (await findRun(d.db, header.id));
+      const steps = stepsEnded(
+        stored ? (JSON.parse(stored.steps_json) as RunStep[]) : plannedSteps(planSteps(runnable.steps, job, resumed)),
+      );
+      const message = platformEndMessage(code, cause);
+      const row = platformEndRow(header, steps, code, message, stored, Date.now());
+      const contextId = job.origin?.eventId ?? randomUUID();
+      const errors = errorsInput(job, wf, contextId, { code, message, cellId: "", stack: "" }, header.attempt);
+      await d.events.commit([errors], { jobIds: [job.id], run: { row } });
+      d.log(`run ${header.id} of ${wf.id} ended with ${code}`, cause);
+      d.changes?.changed(row);
+      if (caller && d.answers) d.answers.respond(caller, d.answers.unanswered(header.id, "error"));
+      return { committed: true };
+    } catch (err) {
+      // Its job is gone: another instance ended the run, or its workflow was deleted.
+      if (err instanceof JobAlreadyCompletedError) return { committed: true };
+      throw new PlatformFailure(`ending a run the platform failed: ${err instanceof Error ? err.message : String(err)}`);
+    } finally {
+      d.answers?.finish(caller);
+    }
   };
 }

@@ -6,6 +6,12 @@ import { randomUUID } from "node:crypto";
 import { runIdOfJob } from "../../../shared/ids.js";
 import type { RunTrigger } from "../../../shared/resources/index.js";
 import type { InvocationJob } from "../../services.js";
+import type { RunRow } from "../../store/repos/runs.js";
+import type { WorkflowRow } from "../../store/repos/workflows.js";
+import type { RunHeader } from "./record.js";
+
+/** A workflow's job as the runner gets it from the queue (`attempts`: its platform failures so far). */
+export type JobOfRun = InvocationJob & { id?: string; respondTo?: string; attempts?: number };
 
 export function sourceType(job: Pick<InvocationJob, "trigger" | "origin">): "SOURCE" | "WORKFLOW" | "HTTP" {
   if (job.trigger === "http") return "HTTP";
@@ -38,4 +44,28 @@ export function runIdOf(job: InvocationJob & { id?: string | undefined }): strin
     job.rerun?.runId ??
     (job.id ? runIdOfJob(job.id) : `r_${randomUUID().replace(/-/g, "")}`)
   );
+}
+
+/**
+ * The version a run runs: the one it started with when it goes on (a retry, after a delay),
+ * the one a re-run names, else the workflow's current one.
+ */
+function versionOf(job: JobOfRun, wf: WorkflowRow, resumed: RunRow | undefined): number {
+  const current = Number(wf.version ?? 1);
+  if (resumed) return resumed.version == null ? current : Number(resumed.version);
+  return job.rerun?.version ?? current;
+}
+
+/** A run's header: what its start and end both record, from its job (and its earlier row, going on). */
+export function headerOf(job: JobOfRun, wf: WorkflowRow, resumed: RunRow | undefined): RunHeader {
+  return {
+    version: versionOf(job, wf, resumed),
+    id: runIdOf(job),
+    workflowId: wf.id,
+    ownerId: wf.owner_id,
+    trigger: resumed ? (JSON.parse(resumed.trigger_json) as RunTrigger) : triggerOf(job),
+    attempt: job.resume?.attempt ?? 1,
+    createdMs: resumed ? Number(resumed.created_ms) : queuedMs(job.id),
+    eventJson: resumed?.event_json ?? JSON.stringify(job.event ?? null),
+  };
 }
