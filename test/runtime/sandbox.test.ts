@@ -58,9 +58,10 @@ describe("sandbox", () => {
     expect(returned(result)).toEqual({ c_1: 4, c_2: { ok: true } });
     expect(result.logs).toEqual([{ level: "log", message: "not an error", step: 1, ts_ms: expect.any(Number) }]);
     expect(result.emits).toEqual([
-      { data: { raw_event: { got: 4 } }, channel: "" },
-      { data: { raw_event: "hi" }, channel: "named" },
-      { data: { raw_event: { legacy: true } }, channel: "" },
+      // Each emit names the step that made it (a test run shows them on their steps).
+      { data: { raw_event: { got: 4 } }, channel: "", step: 1 },
+      { data: { raw_event: "hi" }, channel: "named", step: 1 },
+      { data: { raw_event: { legacy: true } }, channel: "", step: 1 },
     ]);
   });
 
@@ -76,7 +77,7 @@ describe("sandbox", () => {
       ],
     });
     expect(returned(result)).toEqual({ c_a: "a" });
-    expect(result.emits).toEqual([{ data: { raw_event: 1 }, channel: "" }]);
+    expect(result.emits).toEqual([{ data: { raw_event: 1 }, channel: "", step: 0 }]);
     expect(result.error).toMatchObject({ cellId: "c_b", code: "TypeError", message: "bad input", stack: expect.stringContaining("bad input") });
   });
 
