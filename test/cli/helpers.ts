@@ -6,24 +6,25 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { afterAll } from "vitest";
 import { REPO_ROOT } from "../support/server.js";
+import { tempDir as tempDirOf } from "../support/temp-dirs.js";
 
-const made: string[] = [];
 /** A temp dir, removed when the test file ends. */
-export const tempDir = (prefix = "hw-cli-") => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-  made.push(dir);
-  return dir;
-};
-afterAll(() => {
-  for (const dir of made.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-});
+export const tempDir = (prefix = "hw-cli-") => tempDirOf(prefix);
 
-const binDir = tempDir("hw-cli-bin-");
-fs.symlinkSync(path.join(REPO_ROOT, "cli", "bin.mjs"), path.join(binDir, "headwater"));
+let binDir: string | undefined;
+/**
+ * The dir of the `headwater` symlink, a temp dir of the test file: made again when the end of a
+ * file removed it (test files may share this module, see vitest.config.ts).
+ */
+function headwaterBinDir(): string {
+  if (binDir === undefined || !fs.existsSync(binDir)) {
+    binDir = tempDirOf("hw-cli-bin-");
+    fs.symlinkSync(path.join(REPO_ROOT, "cli", "bin.mjs"), path.join(binDir, "headwater"));
+  }
+  return binDir;
+}
 
 export interface CliEnvOptions {
   /** HEADWATER_* and other variables for this run. */
@@ -37,7 +38,7 @@ export function cliEnv(opts: CliEnvOptions = {}): NodeJS.ProcessEnv {
   for (const [k, v] of Object.entries(process.env)) {
     if (!k.startsWith("HEADWATER_") && k !== "XDG_CONFIG_HOME" && k !== "FORCE_COLOR") env[k] = v;
   }
-  env.PATH = `${binDir}${path.delimiter}${process.env.PATH ?? ""}`;
+  env.PATH = `${headwaterBinDir()}${path.delimiter}${process.env.PATH ?? ""}`;
   env.NO_COLOR = "1";
   env.HEADWATER_APP_DATA_DIR = opts.appDataDir ?? tempDir("hw-cli-cfg-");
   for (const [k, v] of Object.entries(opts.env ?? {})) {

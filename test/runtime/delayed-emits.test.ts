@@ -3,7 +3,7 @@
  * vendor's scheduled-tasks source expects; held across a restart, removed with its source.
  * `process.env.PD_COMPONENT` is the source's id inside its run. Both databases.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { delayedTarget } from "../../server/runtime/delayed-emits.js";
 import { testDatabases } from "../support/databases.js";
 import { expectApiError } from "../support/fixtures.js";
@@ -24,16 +24,19 @@ const endpointOf = (src: { configured_props: Record<string, unknown> }) =>
   (src.configured_props.http as { endpoint_url: string }).endpoint_url;
 
 describe.each(testDatabases())("delivery_ts on $name", (database) => {
-  let s: TestServer | undefined;
-  afterEach(async () => {
+  // One server for the file: each test has its own user and sources, and looks only at theirs.
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startServer({ db: database });
+  });
+  afterAll(async () => {
     await s?.stop();
-    s = undefined;
   });
 
   /** Emits of the source waiting for their delivery_ts: jobs of its held-emits target. */
   const held = async (sourceId: string) =>
     (
-      await s!.server.store.db
+      await s.server.store.db
         .selectFrom("jobs")
         .select("id")
         .where("target_id", "=", delayedTarget(sourceId))
@@ -44,7 +47,6 @@ describe.each(testDatabases())("delivery_ts on $name", (database) => {
     "delivers the event on its channel no earlier than delivery_ts; PD_COMPONENT is the source's id",
     { timeout: 60_000 },
     async () => {
-      s = await startServer({ db: database });
       const alice = await s.newUser();
       const src = await alice.client.createSource({ component_code: COMPONENT });
       await hit(endpointOf(src), { body: { delayMs: 1500 } });
@@ -60,7 +62,6 @@ describe.each(testDatabases())("delivery_ts on $name", (database) => {
   );
 
   it("keeps a held event across a restart and delivers it after", { timeout: 90_000 }, async () => {
-    s = await startServer({ db: database });
     const alice = await s.newUser();
     const src = await alice.client.createSource({ component_code: COMPONENT });
     await hit(endpointOf(src), { body: { delayMs: 5000 } });
@@ -77,7 +78,6 @@ describe.each(testDatabases())("delivery_ts on $name", (database) => {
   });
 
   it("delivers at once what is not a time (a string, from 1e15 ms on, in the past), without errors", { timeout: 60_000 }, async () => {
-    s = await startServer({ db: database });
     const alice = await s.newUser();
     const code = `export default {
       props: { http: "$.interface.http" },
@@ -96,7 +96,6 @@ describe.each(testDatabases())("delivery_ts on $name", (database) => {
   });
 
   it("holds what a deploy hook emits with a delivery_ts, and what an activate that fails emitted goes with the source", { timeout: 60_000 }, async () => {
-    s = await startServer({ db: database });
     const alice = await s.newUser();
     const hooks = (activate: string) => `export default {
       props: { http: "$.interface.http" },
@@ -123,7 +122,6 @@ describe.each(testDatabases())("delivery_ts on $name", (database) => {
   });
 
   it("removes the source's held events with it; other sources keep theirs and keep running meanwhile", { timeout: 60_000 }, async () => {
-    s = await startServer({ db: database });
     const alice = await s.newUser();
     const [a, b] = [
       await alice.client.createSource({ component_code: COMPONENT }),

@@ -207,12 +207,14 @@ describe.skipIf(!postgresForScale())("several instances on one PostgreSQL databa
 
   it("a 1-second timer fires once per tick with both running, and B keeps firing when A is killed; nothing A acknowledged is lost", { timeout: 120_000 }, async () => {
     const timer = await a.client.createSource({ component_code: ticker });
+    // The window starts once the timer exists, not after the next source is made (a sandbox
+    // start, a second or more on a loaded machine, while the timer already ticks).
+    const t0 = Date.now();
     const slow = await a.client.createSource({
       component_code: recorder.replace("async run(event) {", "async run(event) { await new Promise((r) => setTimeout(r, 30));"),
     });
 
     // About six ticks with both instances polling the same timer row.
-    const t0 = Date.now();
     await new Promise((r) => setTimeout(r, 6500));
     const both = await allEvents(a.client, timer.id);
     const stamps = both.map((e) => (e.event as { timestamp: number }).timestamp);
