@@ -1,4 +1,4 @@
-/** One workflow: endpoint, active switch, steps (its draft, edited), settings, delete, its events and $errors, and its runs. */
+/** One workflow: endpoint, active switch, steps (its draft, edited), history, settings, delete, its events and $errors, and its runs. */
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import type { Workflow } from "../../../shared/resources/index.js";
@@ -18,6 +18,7 @@ import { EventsPanel } from "../events/EventsPanel.js";
 import { Wiring } from "../flow/Wiring.js";
 import { SendTestEvent } from "../test-event/SendTestEvent.js";
 import { StepsBuilder } from "./builder/StepsBuilder.js";
+import { HistoryPanel } from "./history/HistoryPanel.js";
 import { RunsPanel } from "./runs/RunsPanel.js";
 import { WorkflowSettings } from "./WorkflowSettings.js";
 
@@ -25,7 +26,7 @@ export function WorkflowDetail({ id }: { id: string }) {
   const wf = useWorkflow(id);
   const route = useRoute();
   const runId = route.id === id && route.rest[0] === "runs" ? (route.rest[1] ?? null) : null;
-  const [tab, setTab] = useState<"events" | "runs" | "steps" | "settings">(runId ? "runs" : "events");
+  const [tab, setTab] = useState<"events" | "runs" | "steps" | "history" | "settings">(runId ? "runs" : "events");
   // A run's address opens the Runs tab on it (also when it changes while this page is open).
   const [shownRunId, setShownRunId] = useState(runId);
   if (runId !== shownRunId) {
@@ -47,6 +48,7 @@ export function WorkflowDetail({ id }: { id: string }) {
           { id: "events", label: "Events" },
           { id: "runs", label: "Runs" },
           { id: "steps", label: `Steps (${w.steps.length})` },
+          { id: "history", label: "History" },
           { id: "settings", label: "Settings" },
         ]}
         value={tab}
@@ -58,6 +60,8 @@ export function WorkflowDetail({ id }: { id: string }) {
         <RunsPanel workflowId={w.id} openRunId={runId} />
       ) : tab === "settings" ? (
         <WorkflowSettings workflow={w} />
+      ) : tab === "history" ? (
+        <HistoryPanel workflow={w} />
       ) : (
         <StepsBuilder workflow={w} />
       )}
