@@ -91,7 +91,12 @@ export function HistoryPanel({ workflow: w }: { workflow: Workflow }) {
             <tr key={v.version}>
               <th scope="row">
                 {v.version}
-                {v.version === w.version && <span className="chip ok"> current</span>}
+                {v.version === w.version && (
+                  <>
+                    {" "}
+                    <span className="chip ok">current</span>
+                  </>
+                )}
               </th>
               <td className="version-message">{v.message ?? <span className="muted">No message</span>}</td>
               <td>{originText(v)}</td>
