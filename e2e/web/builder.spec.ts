@@ -3,7 +3,8 @@
  * the Steps tab's editor (CodeMirror), autosaved to the draft, found again after a reload, and
  * deployed with a message as the next version; the History tab diffs two versions and restores
  * the first. axe finds nothing in either colour scheme. Screenshots: e2e/screenshots/builder-*.png
- * at 1440 and 720 px.
+ * at 1440 and 720 px, and the draft in the dark theme (builder-02-history is the picture
+ * docs/images/builder-history.png was taken from).
  */
 import { expectAccessibleInBothSchemes } from "../support/axe.js";
 import { expect, requireChromium, screenshot, test } from "../support/fixtures.js";
@@ -49,6 +50,9 @@ test("edit a step, find the draft after a reload, deploy it, diff two versions a
     await page.setViewportSize({ width: 720, height: 900 });
     await screenshot(page, "builder-01-draft-720");
     await page.setViewportSize({ width: 1440, height: 1000 });
+    await page.emulateMedia({ colorScheme: "dark" });
+    await screenshot(page, "builder-01-draft-dark");
+    await page.emulateMedia({ colorScheme: "light" });
   });
 
   await test.step("deploy it with a message: version 3", async () => {
