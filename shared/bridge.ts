@@ -39,6 +39,9 @@ import {
   PropOptionsBody,
   ReplayEventsBody,
   RerunBody,
+  RestoreVersionBody,
+  DraftBody,
+  DeployDraftBody,
   RunListQuery,
   StatsQuery,
   SubscriptionParams,
@@ -63,6 +66,9 @@ import {
   type Subscription,
   type User,
   type Workflow,
+  type WorkflowDraft,
+  type WorkflowVersion,
+  type WorkflowVersionInfo,
 } from "./resources/index.js";
 import { BRIDGE_METHOD_NAMES, PUSH_CHANNELS } from "./bridge-names.js";
 
@@ -216,6 +222,7 @@ const UserId = z.string().check(z.regex(/^u_[A-Za-z0-9]{1,64}$/, "not a user id 
 const AccountId = z.string().check(z.regex(/^apn_[A-Za-z0-9]{1,64}$/, "not an account id (apn_...)"));
 const ComponentId = z.string().check(z.regex(/^sc_[A-Za-z0-9]{1,64}$/, "not a component id (sc_...)"));
 const EmitterId = z.union([SourceId, WorkflowId]);
+const VersionNumber = z.number().check(z.int(), z.positive());
 const EventId = z.string().check(z.regex(/^\d{1,15}-\d{1,9}$/, "not an event id"));
 const RunId = z.string().check(z.regex(/^r_[A-Za-z0-9]{1,64}$/, "not a run id (r_...)"));
 const ProfileId = Str(64);
@@ -371,6 +378,14 @@ export const bridgeArgs = {
   getWorkflow: z.tuple([WorkflowId]),
   updateWorkflow: z.tuple([WorkflowId, UpdateWorkflowBody]),
   deleteWorkflow: z.tuple([WorkflowId]),
+  // versions and the draft (decisions.md "Building workflows")
+  listWorkflowVersions: z.tuple([WorkflowId, z.optional(PageQuery)]),
+  getWorkflowVersion: z.tuple([WorkflowId, VersionNumber]),
+  restoreWorkflowVersion: z.tuple([WorkflowId, VersionNumber, z.optional(RestoreVersionBody)]),
+  getWorkflowDraft: z.tuple([WorkflowId]),
+  updateWorkflowDraft: z.tuple([WorkflowId, DraftBody]),
+  discardWorkflowDraft: z.tuple([WorkflowId]),
+  deployWorkflowDraft: z.tuple([WorkflowId, z.optional(DeployDraftBody)]),
   // workflow runs (extension; a server without them answers 404)
   listWorkflowRuns: z.tuple([WorkflowId, z.optional(RunListQuery)]),
   getWorkflowRun: z.tuple([WorkflowId, RunId]),
@@ -492,6 +507,19 @@ export interface HeadwaterBridge {
   getWorkflow(id: string): R<Workflow>;
   updateWorkflow(id: string, body: BridgeArgs<"updateWorkflow">[1]): R<Workflow>;
   deleteWorkflow(id: string): R<void>;
+  /** The workflow's versions, newest first. */
+  listWorkflowVersions(id: string, q?: PageQuery): R<Page<WorkflowVersionInfo>>;
+  /** One version with the workflow as it was. */
+  getWorkflowVersion(id: string, version: number): R<WorkflowVersion>;
+  /** A new version with that version's content (409 `version_conflict` when `base_version` is stale). */
+  restoreWorkflowVersion(id: string, version: number, body?: RestoreVersionBody): R<Workflow>;
+  /** The draft (404 `no_draft` when there is none). */
+  getWorkflowDraft(id: string): R<WorkflowDraft>;
+  /** Changes the draft (creates it from the current version first). */
+  updateWorkflowDraft(id: string, body: DraftBody): R<WorkflowDraft>;
+  discardWorkflowDraft(id: string): R<void>;
+  /** Deploys the draft as the next version (400 `invalid_step`, 409 `version_conflict`). */
+  deployWorkflowDraft(id: string, body?: DeployDraftBody): R<Workflow>;
 
   /** A page of a workflow's runs, newest first (`status` keeps one status). 404 on a server without runs. */
   listWorkflowRuns(id: string, q?: RunListQuery): R<Page<Run>>;

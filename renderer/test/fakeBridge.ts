@@ -21,6 +21,7 @@ import type {
 } from "../../shared/bridge.js";
 import { compareEventIds } from "../../shared/ids.js";
 import { cutEvent, rerunOf } from "./fakeRuns.js";
+import { FakeVersions } from "./fakeVersions.js";
 import type {
   Account,
   Action,
@@ -554,6 +555,37 @@ export class FakeBridge implements HeadwaterBridge {
       if (i >= 0) this.workflows[i] = w;
       return w;
     });
+  /** Versions and drafts (`history.record(w, "create")` gives a workflow its first version). */
+  history = new FakeVersions();
+  private workflowOf(id: string): Workflow {
+    const w = this.workflows.find((x) => x.id === id);
+    if (!w) throw this.notFound(`workflow ${id}`);
+    return w;
+  }
+  private store(w: Workflow): Workflow {
+    this.workflows = this.workflows.map((x) => (x.id === w.id ? w : x));
+    return w;
+  }
+  listWorkflowVersions = (id: string, q?: { limit?: number; after?: string }) =>
+    this.respond("listWorkflowVersions", [id, q], () => {
+      this.workflowOf(id);
+      const all = this.history.list(id);
+      return { page_info: { total_count: all.length, count: all.length, start_cursor: null, end_cursor: null }, data: all };
+    });
+  getWorkflowVersion = (id: string, n: number) =>
+    this.respond("getWorkflowVersion", [id, n], () => this.history.get(id, n));
+  restoreWorkflowVersion = (id: string, n: number, body: { message?: string; base_version?: number } = {}) =>
+    this.respond("restoreWorkflowVersion", [id, n, body], () =>
+      this.store(this.history.restore(this.workflowOf(id), n, body)),
+    );
+  getWorkflowDraft = (id: string) => this.respond("getWorkflowDraft", [id], () => this.history.draft(id));
+  updateWorkflowDraft = (id: string, body: Parameters<HeadwaterBridge["updateWorkflowDraft"]>[1]) =>
+    this.respond("updateWorkflowDraft", [id, body], () => this.history.update(this.workflowOf(id), body));
+  discardWorkflowDraft = (id: string) =>
+    this.respond("discardWorkflowDraft", [id], () => void this.history.drafts.delete(id));
+  deployWorkflowDraft = (id: string, body: { message?: string; base_version?: number } = {}) =>
+    this.respond("deployWorkflowDraft", [id, body], () => this.store(this.history.deploy(this.workflowOf(id), body)));
+
   deleteWorkflow = (id: string) =>
     this.respond(
       "deleteWorkflow",

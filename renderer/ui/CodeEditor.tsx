@@ -1,15 +1,23 @@
-import { useId } from "react";
-import EditorImport from "react-simple-code-editor";
-import Prism from "prismjs";
-
-// A CommonJS package: bundlers and Node hand over either the component or its module object.
-const Editor = ((EditorImport as unknown as { default?: unknown }).default ??
-  EditorImport) as unknown as typeof EditorImport.default;
-
 /**
- * A code editor: a plain textarea (so typing, undo and accessibility are the browser's) under a
- * Prism-highlighted copy of the text. JavaScript is what components and steps are written in.
+ * A code editor on CodeMirror 6: JavaScript highlighted (colours are classes styled by
+ * code-editor.css, so they follow `<html data-theme>`), syntax errors marked as you type, problems
+ * the server found marked at their line, completion of `$.` and `steps.<name>`. Tab indents; Escape
+ * then Tab leaves the editor (CodeMirror's own rule), so the keyboard is never trapped.
  */
+import { autocompletion, closeBrackets, closeBracketsKeymap, completionKeymap } from "@codemirror/autocomplete";
+import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirror/commands";
+import { javascript } from "@codemirror/lang-javascript";
+import { bracketMatching, indentOnInput, syntaxHighlighting } from "@codemirror/language";
+import { forceLinting, linter, lintGutter } from "@codemirror/lint";
+import { Compartment, EditorState } from "@codemirror/state";
+import { EditorView, highlightActiveLine, keymap, lineNumbers } from "@codemirror/view";
+import { classHighlighter } from "@lezer/highlight";
+import { useEffect, useId, useLayoutEffect, useRef } from "react";
+import { stepCompletions } from "./code/completions.js";
+import { problemDiagnostics, syntaxDiagnostics, type CodeProblem } from "./code/syntaxLint.js";
+
+export type { CodeProblem };
+
 export function CodeEditor(props: {
   value: string;
   onChange?: (code: string) => void;
@@ -17,32 +25,89 @@ export function CodeEditor(props: {
   readOnly?: boolean;
   minHeight?: number;
   id?: string;
+  /** Names of the steps that run before this code (completed after `steps.`). */
+  earlierSteps?: readonly string[];
+  /** Problems found elsewhere (the server's parse of a draft), marked at their line. */
+  problems?: readonly CodeProblem[];
 }) {
-  const { value, onChange, label, readOnly, minHeight = 220, id } = props;
+  const { value, label, readOnly = false, minHeight = 220, id } = props;
   const autoId = useId();
-  const textareaId = id ?? autoId;
-  const grammar = Prism.languages.javascript;
-  return (
-    <div className="code-editor" style={{ minHeight }}>
-      <label className="sr-only" htmlFor={textareaId}>
-        {label}
-      </label>
-      <Editor
-        value={value}
-        onValueChange={(v) => onChange?.(v)}
-        highlight={(code) => (grammar ? Prism.highlight(code, grammar, "javascript") : escapeHtml(code))}
-        padding={12}
-        readOnly={readOnly}
-        textareaId={textareaId}
-        spellCheck={false}
-        style={{ minHeight }}
-        className="code-editor-inner"
-        textareaClassName="code-editor-textarea"
-      />
-    </div>
-  );
+  const host = useRef<HTMLDivElement>(null);
+  const view = useRef<EditorView | null>(null);
+  // The editor lives across renders; these refs hand it the latest props.
+  const latest = useRef(props);
+  useLayoutEffect(() => {
+    latest.current = props;
+  });
+  const access = useRef(new Compartment());
+
+  useEffect(() => {
+    const el = host.current;
+    if (!el) return;
+    const v = new EditorView({
+      parent: el,
+      state: EditorState.create({
+        doc: latest.current.value,
+        extensions: [
+          lineNumbers(),
+          history(),
+          indentOnInput(),
+          bracketMatching(),
+          closeBrackets(),
+          highlightActiveLine(),
+          javascript(),
+          syntaxHighlighting(classHighlighter),
+          autocompletion({ override: [stepCompletions(() => latest.current.earlierSteps ?? [])] }),
+          lintGutter(),
+          linter(
+            (ev) =>
+              ev.state.readOnly
+                ? []
+                : [...syntaxDiagnostics(ev), ...problemDiagnostics(ev, latest.current.problems ?? [])],
+            { delay: 300 },
+          ),
+          keymap.of([...closeBracketsKeymap, ...defaultKeymap, ...historyKeymap, ...completionKeymap, indentWithTab]),
+          access.current.of(accessExtensions(latest.current)),
+          EditorView.updateListener.of((u) => {
+            if (u.docChanged) latest.current.onChange?.(u.state.doc.toString());
+          }),
+        ],
+      }),
+    });
+    view.current = v;
+    return () => {
+      v.destroy();
+      view.current = null;
+    };
+  }, []);
+
+  // A value changed from outside (a reload, a discard) replaces the text; typing is already in it.
+  useEffect(() => {
+    const v = view.current;
+    if (v && v.state.doc.toString() !== value)
+      v.dispatch({ changes: { from: 0, to: v.state.doc.length, insert: value } });
+  }, [value]);
+
+  useEffect(() => {
+    view.current?.dispatch({ effects: access.current.reconfigure(accessExtensions({ label, readOnly, id: id ?? autoId })) });
+  }, [label, readOnly, id, autoId]);
+
+  useEffect(() => {
+    if (view.current) forceLinting(view.current);
+  }, [props.problems]);
+
+  return <div ref={host} className="code-editor" style={{ minHeight }} data-readonly={readOnly || undefined} />;
 }
 
-function escapeHtml(s: string): string {
-  return s.replace(/[&<>]/g, (c) => (c === "&" ? "&amp;" : c === "<" ? "&lt;" : "&gt;"));
+/** The editor's name, id and read-only state, on the element that takes the focus. */
+function accessExtensions(p: { label: string; readOnly?: boolean; id?: string }) {
+  return [
+    EditorState.readOnly.of(Boolean(p.readOnly)),
+    EditorView.contentAttributes.of({
+      "aria-label": p.label,
+      ...(p.id ? { id: p.id } : {}),
+      ...(p.readOnly ? { "aria-readonly": "true" } : {}),
+      spellcheck: "false",
+    }),
+  ];
 }

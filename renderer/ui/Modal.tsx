@@ -32,7 +32,10 @@ export function Modal(props: {
       el?.querySelector<HTMLElement>("input, textarea, select, button.primary");
     (first ?? el)?.focus();
     const onKey = (e: KeyboardEvent) => {
-      if (e.key === "Escape" && !busyRef.current) {
+      // In a code editor Escape belongs to the editor (it closes its completions, and Escape then
+      // Tab is how the keyboard leaves it): the dialog stays open.
+      const inEditor = e.target instanceof Element && e.target.closest(".cm-editor") !== null;
+      if (e.key === "Escape" && !busyRef.current && !inEditor) {
         e.stopPropagation();
         closeRef.current();
       }

@@ -139,7 +139,7 @@ describe("workflow steps from an action", () => {
     ];
     renderWith(bridge, <WorkflowDetail id="p_wf1" />);
     await userEvent.click(await screen.findByRole("tab", { name: /Steps/ }));
-    expect(screen.getByText(decode.key, { selector: "code" })).toBeTruthy();
+    expect(await screen.findByText(decode.key, { selector: "code" })).toBeTruthy();
     expect(screen.getByRole("tree", { name: "Props of step decode" })).toBeTruthy();
     expect(screen.getAllByLabelText(/Code of step/)).toHaveLength(1);
 
@@ -152,8 +152,10 @@ describe("workflow steps from an action", () => {
       "{{{{steps.trigger.event.body.min}}",
     );
     await userEvent.click(within(dialog).getByRole("button", { name: "Add step" }));
-    await waitFor(() => expect(bridge.callsOf("updateWorkflow")).toHaveLength(1));
-    expect(bridge.callsOf("updateWorkflow")[0]).toEqual([
+    // The step joins the draft (saved within a second), not the deployed version.
+    await waitFor(() => expect(bridge.callsOf("updateWorkflowDraft")).toHaveLength(1), { timeout: 3000 });
+    expect(bridge.callsOf("updateWorkflow")).toHaveLength(0);
+    expect(bridge.callsOf("updateWorkflowDraft")[0]).toEqual([
       "p_wf1",
       {
         steps: [

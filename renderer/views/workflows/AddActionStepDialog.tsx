@@ -1,88 +1,121 @@
-/** Adds a step that runs an action to a saved workflow (its other steps are sent back as they are). */
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+/**
+ * A step that runs an action, for the builder's draft: added (a name, an action, its props) or
+ * an existing one's action and props changed. Nothing is saved here; the builder saves its draft.
+ */
+import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
-import type { Workflow } from "../../../shared/resources/index.js";
 import { call } from "../../state/bridge.js";
-import { keys } from "../../state/queries.js";
 import { ErrorNote } from "../../ui/ErrorNote.js";
 import { Modal } from "../../ui/Modal.js";
-import { Spinner } from "../../ui/Spinner.js";
-import { toast } from "../../ui/Toasts.js";
-import { ActionStepFields, emptyActionStep } from "../actions/ActionStepFields.js";
+import { Loading } from "../../ui/Spinner.js";
+import { initialState } from "../sources/propsForm.js";
+import { ActionStepFields, emptyActionStep, type ActionStepDraft } from "../actions/ActionStepFields.js";
 import { actionDescriptors, buildStepProps } from "../actions/actionForm.js";
+import { STEP_NAME } from "./builder/draftModel.js";
 
-const STEP_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+export interface ActionStepValue {
+  name: string;
+  action: string;
+  props: Record<string, unknown>;
+}
 
-/** A saved step as the update body takes it: an action step by its action and props, else its code. */
-export const stepInput = (s: Workflow["steps"][number]) =>
-  s.action ? { name: s.name, action: s.action, props: s.props ?? {} } : { name: s.name, code: s.code };
-
-export function AddActionStepDialog(props: { workflow: Workflow; onClose: () => void }) {
-  const { workflow: w, onClose } = props;
-  const qc = useQueryClient();
-  const [name, setName] = useState(`step_${w.steps.length + 1}`);
-  const [draft, setDraft] = useState(emptyActionStep);
-  const [problem, setProblem] = useState<string | null>(null);
-  const save = useMutation({
-    mutationFn: (step: { name: string; action: string; props: Record<string, unknown> }) =>
-      call("updateWorkflow", w.id, { steps: [...w.steps.map(stepInput), step] }),
-    onSuccess: (saved) => {
-      qc.setQueryData(keys.workflow(w.id), saved);
-      void qc.invalidateQueries({ queryKey: ["workflows"] });
-      toast(`Added step ${name.trim()}`);
-      onClose();
-    },
+export function AddActionStepDialog(props: {
+  /** The names the workflow's other steps have. */
+  takenNames: readonly string[];
+  defaultName: string;
+  /** The step being edited; without it, a new one. */
+  editing?: ActionStepValue;
+  onDone: (step: ActionStepValue) => void;
+  onClose: () => void;
+}) {
+  const { editing, onClose } = props;
+  // An edited step starts from its action as the server describes it, with its props filled in.
+  const current = useQuery({
+    queryKey: ["action", editing?.action ?? ""],
+    queryFn: () => call("getAction", editing!.action),
+    enabled: Boolean(editing),
   });
-  const submit = () => {
-    const a = draft.action;
-    if (!STEP_NAME.test(name.trim()))
-      return setProblem("The step's name must be an identifier (letters, digits, _).");
-    if (w.steps.some((s) => s.name === name.trim()))
-      return setProblem(`There is already a step named ${name.trim()}.`);
-    if (!a) return setProblem("Choose an action.");
-    const built = buildStepProps(actionDescriptors(a), draft.state);
-    setDraft({ ...draft, errors: built.ok ? {} : built.errors });
-    if (!built.ok) return setProblem("Some props are not valid.");
-    setProblem(null);
-    save.mutate({ name: name.trim(), action: a.component_id ?? a.key, props: built.value });
-  };
+  const title = editing ? `Edit props of step ${editing.name}` : "Add step from an action";
   return (
     <Modal
-      title="Add step from an action"
+      title={title}
       onClose={onClose}
-      busy={save.isPending}
       wide
       footer={
         <>
-          {save.isPending && <Spinner label="Saving the workflow" showLabel />}
-          <button type="button" className="btn" onClick={onClose} disabled={save.isPending}>
+          <button type="button" className="btn" onClick={onClose}>
             Cancel
           </button>
-          <button type="submit" form="add-action-step-form" className="btn primary" disabled={save.isPending}>
-            Add step
+          <button type="submit" form="add-action-step-form" className="btn primary">
+            {editing ? "Apply" : "Add step"}
           </button>
         </>
       }
     >
-      <form
-        id="add-action-step-form"
-        onSubmit={(e) => {
-          e.preventDefault();
-          submit();
-        }}
-      >
-        <div className="field">
-          <label htmlFor="action-step-name">Step name</label>
-          <input id="action-step-name" value={name} onChange={(e) => setName(e.target.value)} />
-        </div>
-        <ActionStepFields value={draft} onChange={setDraft} disabled={save.isPending} />
-        {problem && (
-          <p role="alert" className="field-error">
-            {problem}
-          </p>
-        )}
-        <ErrorNote error={save.error} title="Could not add the step" />
-      </form>
+      {editing && current.isPending ? (
+        <Loading label="Loading the action" />
+      ) : editing && current.error ? (
+        <ErrorNote error={current.error} title="Could not load the step's action" />
+      ) : (
+        <ActionStepForm
+          {...props}
+          initial={
+            editing && current.data
+              ? {
+                  action: current.data,
+                  state: initialState(actionDescriptors(current.data), editing.props),
+                  errors: {},
+                }
+              : emptyActionStep()
+          }
+        />
+      )}
     </Modal>
+  );
+}
+
+function ActionStepForm(props: {
+  takenNames: readonly string[];
+  defaultName: string;
+  editing?: ActionStepValue;
+  initial: ActionStepDraft;
+  onDone: (step: ActionStepValue) => void;
+  onClose: () => void;
+}) {
+  const { takenNames, editing, onDone, onClose } = props;
+  const [name, setName] = useState(editing?.name ?? props.defaultName);
+  const [draft, setDraft] = useState(props.initial);
+  const [problem, setProblem] = useState<string | null>(null);
+  const submit = () => {
+    const a = draft.action;
+    const n = name.trim();
+    if (!STEP_NAME.test(n)) return setProblem("The step's name must be an identifier (letters, digits, _).");
+    if (takenNames.includes(n)) return setProblem(`There is already a step named ${n}.`);
+    if (!a) return setProblem("Choose an action.");
+    const built = buildStepProps(actionDescriptors(a), draft.state);
+    setDraft({ ...draft, errors: built.ok ? {} : built.errors });
+    if (!built.ok) return setProblem("Some props are not valid.");
+    onDone({ name: n, action: a.component_id ?? a.key, props: built.value });
+    onClose();
+  };
+  return (
+    <form
+      id="add-action-step-form"
+      onSubmit={(e) => {
+        e.preventDefault();
+        submit();
+      }}
+    >
+      <div className="field">
+        <label htmlFor="action-step-name">Step name</label>
+        <input id="action-step-name" value={name} onChange={(e) => setName(e.target.value)} />
+      </div>
+      <ActionStepFields value={draft} onChange={setDraft} />
+      {problem && (
+        <p role="alert" className="field-error">
+          {problem}
+        </p>
+      )}
+    </form>
   );
 }

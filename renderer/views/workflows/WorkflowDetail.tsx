@@ -1,4 +1,4 @@
-/** One workflow: endpoint, active switch, steps, settings, delete, its events and $errors, and its runs. */
+/** One workflow: endpoint, active switch, steps (its draft, edited), history, settings, delete, its events and $errors, and its runs. */
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import type { Workflow } from "../../../shared/resources/index.js";
@@ -7,11 +7,9 @@ import { call } from "../../state/bridge.js";
 import { errorLine } from "../../state/errors.js";
 import { Time } from "../../ui/Time.js";
 import { keys, useWorkflow } from "../../state/queries.js";
-import { CodeEditor } from "../../ui/CodeEditor.js";
 import { ConfirmDialog } from "../../ui/ConfirmDialog.js";
 import { CopyButton } from "../../ui/CopyButton.js";
 import { ErrorNote } from "../../ui/ErrorNote.js";
-import { JsonTree } from "../../ui/JsonTree.js";
 import { Loading } from "../../ui/Spinner.js";
 import { Switch } from "../../ui/Switch.js";
 import { Tabs } from "../../ui/Tabs.js";
@@ -19,7 +17,8 @@ import { toast } from "../../ui/Toasts.js";
 import { EventsPanel } from "../events/EventsPanel.js";
 import { Wiring } from "../flow/Wiring.js";
 import { SendTestEvent } from "../test-event/SendTestEvent.js";
-import { AddActionStepDialog } from "./AddActionStepDialog.js";
+import { StepsBuilder } from "./builder/StepsBuilder.js";
+import { HistoryPanel } from "./history/HistoryPanel.js";
 import { RunsPanel } from "./runs/RunsPanel.js";
 import { WorkflowSettings } from "./WorkflowSettings.js";
 
@@ -27,8 +26,7 @@ export function WorkflowDetail({ id }: { id: string }) {
   const wf = useWorkflow(id);
   const route = useRoute();
   const runId = route.id === id && route.rest[0] === "runs" ? (route.rest[1] ?? null) : null;
-  const [tab, setTab] = useState<"events" | "runs" | "steps" | "settings">(runId ? "runs" : "events");
-  const [addingStep, setAddingStep] = useState(false);
+  const [tab, setTab] = useState<"events" | "runs" | "steps" | "history" | "settings">(runId ? "runs" : "events");
   // A run's address opens the Runs tab on it (also when it changes while this page is open).
   const [shownRunId, setShownRunId] = useState(runId);
   if (runId !== shownRunId) {
@@ -50,6 +48,7 @@ export function WorkflowDetail({ id }: { id: string }) {
           { id: "events", label: "Events" },
           { id: "runs", label: "Runs" },
           { id: "steps", label: `Steps (${w.steps.length})` },
+          { id: "history", label: "History" },
           { id: "settings", label: "Settings" },
         ]}
         value={tab}
@@ -61,48 +60,10 @@ export function WorkflowDetail({ id }: { id: string }) {
         <RunsPanel workflowId={w.id} openRunId={runId} />
       ) : tab === "settings" ? (
         <WorkflowSettings workflow={w} />
+      ) : tab === "history" ? (
+        <HistoryPanel workflow={w} />
       ) : (
-        <div className="page">
-          <div className="section-head">
-            <span className="spacer" />
-            <button type="button" className="btn small" onClick={() => setAddingStep(true)}>
-              Add step from an action
-            </button>
-          </div>
-          {addingStep && <AddActionStepDialog workflow={w} onClose={() => setAddingStep(false)} />}
-          {w.steps.map((s, i) => (
-            <div key={s.id} className="step">
-              <div className="section-head">
-                <h3>
-                  {i + 1}. {s.name} <code className="muted">{s.id}</code>
-                </h3>
-                {!s.action && <CopyButton text={s.code} label={`Copy code of step ${s.name}`} />}
-              </div>
-              {s.action ? (
-                <div className="action-step">
-                  <p>
-                    Runs the action <code>{s.action}</code>
-                    {s.component_id && s.component_id !== s.action ? (
-                      <span className="muted"> · component {s.component_id}</span>
-                    ) : null}
-                  </p>
-                  {s.props && Object.keys(s.props).length > 0 ? (
-                    <JsonTree value={s.props} label={`Props of step ${s.name}`} />
-                  ) : (
-                    <p className="muted">No props.</p>
-                  )}
-                </div>
-              ) : (
-                <CodeEditor
-                  label={`Code of step ${s.name} (read only)`}
-                  value={s.code}
-                  readOnly
-                  minHeight={100}
-                />
-              )}
-            </div>
-          ))}
-        </div>
+        <StepsBuilder workflow={w} />
       )}
     </div>
   );

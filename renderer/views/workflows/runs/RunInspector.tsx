@@ -150,6 +150,12 @@ export function RunInspector(props: {
         </dd>
         <dt>Trigger</dt>
         <dd title={run.trigger.emitter_id ?? undefined}>{triggerText(run, names)}</dd>
+        {typeof run.version === "number" && (
+          <>
+            <dt>Workflow</dt>
+            <dd>version {run.version}</dd>
+          </>
+        )}
         <dt>Started</dt>
         <dd>
           {run.started_at_ms === null ? (

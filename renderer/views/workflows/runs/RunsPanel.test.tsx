@@ -118,9 +118,11 @@ describe("the Runs tab", () => {
   });
 
   it("re-runs from a step: the new run opens, the steps before it reused", async () => {
-    const bridge = await openRunsTab();
+    const bridge = await openRunsTab([makeRun(1), failedRun(2, { version: 3 })]);
     await waitFor(() => expect(rowTexts()).toHaveLength(2));
     await userEvent.click(within(grid()).getAllByRole("row")[1]!);
+    // The run names the workflow's version it ran.
+    expect(within(inspector("r_run002")).getByText("version 3")).toBeTruthy();
     await userEvent.click(
       within(inspector("r_run002")).getByRole("button", { name: "Re-run from this step" }),
     );
