@@ -101,6 +101,7 @@ async function push(ctx: Context, dir: string, message: string | undefined, forc
       steps: stepInputs(local),
       ...(message !== undefined ? { message } : {}),
       ...(force || base === undefined ? {} : { base_version: base }),
+      origin: "push",
     });
   } catch (err) {
     if (err instanceof ApiError && err.code === "version_conflict")

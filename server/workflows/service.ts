@@ -241,13 +241,13 @@ export class WorkflowService {
     body: UpdateWorkflowBody,
     requester: Requester = { userId: ownerId, admin: false },
   ): Promise<Workflow | undefined> {
-    const { steps, active, base_version, message, ...fields } = body;
+    const { steps, active, base_version, message, origin, ...fields } = body;
     return this.change(
       ownerId,
       id,
       { ...fields, ...(steps ? { stepInputs: steps } : {}) },
       {
-        origin: "update",
+        origin: origin ?? "update",
         ...(active !== undefined ? { active } : {}),
         ...(base_version !== undefined ? { baseVersion: base_version } : {}),
         ...(message !== undefined ? { message } : {}),

@@ -136,6 +136,8 @@ export const UpdateWorkflowBody = z.object({
   ...Controls,
   base_version: z.optional(Version),
   message: Message,
+  /** What made the change, as its version records it (`push`: workflow files, the CLI's push). */
+  origin: z.optional(z.enum(["update", "push"])),
 });
 export type UpdateWorkflowBody = z.infer<typeof UpdateWorkflowBody>;
 

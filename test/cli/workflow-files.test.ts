@@ -107,7 +107,7 @@ describe("workflow files from the command line", { timeout: 120_000 }, () => {
     const now = await user.client.getWorkflow(wf.id);
     expect(now).toMatchObject({ version: 2, concurrency: 4 });
     expect(now.steps[0]!.code).toMatch(/seen: true/);
-    expect((await user.client.listWorkflowVersions(wf.id)).data[0]).toMatchObject({ version: 2, message: "mark seen" });
+    expect((await user.client.listWorkflowVersions(wf.id)).data[0]).toMatchObject({ version: 2, message: "mark seen", origin: "push" });
     expect(parse(read(dir, "workflow.yaml"))).toMatchObject({ id: wf.id, version: 2 });
     // The file's comments and layout are kept: only the version changed.
     expect(read(dir, "workflow.yaml")).toMatch(/^# A Headwater workflow/);

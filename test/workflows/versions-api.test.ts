@@ -53,13 +53,13 @@ describe.each(testDatabases())("workflow versions and drafts on $name", (db) => 
     expect(stale.details).toEqual([{ path: "base_version", message: "the current version is 2" }]);
     expect(await alice.client.getWorkflow(wf.id)).toMatchObject({ name: "v2", concurrency: 1, version: 2 });
     // Controls and steps are content too.
-    const v3 = await alice.client.updateWorkflow(wf.id, { steps: [{ name: "a", code: step("return 3;") }] });
+    const v3 = await alice.client.updateWorkflow(wf.id, { steps: [{ name: "a", code: step("return 3;") }], origin: "push" });
     expect(v3.version).toBe(3);
     expect(v3.deployment_id).not.toBe(wf.deployment_id);
 
     const list = await alice.client.listWorkflowVersions(wf.id);
     expect(list.data.map((v) => [v.version, v.origin, v.message])).toEqual([
-      [3, "update", null],
+      [3, "push", null],
       [2, "update", "rename"],
       [1, "create", null],
     ]);
