@@ -36,7 +36,7 @@ import { createWorkflow, listWorkflows, updateWorkflow } from "./tools/workflows
 import { listSubscriptions, sendTestEvent, subscribe, unsubscribe } from "./tools/wiring.js";
 import { listActions, runAction } from "./tools/actions.js";
 import { cancelRun, getRun, listRuns, rerun } from "./tools/runs.js";
-import { deployDraft, getDraft, getVersion, listVersions, restoreVersion, updateDraft } from "./tools/versions.js";
+import { deployDraft, getDraft, getVersion, listVersions, restoreVersion, testWorkflow, updateDraft } from "./tools/versions.js";
 
 export type { EndpointAnswer, EndpointRequest, LegacySubscriptions, McpDeps } from "./deps.js";
 export { emitterOfEventsUri, requireReadable } from "./emitters.js";
@@ -70,6 +70,7 @@ export const TOOLS: AnyTool[] = [
   listVersions,
   getVersion,
   restoreVersion,
+  testWorkflow,
   listRuns,
   getRun,
   rerun,

@@ -54,7 +54,7 @@ describe.each(combos)("over %s, protocol %s", (via, era) => {
         "delete_source", "list_events", "get_event", "wait_for_events", "replay_events", "delete_events", "event_stats",
         "list_subscriptions", "subscribe", "unsubscribe", "list_workflows", "create_workflow", "send_test_event",
         "list_actions", "run_action", "list_runs", "get_run", "rerun", "update_workflow", "cancel_run", "get_draft",
-        "update_draft", "deploy_draft", "list_versions", "get_version", "restore_version",
+        "update_draft", "deploy_draft", "list_versions", "get_version", "restore_version", "test_workflow",
       ].sort(),
     );
     for (const t of tools) {

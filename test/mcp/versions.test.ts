@@ -7,7 +7,7 @@
  */
 import type { Client } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Workflow, WorkflowDraft, WorkflowVersion, WorkflowVersionInfo } from "../../shared/resources/index.js";
+import type { Run, Workflow, WorkflowDraft, WorkflowVersion, WorkflowVersionInfo } from "../../shared/resources/index.js";
 import { uniqueKey } from "../support/fixtures.js";
 import { startServer, type TestServer, type TestUser } from "../support/server.js";
 import { call, connect, refused, type Connected, type Era, type Via } from "./helpers.js";
@@ -135,6 +135,18 @@ describe.each(combos)("over %s, protocol %s", (via, era) => {
     });
   });
 
+  it("tests the draft on an event: the run recorded as a test, its emits on their steps, nothing stored", async () => {
+    const wf = await u.client.createWorkflow({ name: uniqueKey("tested"), active: false, steps: [{ name: "one", code: step(1) }] });
+    await call(c, "update_draft", {
+      id: wf.id,
+      steps: [{ name: "one", code: `export default defineComponent({ async run({ steps, $ }) { $.send.emit({ n: steps.trigger.event.n }); return steps.trigger.event.n + 1; } });` }],
+    });
+    const { run } = await call<{ run: Run }>(c, "test_workflow", { id: wf.name, event: { n: 41 } });
+    expect(run).toMatchObject({ test: true, status: "success", steps: [{ return_value: 42, emits: [{ channel: "default", data: { raw_event: { n: 41 } } }] }] });
+    expect((await u.client.listWorkflowEvents(wf.id)).page_info.total_count).toBe(0);
+    expect((await u.client.listWorkflowRuns(wf.id, { test: true })).data.map((r) => r.id)).toEqual([run.id]);
+  });
+
   it("another user's workflow is not found by any of them, and nothing of it changes", async () => {
     const other = await s.newUser();
     const theirs = await other.client.createWorkflow({ name: uniqueKey("theirs"), steps: [{ name: "s", code: step(1) }] });
@@ -146,6 +158,7 @@ describe.each(combos)("over %s, protocol %s", (via, era) => {
       ["list_versions", {}],
       ["get_version", { version: 1 }],
       ["restore_version", { version: 1 }],
+      ["test_workflow", { event: {} }],
     ];
     for (const [name, args] of calls) {
       expect((await refused(c, name, { id: theirs.id, ...args })).code, name).toBe("not_found");

@@ -8,7 +8,7 @@
  */
 import { z } from "zod";
 import { resolveWorkflowId } from "../emitters.js";
-import { DraftOut, PageOut, VersionInfoOut, VersionOut, WorkflowOut } from "../schemas.js";
+import { DraftOut, PageOut, RunOut, VersionInfoOut, VersionOut, WorkflowOut } from "../schemas.js";
 import { CHANGE, CREATE, READ, tool } from "./define.js";
 import { nextCursor, Paging } from "./resources.js";
 import { Controls } from "./workflows.js";
@@ -137,5 +137,26 @@ export const restoreVersion = tool({
   run: async ({ id: ref, version, ...body }, { deps }) => {
     const id = await resolveWorkflowId(deps.client, ref);
     return { workflow: await deps.client.restoreWorkflowVersion(id, version, body) };
+  },
+});
+
+export const testWorkflow = tool({
+  name: "test_workflow",
+  title: "Test a workflow's draft on an event",
+  description:
+    "Runs the workflow's draft (or, without one, its current version) once on an event and answers the run, marked test: the code runs for real (its HTTP calls to outside services are real), but what it emits is only recorded on its steps (steps[i].emits), its $.respond is recorded as response and sent to nobody, a $.flow.delay is recorded and the test goes straight on, and an error is neither retried nor sent to $errors. Works on an inactive workflow. The event: `event` as given, or that of `run_id` or `event_id`; by default the workflow's latest trigger event. from_step reuses the earlier steps' results of run_id (default: the latest test run); to_step stops after that step. Counts against the user's daily quota. Use it before deploy_draft.",
+  input: {
+    id: WorkflowRef,
+    event: z.unknown().optional().describe("the trigger event to test on (as steps.trigger.event sees it)"),
+    run_id: z.string().min(1).max(200).optional().describe("take the event (and, with from_step, the results) of this run"),
+    event_id: z.string().min(1).max(200).optional().describe("take this stored event"),
+    from_step: z.string().min(1).max(200).optional().describe("start at this step (name or id)"),
+    to_step: z.string().min(1).max(200).optional().describe("stop after this step (name or id)"),
+  },
+  output: { id: z.string(), run: RunOut },
+  annotations: { ...CREATE, openWorldHint: true },
+  run: async ({ id: ref, ...body }, { deps }) => {
+    const id = await resolveWorkflowId(deps.client, ref);
+    return { id, run: await deps.client.testWorkflow(id, body) };
   },
 });
