@@ -29,7 +29,7 @@ import type { WriteGroup } from "../store/write-group.js";
 import { invocationsTotal } from "../runtime/invoke.js";
 import type { RunWorkflowSteps } from "../runtime/workflow-steps.js";
 import { JobAlreadyCompletedError } from "../store/repos/completions.js";
-import { jobExists } from "../store/repos/jobs.js";
+import { jobExists } from "../store/repos/job-lookups.js";
 import { isUserDisabled } from "../store/repos/users.js";
 import { findWorkflow, type WorkflowRow } from "../store/repos/workflows.js";
 import { findRun, recordRunStart, STARTABLE, type RunRow } from "../store/repos/runs.js";

@@ -2,12 +2,10 @@
  * Two server instances on one PostgreSQL database (issue 6's shape): an event appended on one
  * reaches SSE clients of the other through LISTEN/NOTIFY. Needs PostgreSQL.
  */
-import fs from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createServer, type Server } from "../../server/app.js";
-import { loadConfig } from "../../server/config.js";
-import { databaseEnv, testDatabases } from "../support/databases.js";
-import { startServer, tempDataDir, type TestServer, type TestUser } from "../support/server.js";
+import type { Server } from "../../server/app.js";
+import { testDatabases } from "../support/databases.js";
+import { startSecondInstance, startServer, type TestServer, type TestUser } from "../support/server.js";
 import { emitDirect, newSource } from "../events/fixtures.js";
 import { openSse } from "./sse-reader.js";
 
@@ -16,28 +14,18 @@ const pg = testDatabases().find((d) => d.name === "postgres");
 // Skipped without HEADWATER_TEST_DATABASE_URL: cross-instance delivery exists only on PostgreSQL.
 describe.skipIf(!pg)("two instances on one PostgreSQL database", () => {
   let first: TestServer;
+  let secondInstance: Awaited<ReturnType<typeof startSecondInstance>>;
   let second: Server;
-  let secondDir: string;
   let alice: TestUser;
 
   beforeAll(async () => {
     first = await startServer({ db: pg! });
-    secondDir = tempDataDir();
-    second = await createServer(
-      loadConfig({
-        HEADWATER_HOST: "127.0.0.1",
-        HEADWATER_PORT: "0",
-        HEADWATER_DATA_DIR: secondDir,
-        ...databaseEnv(first.databaseUrl),
-        HEADWATER_API_KEY: first.adminKey,
-        HEADWATER_LOG_LEVEL: "error",
-      }),
-    );
+    secondInstance = await startSecondInstance(first);
+    second = secondInstance.server;
     alice = await first.newUser();
   });
   afterAll(async () => {
-    await second?.close();
-    fs.rmSync(secondDir, { recursive: true, force: true });
+    await secondInstance?.close();
     await first?.stop();
   });
 

@@ -130,6 +130,31 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
   return handle;
 }
 
+/**
+ * A second instance of `first`'s server, in this process, on the same (PostgreSQL) database
+ * and admin key, with a data directory of its own; `close` stops it and removes that directory.
+ */
+export async function startSecondInstance(first: TestServer): Promise<{ server: Server; close(): Promise<void> }> {
+  const dataDir = tempDataDir();
+  const server = await createServer(
+    loadConfig({
+      HEADWATER_HOST: "127.0.0.1",
+      HEADWATER_PORT: "0",
+      HEADWATER_DATA_DIR: dataDir,
+      ...databaseEnv(first.databaseUrl),
+      HEADWATER_API_KEY: first.adminKey,
+      HEADWATER_LOG_LEVEL: "error",
+    }),
+  );
+  return {
+    server,
+    close: async () => {
+      await server.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
 // ---------------------------------------------------------------------------------------------
 
 export interface SpawnOptions {

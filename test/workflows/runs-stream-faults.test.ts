@@ -4,15 +4,13 @@
  * gets every run (both databases); and, with two instances on one PostgreSQL, a follower on one
  * hears of every run of the other, however many fall in the window it looks back over.
  */
-import fs from "node:fs";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createServer, type Server } from "../../server/app.js";
-import { loadConfig } from "../../server/config.js";
+import type { Server } from "../../server/app.js";
 import type { RunRow } from "../../server/store/repos/runs.js";
 import { step } from "../delivery/helpers.js";
-import { databaseEnv, testDatabases } from "../support/databases.js";
-import { startServer, tempDataDir, type TestServer, type TestUser } from "../support/server.js";
+import { testDatabases } from "../support/databases.js";
+import { startSecondInstance, startServer, type TestServer, type TestUser } from "../support/server.js";
 import { openSse, type SseMessageSeen } from "../streams/sse-reader.js";
 import { sendJson, until } from "./helpers.js";
 
@@ -94,28 +92,18 @@ const postgres = testDatabases().find((d) => d.name === "postgres");
 // Skipped without HEADWATER_TEST_DATABASE_URL: other instances exist only on PostgreSQL.
 describe.skipIf(!postgres)("the runs stream with two instances on one PostgreSQL database", () => {
   let first: TestServer;
+  let secondInstance: Awaited<ReturnType<typeof startSecondInstance>>;
   let second: Server;
-  let secondDir: string;
   let alice: TestUser;
 
   beforeAll(async () => {
     first = await startServer({ db: postgres! });
-    secondDir = tempDataDir();
-    second = await createServer(
-      loadConfig({
-        HEADWATER_HOST: "127.0.0.1",
-        HEADWATER_PORT: "0",
-        HEADWATER_DATA_DIR: secondDir,
-        ...databaseEnv(first.databaseUrl),
-        HEADWATER_API_KEY: first.adminKey,
-        HEADWATER_LOG_LEVEL: "error",
-      }),
-    );
+    secondInstance = await startSecondInstance(first);
+    second = secondInstance.server;
     alice = await first.newUser();
   });
   afterAll(async () => {
-    await second?.close();
-    fs.rmSync(secondDir, { recursive: true, force: true });
+    await secondInstance?.close();
     await first?.stop();
   });
 

@@ -4,16 +4,14 @@
  * changes nothing; versions are read whole and restored; the one draft keeps work in progress
  * (code that does not parse included) and deploys as the next version.
  */
-import fs from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient } from "../../shared/client/index.js";
 import type { Run } from "../../shared/resources/index.js";
-import { createServer, type Server } from "../../server/app.js";
-import { loadConfig } from "../../server/config.js";
+import type { Server } from "../../server/app.js";
 import { step } from "../delivery/helpers.js";
-import { databaseEnv, testDatabases } from "../support/databases.js";
+import { testDatabases } from "../support/databases.js";
 import { expectApiError } from "../support/fixtures.js";
-import { startServer, tempDataDir, type TestServer, type TestUser } from "../support/server.js";
+import { startSecondInstance, startServer, type TestServer, type TestUser } from "../support/server.js";
 import { sendJson, until } from "./helpers.js";
 
 const ended = (r: Run) => ["success", "error", "exited", "cancelled"].includes(r.status);
@@ -167,28 +165,18 @@ const postgres = testDatabases().find((d) => d.name === "postgres");
 
 describe.skipIf(!postgres)("workflow versions across two instances on one PostgreSQL database", () => {
   let first: TestServer;
+  let secondInstance: Awaited<ReturnType<typeof startSecondInstance>>;
   let second: Server;
-  let secondDir: string;
   let alice: TestUser;
 
   beforeAll(async () => {
     first = await startServer({ db: postgres! });
-    secondDir = tempDataDir();
-    second = await createServer(
-      loadConfig({
-        HEADWATER_HOST: "127.0.0.1",
-        HEADWATER_PORT: "0",
-        HEADWATER_DATA_DIR: secondDir,
-        ...databaseEnv(first.databaseUrl),
-        HEADWATER_API_KEY: first.adminKey,
-        HEADWATER_LOG_LEVEL: "error",
-      }),
-    );
+    secondInstance = await startSecondInstance(first);
+    second = secondInstance.server;
     alice = await first.newUser();
   }, 60_000);
   afterAll(async () => {
-    await second?.close();
-    fs.rmSync(secondDir, { recursive: true, force: true });
+    await secondInstance?.close();
     await first?.stop();
   });
 

@@ -370,27 +370,6 @@ export class JobsRepo {
   }
 }
 
-const jobById = prepared((db, $: { id: string }) => db.selectFrom("jobs").select("id").where("id", "=", $.id));
-
-/** Whether the job is still queued (a cancel or a deleted workflow deletes it). */
-export async function jobExists(db: Db, id: string): Promise<boolean> {
-  return (await jobById.first(db, { id })) !== undefined;
-}
-
-const jobOnTarget = prepared((db, $: { id: string; target: string; owner: string }) =>
-  db
-    .selectFrom("jobs")
-    .selectAll()
-    .where("id", "=", $.id)
-    .where("target_id", "=", $.target)
-    .where("owner_id", "=", $.owner),
-);
-
-/** The owner's job `id` queued on `targetId`, if it is there. */
-export async function findQueuedJob(db: Db, id: string, targetId: string, ownerId: string): Promise<JobRow | undefined> {
-  return jobOnTarget.first(db, { id, target: targetId, owner: ownerId });
-}
-
 /** Jobs waiting or running, and when the oldest was made (`/metrics`: queue depth and age). */
 export async function queueStats(db: Db): Promise<{ jobs: number; oldestCreatedMs: number | undefined }> {
   const row = await db

@@ -12,7 +12,8 @@ import type { InvocationQueue, RerunOrder } from "../../services.js";
 import type { Db } from "../../store/db.js";
 import type { PageRequest, PageRows } from "../../store/repos/paging.js";
 import { ConflictError } from "../../errors.js";
-import { findQueuedJob, newJobId } from "../../store/repos/jobs.js";
+import { findQueuedJob } from "../../store/repos/job-lookups.js";
+import { newJobId } from "../../store/repos/jobs.js";
 import {
   CANCELLABLE,
   cancelRun,

@@ -15,7 +15,7 @@
  *   is refused; one that committed before is seen by a read of the job, which it deleted.
  */
 import type { Db } from "../../store/db.js";
-import { jobExists } from "../../store/repos/jobs.js";
+import { jobExists } from "../../store/repos/job-lookups.js";
 import { startRunFenced, type RunRow } from "../../store/repos/runs.js";
 
 export interface StartFence {
