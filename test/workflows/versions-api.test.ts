@@ -163,6 +163,7 @@ describe.each(testDatabases())("workflow versions and drafts on $name", (db) => 
 
 const postgres = testDatabases().find((d) => d.name === "postgres");
 
+// Skipped without HEADWATER_TEST_DATABASE_URL: instances share a database only on PostgreSQL.
 describe.skipIf(!postgres)("workflow versions across two instances on one PostgreSQL database", () => {
   let first: TestServer;
   let secondInstance: Awaited<ReturnType<typeof startSecondInstance>>;
