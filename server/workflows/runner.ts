@@ -146,8 +146,11 @@ export function createWorkflowRunner(o: WorkflowRunnerOptions): WorkflowJobHandl
       o.answers?.finish(caller);
       if (!job.id) return { committed: false };
       const jobId = job.id;
+      // Not parked when it was turned on meanwhile: the batch ends, and the job is read again.
       await platformStep("parking the run", () =>
-        writeStart((db) => parkRunIn(db, jobId, runIdOf(job), Date.now() + PARK_RECHECK_MS)),
+        writeStart(async (db) => {
+          await parkRunIn(db, wf.id, jobId, runIdOf(job), Date.now() + PARK_RECHECK_MS);
+        }),
       );
       return { committed: true, waits: true };
     }

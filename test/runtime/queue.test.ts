@@ -16,7 +16,7 @@ import { DurableQueue } from "../../server/runtime/queue.js";
 import { timerEvent } from "../../server/runtime/triggers/timer.js";
 import { openDb, type OpenedDb } from "../../server/store/db.js";
 import { JobAlreadyCompletedError } from "../../server/store/repos/completions.js";
-import { insertJobs, JobsRepo } from "../../server/store/repos/jobs.js";
+import { insertJobs, jobIdAt, JobsRepo } from "../../server/store/repos/jobs.js";
 import { TimersRepo } from "../../server/store/repos/timers.js";
 import { testDatabases, type FreshDatabase } from "../support/databases.js";
 import { tempDataDir } from "./helpers.js";
@@ -574,7 +574,9 @@ describe.each(testDatabases())("invocation queue on $name", (database) => {
     const jobs = new JobsRepo(store.db);
     const t = Date.now() + 3_600_000;
     // A source's run enqueued at t, then an emit held until t + 10 on another source.
-    await store.db.transaction().execute((trx) => insertJobs(trx, [{ targetId: "dc_older", ownerId: "u_1", trigger: "http", payload: "{}" }], t));
+    // Its id made for t here (jobIdAt), not by newJobId: that one's clock would stay an hour ahead
+    // for every later test of this process.
+    await store.db.transaction().execute((trx) => insertJobs(trx, [{ id: jobIdAt(t), targetId: "dc_older", ownerId: "u_1", trigger: "http", payload: "{}" }], t));
     await store.db
       .transaction()
       .execute((trx) => insertJobs(trx, [{ targetId: delayedTarget("dc_later"), ownerId: "u_1", trigger: "delayed", payload: "{}", runAfter: t + 10, sortAt: t + 10 }], t));

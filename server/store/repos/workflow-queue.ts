@@ -5,6 +5,7 @@
  * named by the caller (workflows/targets.ts).
  */
 import type { Db } from "../db.js";
+import { isSqlite } from "../dialect-of.js";
 import { prepared } from "../prepared.js";
 
 const parkJob = prepared((db, $: { id: string; until: number }) =>
@@ -22,11 +23,28 @@ const parkRun = prepared((db, $: { id: string; now: number }) =>
 /**
  * The run's job waits, at the head of its target (the jobs behind it wait too), until `until`,
  * when the runner looks at its workflow again; turning the workflow on resumes it at once
- * (resumeParkedIn). Its run shows what it waits as: queued, retrying or delayed.
+ * (resumeParkedIn). Its run shows what it waits as: queued, retrying or delayed. Only while the
+ * workflow is still off (or its owner disabled), read here under the workflow's row lock: a
+ * workflow turned on after the runner read it, before this, is not parked (false), so that its
+ * turning on, which resumes what is parked, is never overtaken by a park.
  */
-export async function parkRunIn(trx: Db, jobId: string, runId: string, until: number): Promise<void> {
+export async function parkRunIn(
+  trx: Db,
+  workflowId: string,
+  jobId: string,
+  runId: string,
+  until: number,
+): Promise<boolean> {
+  const read = trx
+    .selectFrom("workflows")
+    .innerJoin("users", "users.id", "workflows.owner_id")
+    .select(["workflows.active", "users.disabled"])
+    .where("workflows.id", "=", workflowId);
+  const wf = await (isSqlite(trx) ? read : read.forShare()).executeTakeFirst();
+  if (!wf || (Number(wf.active) === 1 && Number(wf.disabled ?? 0) !== 1)) return false;
   await parkJob.execute(trx, { id: jobId, until });
   await parkRun.execute(trx, { id: runId, now: Date.now() });
+  return true;
 }
 
 /**
