@@ -11,7 +11,6 @@ import {
   type Component,
   type ComponentMatch,
   type ComponentSearch,
-  type PropDescriptor,
   type PropOptions,
   type PropOptionsBody,
 } from "../../shared/resources/index.js";
@@ -38,6 +37,9 @@ import type { Db } from "../store/db.js";
 import { ComponentFetchError } from "./fetch.js";
 import { APP_NAME, NpmComponents, type PackageSource } from "./npm-registry.js";
 import { byRank, matchKind } from "./search.js";
+import { componentFiles, present } from "./present.js";
+
+export { componentFiles, componentProps, present } from "./present.js";
 import type { Requester } from "../users/requester.js";
 
 export interface ComponentInput {
@@ -402,32 +404,6 @@ function registryConflict(err: unknown): unknown {
   if (err instanceof KeyTakenError)
     return new ConflictError(`component key "${err.key}" is already published to the registry by another user`);
   return err;
-}
-
-export function componentProps(row: ComponentRow): PropDescriptor[] {
-  return JSON.parse(row.props) as PropDescriptor[];
-}
-
-export function componentFiles(row: ComponentRow): ComponentFiles | undefined {
-  return row.files ? (JSON.parse(row.files) as ComponentFiles) : undefined;
-}
-
-export function present(row: ComponentRow): Component {
-  const c: Component = {
-    id: row.id,
-    code: row.code,
-    code_hash: row.code_hash,
-    name: row.name,
-    version: row.version,
-    description: row.description,
-    component_url: row.component_url,
-    published: row.published === 1,
-    configurable_props: componentProps(row),
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-  };
-  if (row.key) c.key = row.key;
-  return c;
 }
 
 function vendorMatch(s: PackageSource): Omit<ComponentMatch, "match"> {
