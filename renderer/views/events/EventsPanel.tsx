@@ -5,7 +5,6 @@
  * the table at once, without a reload.
  */
 import { useState } from "react";
-import type { StreamStateUpdate } from "../../../shared/bridge.js";
 import type { EventSummary } from "../../../shared/resources/index.js";
 import { call } from "../../state/bridge.js";
 import type { Channel } from "../../state/useLiveWatch.js";
@@ -21,6 +20,7 @@ import { EventTable } from "./EventTable.js";
 import { ReplayDialog, type ReplayRange } from "./ReplayDialog.js";
 import { useEventSearch } from "./useEventSearch.js";
 import { VolumeChart } from "./VolumeChart.js";
+import { ConnectionPill, StreamProblem } from "./StreamStatus.js";
 import { clickSelect, countSelected, inBounds, selectionBounds, type Selection } from "./selection.js";
 
 type ChannelTab = "default" | "$logs" | "$errors";
@@ -364,86 +364,5 @@ function EventTime({ id, rows }: { id: string; rows: readonly EventSummary[] }) 
     <strong title={`event ${id}`}>{absoluteTime(ms, { ms: true })}</strong>
   ) : (
     <code>{id}</code>
-  );
-}
-
-function StreamProblem({ watch }: { watch: ReturnType<typeof useLiveWatch> }) {
-  if (watch.error)
-    return <ErrorNote error={watch.error} title="Could not load events" onRetry={watch.restart} />;
-  const s = watch.state;
-  if (s?.state === "unauthorized") {
-    return (
-      <div role="alert" className="error-note">
-        <div className="error-text">
-          <strong>The live feed was refused</strong>
-          <span>
-            {s.message ?? "The server refused this connection's API key."} Check the key in Account →
-            Connections.
-          </span>
-        </div>
-        <div className="error-actions">
-          <button type="button" className="btn small" onClick={watch.restart}>
-            Try again
-          </button>
-        </div>
-      </div>
-    );
-  }
-  if (s?.state === "closed" && s.message) {
-    return (
-      <div role="alert" className="error-note">
-        <div className="error-text">
-          <strong>The live feed stopped</strong>
-          <span>{s.message}</span>
-        </div>
-        <div className="error-actions">
-          <button type="button" className="btn small" onClick={watch.restart}>
-            Reconnect
-          </button>
-        </div>
-      </div>
-    );
-  }
-  return null;
-}
-
-export function ConnectionPill(props: {
-  state: StreamStateUpdate | null;
-  paused: boolean;
-  inactive?: boolean;
-  kind?: EmitterKind;
-}) {
-  const { state, paused, inactive } = props;
-  const s = state?.state ?? "connecting";
-  // Connected, but nothing will come: an inactive source or workflow emits nothing.
-  if (inactive && s === "open") {
-    return (
-      <span
-        role="status"
-        className="pill conn-open paused"
-        title={`This ${props.kind ?? "source"} is inactive: it emits nothing until it is activated`}
-      >
-        <span className="dot" aria-hidden="true" />
-        Inactive: paused
-      </span>
-    );
-  }
-  const text =
-    s === "open"
-      ? paused
-        ? "Paused"
-        : "Live"
-      : s === "connecting"
-        ? "Connecting…"
-        : s === "reconnecting"
-          ? `Reconnecting${state?.retryInMs ? ` in ${Math.ceil(state.retryInMs / 1000)} s` : "…"}`
-          : s === "unauthorized"
-            ? "Key refused"
-            : "Disconnected";
-  return (
-    <span role="status" className={`pill conn-${s}${paused ? " paused" : ""}`} title={state?.message ?? text}>
-      <span className="dot" aria-hidden="true" />
-      <span className="pill-text">{text}</span>
-    </span>
   );
 }

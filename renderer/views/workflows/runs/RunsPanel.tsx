@@ -10,7 +10,7 @@ import { call } from "../../../state/bridge.js";
 import { absoluteTime, formatNumber } from "../../../state/format.js";
 import { ErrorNote } from "../../../ui/ErrorNote.js";
 import { toast } from "../../../ui/Toasts.js";
-import { ConnectionPill } from "../../events/EventsPanel.js";
+import { ConnectionPill } from "../../events/StreamStatus.js";
 import { RunInspector } from "./RunInspector.js";
 import { RunList } from "./RunList.js";
 import { RUN_STATUS_LABELS } from "./runText.js";
