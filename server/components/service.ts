@@ -9,7 +9,6 @@ import {
   ERROR_CODES,
   referencesAccounts,
   type Component,
-  type ComponentMatch,
   type ComponentSearch,
   type PropOptions,
   type PropOptionsBody,
@@ -35,9 +34,9 @@ import {
 import type { PageRequest, PageRows } from "../store/repos/paging.js";
 import type { Db } from "../store/db.js";
 import { ComponentFetchError } from "./fetch.js";
-import { APP_NAME, NpmComponents, type PackageSource } from "./npm-registry.js";
-import { byRank, matchKind } from "./search.js";
+import { NpmComponents } from "./npm-registry.js";
 import { componentFiles, present } from "./present.js";
+import { searchKnown } from "./known-search.js";
 
 export { componentFiles, componentProps, present } from "./present.js";
 import type { Requester } from "../users/requester.js";
@@ -345,38 +344,13 @@ export class ComponentService {
    * sources; what came of it is `app` (a package npm does not have is no error: the answer says so).
    */
   async search(requester: Requester, q: string, limit: number, opts: { fetchApp?: boolean } = {}): Promise<ComponentSearch> {
-    const query = q.trim();
-    const found = new Map<string, ComponentMatch>();
-    const add = (m: Omit<ComponentMatch, "match">) => {
-      if (found.has(m.key)) return;
-      const match = matchKind(query, m);
-      if (match) found.set(m.key, { ...m, match });
-    };
-    for (const r of await this.repo.listPublishedSummaries()) {
-      const meta = JSON.parse(r.meta) as Partial<ComponentMeta>;
-      const pkg = /^npm:(@pipedream\/[^@]+)@/.exec(r.component_url ?? "")?.[1];
-      add({ key: r.key, name: r.name, description: r.description, type: meta.type === "action" ? "action" : "source", origin: "registry", ...(pkg ? { package: pkg } : {}) });
-    }
-    let app: ComponentSearch["app"];
-    const appName = query.toLowerCase();
-    if (opts.fetchApp !== false && APP_NAME.test(appName) && appName.length >= 2) {
-      const pkg = `@pipedream/${appName}`;
-      if (!this.npm) app = { name: appName, package: pkg, status: "off" };
-      else {
-        try {
-          const sources = await this.npm.components.appSources(appName, requester);
-          app = { name: appName, package: pkg, status: sources ? "listed" : "not_found" };
-          // Every source of the app's package answers its name, whatever its key says.
-          for (const s of sources ?? []) if (!found.has(s.key)) found.set(s.key, { ...vendorMatch(s), match: "prefix" });
-        } catch (err) {
-          if (!(err instanceof UnavailableError || err instanceof ComponentFetchError)) throw err;
-          app = { name: appName, package: pkg, status: "unavailable", message: err.message };
-        }
-      }
-    }
-    for (const s of this.npm?.components.fetchedSources() ?? []) add(vendorMatch(s));
-    const data = [...found.values()].sort(byRank).slice(0, limit);
-    return app ? { data, app } : { data };
+    return searchKnown(
+      { published: () => this.repo.listPublishedSummaries(), npm: this.npm?.components },
+      requester,
+      q,
+      limit,
+      opts,
+    );
   }
 
   async list(userId: string, page: PageRequest): Promise<PageRows<Component>> {
@@ -404,10 +378,6 @@ function registryConflict(err: unknown): unknown {
   if (err instanceof KeyTakenError)
     return new ConflictError(`component key "${err.key}" is already published to the registry by another user`);
   return err;
-}
-
-function vendorMatch(s: PackageSource): Omit<ComponentMatch, "match"> {
-  return { key: s.key, name: s.name, description: s.description, type: "source", origin: "vendor", package: s.package };
 }
 
 /** The first account a set of props references (for a 404's message). */
