@@ -297,7 +297,10 @@ export class WorkflowService {
         patch.active = o.active ? 1 : 0;
         patch.updated_at = Math.floor(now / 1000);
         // Turned on again: the runs it parked while off go on (runner.ts).
-        if (o.active) resumed = (await resumeParkedIn(trx, runTargetsOf(id), now)) >= 0;
+        if (o.active) {
+          await resumeParkedIn(trx, runTargetsOf(id), now);
+          resumed = true;
+        }
       }
       await o.alsoIn?.(trx);
       if (Object.keys(patch).length > 0) await updateWorkflow(trx, ownerId, id, patch);

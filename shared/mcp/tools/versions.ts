@@ -11,7 +11,7 @@ import { resolveWorkflowId } from "../emitters.js";
 import { DraftOut, PageOut, RunOut, VersionInfoOut, VersionOut, WorkflowOut } from "../schemas.js";
 import { CHANGE, CREATE, READ, tool } from "./define.js";
 import { nextCursor, Paging } from "./resources.js";
-import { Controls } from "./workflows.js";
+import { Controls, StepName } from "./workflows.js";
 
 const WorkflowRef = z.string().min(1).max(200).describe("workflow id (p_...) or name");
 const VersionNumber = z.number().int().min(1).max(2 ** 31);
@@ -24,12 +24,7 @@ const BaseVersion = VersionNumber.optional().describe(
 const DraftSteps = z
   .array(
     z.object({
-      name: z
-        .string()
-        .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
-        .max(64)
-        .optional()
-        .describe("an identifier"),
+      name: StepName,
       code: z
         .string()
         .max(512 * 1024)

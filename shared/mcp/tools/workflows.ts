@@ -19,15 +19,18 @@ const listedWorkflow = (w: Workflow) => ({ ...w, steps: w.steps.map(({ id, name 
 
 export const int = (r: { min: number; max: number }) => z.number().int().min(r.min).max(r.max);
 
+/** A step's name, as the steps of a workflow and of a draft take it. */
+export const StepName = z
+  .string()
+  .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
+  .max(64)
+  .optional()
+  .describe("an identifier");
+
 const Steps = z
   .array(
     z.object({
-      name: z
-        .string()
-        .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
-        .max(64)
-        .optional()
-        .describe("an identifier"),
+      name: StepName,
       code: z
         .string()
         .min(1)
