@@ -3,8 +3,7 @@
  * schemas. Works in Node and in the browser; pass `fetch` to use another implementation.
  */
 import * as z from "../zod.js";
-import type {
-  ComponentSearchQuery} from "../resources/index.js";
+import type { ComponentSearchQuery } from "../resources/index.js";
 import {
   Account,
   Action,
@@ -23,9 +22,6 @@ import {
   Subscription,
   User,
   Workflow,
-  WorkflowDraft,
-  WorkflowVersion,
-  WorkflowVersionInfo,
   type AccountListQuery,
   type ActionOptionsBody,
   type ActionsQuery,
@@ -48,12 +44,10 @@ import {
   type UpdateSourceBody,
   type UpdateUserBody,
   type UpdateWorkflowBody,
-  type DeployDraftBody,
-  type DraftBody,
-  type RestoreVersionBody,
   type TestRunBody,
 } from "../resources/index.js";
-import { ApiError } from "./error.js";
+import { Data, enc, makeRequester, pageQuery, type RequestOptions } from "./request.js";
+import { workflowBuildingMethods } from "./workflow-building.js";
 
 export { ApiError } from "./error.js";
 
@@ -81,79 +75,15 @@ export type FetchLike = (
   init: { method: string; headers: Record<string, string>; body: string | undefined; signal?: AbortSignal },
 ) => Promise<Pick<Response, "ok" | "status" | "text"> & { parsed?: () => unknown }>;
 
-type Query = Record<string, string | number | boolean | undefined>;
-
-interface RequestOptions {
-  query?: Query;
-  body?: unknown;
-}
-
-/** An answer's body: its JSON, or the text itself when it is not JSON; undefined when empty. */
-function parseBody(text: string): unknown {
-  if (text.length === 0) return undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
-}
-
-const Data = <T extends z.core.$ZodType>(item: T) => z.object({ data: item });
 const Accepted = z.object({ data: z.object({ accepted: z.boolean() }) });
 
 export type Client = ReturnType<typeof createClient>;
 
 export function createClient(options: ClientOptions) {
   const baseUrl = options.baseUrl.replace(/\/+$/, "");
-  const doFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
-  const timeoutMs = options.timeoutMs ?? 30_000;
-  const validate = options.validate ?? true;
+  const request = makeRequester(baseUrl, options);
 
-  async function request<T extends z.core.$ZodType>(
-    method: string,
-    path: string,
-    schema: T | null,
-    opts: RequestOptions = {},
-  ): Promise<z.infer<T>> {
-    const url = new URL(baseUrl + path);
-    for (const [k, v] of Object.entries(opts.query ?? {})) {
-      if (v !== undefined) url.searchParams.set(k, String(v));
-    }
-    const headers: Record<string, string> = { Authorization: `Bearer ${options.apiKey}` };
-    let body: string | undefined;
-    if (opts.body !== undefined) {
-      headers["Content-Type"] = "application/json";
-      body = JSON.stringify(opts.body);
-    }
-    let res: Awaited<ReturnType<FetchLike>>;
-    try {
-      res = await doFetch(url, {
-        method,
-        headers,
-        body,
-        ...(timeoutMs > 0 ? { signal: AbortSignal.timeout(timeoutMs) } : {}),
-      });
-    } catch (err) {
-      const reason = err instanceof Error ? err.message : String(err);
-      throw new ApiError(0, "network_error", `cannot reach ${url.origin}: ${reason}`);
-    }
-    const json = res.parsed ? res.parsed() : parseBody(await res.text());
-    if (!res.ok) throw ApiError.fromBody(res.status, json);
-    if (schema === null) return undefined as z.infer<T>;
-    if (!validate) return json as z.infer<T>;
-    const parsed = z.safeParse(schema, json);
-    if (!parsed.success) {
-      throw new ApiError(
-        res.status,
-        "unexpected_response",
-        `unexpected response from ${method} ${path}: ${parsed.error.issues[0]?.message ?? "invalid"}`,
-      );
-    }
-    return parsed.data;
-  }
-
-  const enc = encodeURIComponent;
-  const page = (q?: PageQuery): Query => ({ limit: q?.limit, after: q?.after, before: q?.before });
+  const page = pageQuery;
 
   const client = {
     baseUrl,
@@ -259,23 +189,8 @@ export function createClient(options: ClientOptions) {
       (await request("PUT", `/workflows/${enc(id)}`, Data(Workflow), { body })).data,
     deleteWorkflow: (id: string) => request("DELETE", `/workflows/${enc(id)}`, null),
 
-    // -- building workflows (extension): versions and the draft ----------------------------------
-    listWorkflowVersions: (id: string, q?: PageQuery) =>
-      request("GET", `/workflows/${enc(id)}/versions`, Page(WorkflowVersionInfo), { query: page(q) }),
-    getWorkflowVersion: async (id: string, version: number) =>
-      (await request("GET", `/workflows/${enc(id)}/versions/${version}`, Data(WorkflowVersion))).data,
-    /** A new version with version n's content (409 `version_conflict` when `base_version` is stale). */
-    restoreWorkflowVersion: async (id: string, version: number, body: RestoreVersionBody = {}) =>
-      (await request("POST", `/workflows/${enc(id)}/versions/${version}/restore`, Data(Workflow), { body })).data,
-    /** The draft (404 `no_draft` when there is none). */
-    getWorkflowDraft: async (id: string) =>
-      (await request("GET", `/workflows/${enc(id)}/draft`, Data(WorkflowDraft))).data,
-    updateWorkflowDraft: async (id: string, body: DraftBody) =>
-      (await request("PUT", `/workflows/${enc(id)}/draft`, Data(WorkflowDraft), { body })).data,
-    discardWorkflowDraft: (id: string) => request("DELETE", `/workflows/${enc(id)}/draft`, null),
-    /** Deploys the draft as the next version (400 `invalid_step` when a step's code does not parse). */
-    deployWorkflowDraft: async (id: string, body: DeployDraftBody = {}) =>
-      (await request("POST", `/workflows/${enc(id)}/draft/deploy`, Data(Workflow), { body })).data,
+    // -- building workflows (extension): versions, the draft and test runs (workflow-building.ts)
+    ...workflowBuildingMethods(request),
 
     // -- workflow runs (extension): newest first, `status=` filters ------------------------------
     listWorkflowRuns: (id: string, q?: RunListQuery) =>
