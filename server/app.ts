@@ -51,6 +51,11 @@ import { runTargetsOf } from "./workflows/targets.js";
 import { callerAnswers } from "./workflows/runs/respond.js";
 import { RunService } from "./workflows/runs/service.js";
 import { accountRoutes } from "./http/routes/accounts.js";
+import { envRoutes } from "./http/routes/env.js";
+import { RunEnvs } from "./env/run-envs.js";
+import { EnvService } from "./env/service.js";
+import { REMEMBERED_AT_MOST_MS } from "./cluster/remembered.js";
+import { EnvVarsRepo } from "./store/repos/env-vars.js";
 import { actionRoutes } from "./http/routes/actions.js";
 import { ActionService } from "./actions/service.js";
 import { Credentials } from "./accounts/credentials.js";
@@ -127,6 +132,7 @@ export async function createServer(config: Config): Promise<Server> {
       components: new ComponentsRepo(store.db),
       sources: new SourcesRepo(store.db),
       accounts: new AccountsRepo(store.db),
+      env: new EnvVarsRepo(store.db, store.dialect),
     };
     // Connected accounts: credentials sealed at rest, opened for runs only. Sources stored before
     // accounts existed have their inline credentials moved into accounts, once, before serving.
@@ -141,6 +147,14 @@ export async function createServer(config: Config): Promise<Server> {
     const log = app.log;
     await withStartupLock(store.db, store.dialect, () => adoptInlineCredentials(store, accountRefs, log));
     await reportUnopenable(repos.accounts, keyring, log);
+    await reportUnopenable(repos.env, keyring, log, { noun: "secret environment variable(s)", effect: "runs go without them" });
+    // Users' environment variables as their runs read them: remembered per user, read again
+    // after a change (announced to every instance, below) and, with several instances, at most
+    // REMEMBERED_AT_MOST_MS after it was read.
+    const runEnvs = new RunEnvs(repos.env, keyring, {
+      maxAgeMs: store.pgPool ? REMEMBERED_AT_MOST_MS : undefined,
+      log,
+    });
 
     // -- services ------------------------------------------------------------------------------
     // Events: the event store ($emit), bus, subscriptions and delivery, workflows.
@@ -170,6 +184,7 @@ export async function createServer(config: Config): Promise<Server> {
       log: (msg, err) => log.error({ err }, msg),
       isolation: await isolation,
       credentials,
+      env: runEnvs,
     });
     closers.push(() => runtime.close());
     // Stored events are routed to their listeners through the runtime's queue: each listener's
@@ -264,6 +279,8 @@ export async function createServer(config: Config): Promise<Server> {
     // runtime of every instance: endpoints answer 403 / 404 from then on.
     const userChanges = new UserChanges(instanceId);
     userChanges.onChanged((userId) => runtime.userChanged(userId));
+    // A change of a user's environment variables is announced the same way (env/service.ts).
+    userChanges.onChanged((userId) => runEnvs.forget(userId));
     if (store.pgPool) {
       await userChanges.listen(store.pgPool, log);
       closers.push(() => userChanges.close());
@@ -323,6 +340,8 @@ export async function createServer(config: Config): Promise<Server> {
     await app.register(testRunRoutes, { prefix: "/v1", tests });
     await app.register(runRoutes, { prefix: "/v1", runs });
     await app.register(accountRoutes, { prefix: "/v1", accounts });
+    const env = new EnvService(repos.env, keyring, (id) => userChanges.announce(id));
+    await app.register(envRoutes, { prefix: "/v1", env });
     await app.register(actionRoutes, { prefix: "/v1", actions });
     await app.register(streamRoutes, { events, db: store.db }); // SSE, at the host (no /v1)
     await app.register(runStreamRoutes, {

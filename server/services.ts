@@ -269,3 +269,23 @@ export interface OpenedCredentials {
 export interface CredentialOpener {
   open(userId: string, configured: Record<string, unknown>): Promise<OpenedCredentials>;
 }
+
+// ---------------------------------------------------------------------------------------------
+// Environment variables (implemented in env/run-envs.ts)
+
+/** A user's environment variables as their runs get them: `process.env` in the sandbox. */
+export interface RunEnv {
+  /**
+   * Names this set: two sets with the same key are the same variables, so a worker that holds
+   * it is not sent them again. `""` is the empty set.
+   */
+  key: string;
+  vars: Readonly<Record<string, string>>;
+  /** Hides the secret values in what a run leaves behind; undefined when there is none to hide. */
+  redactor: Redactor | undefined;
+}
+
+/** The variables of a user, read for a run (never those of another user). */
+export interface EnvOpener {
+  forRun(userId: string): Promise<RunEnv>;
+}

@@ -62,14 +62,22 @@ export async function adoptInlineCredentials(store: OpenedDb, refs: AccountRefer
   return moved;
 }
 
-/** Warns about accounts sealed with keys this server does not hold. */
-export async function reportUnopenable(repo: AccountsRepo, keyring: Keyring, log: Log): Promise<void> {
+/**
+ * Warns about values sealed with keys this server does not hold: accounts by default, or what
+ * `what` names (secret environment variables) with what then happens to the runs.
+ */
+export async function reportUnopenable(
+  repo: Pick<AccountsRepo, "keyIds">,
+  keyring: Keyring,
+  log: Log,
+  what = { noun: "account(s)", effect: "runs that need them fail with secrets_key_mismatch" },
+): Promise<void> {
   const held = new Set(keyring.ids);
   for (const [keyId, count] of await repo.keyIds()) {
     if (held.has(keyId)) continue;
     log.warn(
-      `secrets key mismatch: ${count} account(s) were sealed with key ${keyId}, which this server does not have ` +
-        `(it has ${keyring.ids.join(", ")}): runs that need them fail with secrets_key_mismatch. ` +
+      `secrets key mismatch: ${count} ${what.noun} were sealed with key ${keyId}, which this server does not have ` +
+        `(it has ${keyring.ids.join(", ")}): ${what.effect}. ` +
         "Configure HEADWATER_SECRETS_KEY (or the data dir's secrets.key) as it was, or HEADWATER_SECRETS_KEY_PREVIOUS.",
     );
   }

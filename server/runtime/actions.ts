@@ -8,12 +8,13 @@
 import { randomUUID } from "node:crypto";
 import { QuotaExceededError } from "../errors.js";
 import type { Quotas } from "../quotas/quotas.js";
-import type { Redactor } from "../secrets/redact.js";
-import { ComponentLoadError, type ComponentFiles } from "../services.js";
+import { combineRedactors, type Redactor } from "../secrets/redact.js";
+import { ComponentLoadError, type ComponentFiles, type EnvOpener } from "../services.js";
 import type { BundleCache } from "./bundles.js";
 import { CompileError } from "./compile.js";
 import { invocationsTotal } from "./invoke.js";
 import { PackageError } from "./npm/cache.js";
+import { envField, envForRun } from "./run-env.js";
 import { componentStack, scrubServerPaths } from "./stacks.js";
 import type { SandboxPool } from "./sandbox/pool.js";
 
@@ -56,6 +57,8 @@ export function createActionRunner(deps: {
   quotas: Quotas;
   timeoutMs: number;
   packagesFrom?: (url: string | null | undefined) => string | undefined;
+  /** The owner's environment variables (`process.env` in the action); absent: none. */
+  env?: EnvOpener;
 }): RunAction {
   return async (input) => {
     const quota = await deps.quotas.check(input.ownerId);
@@ -70,13 +73,22 @@ export function createActionRunner(deps: {
       if (e instanceof CompileError || e instanceof PackageError) throw new ComponentLoadError("invalid_component", e.message);
       throw e;
     }
+    const env = await envForRun(deps.env, input.ownerId);
     const logs: ActionRunResult["logs"] = [];
     const lease = await deps.pool.acquire(input.ownerId);
     const t0 = Date.now();
     let outcome;
     try {
       outcome = await lease.proc.request(
-        { t: "action", id: randomUUID(), bundleKey: ready.key, bundle: ready.bundle, packageDirs: ready.packageDirs, props: input.props },
+        {
+          t: "action",
+          id: randomUUID(),
+          ...envField(lease.proc, env),
+          bundleKey: ready.key,
+          bundle: ready.bundle,
+          packageDirs: ready.packageDirs,
+          props: input.props,
+        },
         deps.timeoutMs,
         (m) => {
           if (m.t === "log") logs.push({ level: String(m.level), message: String(m.message) });
@@ -105,11 +117,11 @@ export function createActionRunner(deps: {
           : (outcome.message.result as WorkerResult);
     }
     invocationsTotal.inc({ kind: "action", outcome: worker.error ? "error" : "ok" });
-    return present(worker, logs, ms, input.redactor);
+    return present(worker, logs, ms, combineRedactors([input.redactor, env.redactor]));
   };
 }
 
-/** The API's shape: `$summary` taken out of the exports; credentials hidden. */
+/** The API's shape: `$summary` taken out of the exports; credentials and secret variables hidden. */
 function present(w: WorkerResult, workerLogs: ActionRunResult["logs"], ms: number, redactor: Redactor | undefined): ActionRunResult {
   // The error and logged errors as a user may see them (decisions.md, Stacks): no path of the
   // server's files (the result's error has no stack; a log line of `console.error(err)` does).

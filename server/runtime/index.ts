@@ -11,7 +11,7 @@ import type { ResponseRelay } from "../cluster/response-relay.js";
 import type { Config } from "../config.js";
 import { errorEvent } from "../delivery/error-event.js";
 import { Quotas, utcDay } from "../quotas/quotas.js";
-import type { ComponentDescriber, CredentialOpener, EventStore, InvocationQueue, PropOptionsRunner, RunnableSource, SourceLifecycle } from "../services.js";
+import type { ComponentDescriber, CredentialOpener, EnvOpener, EventStore, InvocationQueue, PropOptionsRunner, RunnableSource, SourceLifecycle } from "../services.js";
 import type { Db } from "../store/db.js";
 import { JobsRepo } from "../store/repos/jobs.js";
 import { QuotasRepo } from "../store/repos/quotas.js";
@@ -68,6 +68,8 @@ export interface RuntimeDeps {
   isolation?: Isolation;
   /** Opens the connected accounts sources reference (accounts/credentials.ts); absent: props run as stored. */
   credentials?: CredentialOpener;
+  /** Owners' environment variables, `process.env` of their code (env/run-envs.ts); absent: none. */
+  env?: EnvOpener;
 }
 
 export interface Runtime {
@@ -147,7 +149,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
   const quotas = new Quotas(quotasRepo, config.quotas);
   const endpointUrl = (id: string) => endpointUrlFor(deps.publicUrl(), id);
   const timeoutMs = config.sandbox.invocationTimeoutMs;
-  const invoker = new Invoker({ pool, bundles, events: deps.events, state, quotas, timeoutMs, endpointUrl, ...(deps.credentials ? { credentials: deps.credentials } : {}) });
+  const invoker = new Invoker({ pool, bundles, events: deps.events, state, quotas, timeoutMs, endpointUrl, ...(deps.credentials ? { credentials: deps.credentials } : {}), ...(deps.env ? { env: deps.env } : {}) });
   const queue = new DurableQueue(jobs, {
     // Targets held at once. More than the sandbox processes: a target waiting for a process keeps
     // its lease and its place (the pool serves waiters in order) instead of being looked for
@@ -227,8 +229,16 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       component: (id) => catalog.component(id),
       packagesFrom: (url) => packages.vendorInstallDir(url),
       ...(deps.credentials ? { credentials: deps.credentials } : {}),
+      ...(deps.env ? { env: deps.env } : {}),
     }),
-    runAction: createActionRunner({ pool, bundles, quotas, timeoutMs, packagesFrom: (url) => packages.vendorInstallDir(url) }),
+    runAction: createActionRunner({
+      pool,
+      bundles,
+      quotas,
+      timeoutMs,
+      packagesFrom: (url) => packages.vendorInstallDir(url),
+      ...(deps.env ? { env: deps.env } : {}),
+    }),
     httpRoutes: httpTriggerRoutes({
       resolvers,
       enqueue: (j) => queue.enqueueWithIds(j),

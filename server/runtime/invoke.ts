@@ -19,9 +19,11 @@
  * batch's jobs run again).
  */
 import { Counter } from "prom-client";
-import { CredentialsError, type CredentialOpener, type EmitInput, type EventStore, type OpenedCredentials, type RunnableSource } from "../services.js";
+import { CredentialsError, type CredentialOpener, type EmitInput, type EnvOpener, type EventStore, type OpenedCredentials, type RunnableSource } from "../services.js";
 import { referencesAccounts } from "../../shared/resources/index.js";
+import { combineRedactors } from "../secrets/redact.js";
 import { redactRun } from "./redact-run.js";
+import { envForRun } from "./run-env.js";
 import type { Quotas } from "../quotas/quotas.js";
 import type { NewJob } from "../store/repos/jobs.js";
 import type { SourceStateRepo } from "../store/repos/source-state.js";
@@ -105,6 +107,8 @@ export interface InvokerDeps {
   endpointUrl: (sourceId: string) => string;
   /** Opens the connected accounts a source's props reference; absent: props run as stored. */
   credentials?: CredentialOpener;
+  /** The owner's environment variables (`process.env`); absent: none. */
+  env?: EnvOpener;
 }
 
 /** A source's credentials for one request: opened, or why they cannot be. */
@@ -131,11 +135,13 @@ export class Invoker {
     }
     const creds = await this.openCredentials(req.source);
     if (!creds.ok) return { ok: false, error: { code: creds.error.code, message: creds.error.message }, emitted: 0, computeMs: 0 };
+    const env = await envForRun(this.deps.env, req.source.userId);
     const db = await this.deps.state.snapshot(req.source.id);
     const timeoutMs = Math.min(this.deps.timeoutMs, 60_000);
     const withProps = creds.value ? { ...req.source, configuredProps: creds.value.props } : req.source;
-    const { run, stop } = await this.worker((d) => requestHook(d, withProps, ready, db, req.action, timeoutMs));
-    if (creds.value?.redactor) redactRun(run, creds.value.redactor);
+    const { run, stop } = await this.worker((d) => requestHook(d, withProps, ready, db, req.action, timeoutMs, env));
+    const redactor = combineRedactors([creds.value?.redactor, env.redactor]);
+    if (redactor) redactRun(run, redactor);
     if (stop?.kind === "crash") throw new PlatformFailure(stop.detail);
     const error = this.errorsOf(req, run, stop, timeoutMs)[0];
     // A failing hook fails the API request, which then changes nothing: nothing is recorded.
@@ -176,7 +182,9 @@ export class Invoker {
       loadError = e.message;
     }
     const creds = ready ? await this.openCredentials(source) : undefined;
-    const redactor = creds?.ok ? creds.value?.redactor : undefined;
+    const env = ready ? await envForRun(this.deps.env, source.userId) : undefined;
+    // Credentials' and secret variables' values, `****` in what the runs leave behind.
+    const redactor = combineRedactors([creds?.ok ? creds.value?.redactor : undefined, env?.redactor]);
     const runSource = creds?.ok && creds.value ? { ...source, configuredProps: creds.value.props } : source;
     const db = ready ? await this.deps.state.snapshot(source.id) : {};
     const dbChanges: Record<string, string | null> = {};
@@ -219,7 +227,7 @@ export class Invoker {
       }
       const left = limits.dailyInvocations - used.invocations - counted.invocations;
       const chunk = items.slice(next, next + Math.max(1, left));
-      const out = await this.worker((d) => requestRuns(d, runSource, ready, db, chunk, this.deps.timeoutMs)).catch((e: unknown) => e as PlatformFailure);
+      const out = await this.worker((d) => requestRuns(d, runSource, ready, db, chunk, this.deps.timeoutMs, env!)).catch((e: unknown) => e as PlatformFailure);
       if (out instanceof PlatformFailure) {
         failure = out;
         break;

@@ -3,9 +3,10 @@
  * where the sandbox's report enters the server, whatever way the run ended (done, thrown, timed
  * out, out of memory), so that the run's record, its `$errors` event and its emits all see the
  * same:
- * - the values of the accounts the run opened are `****` in every field: its log lines, its exit
- *   reason, its errors (name, message, stack), each step's values and error, its emits; and in
- *   its response, which the runner records (`hide`) after answering the caller in full;
+ * - the values of the accounts the run opened and of its owner's secret environment variables are
+ *   `****` in every field: its log lines, its exit reason, its errors (name, message, stack),
+ *   each step's values and error, its emits; and in its response, which the runner records
+ *   (`hide`) after answering the caller in full;
  * - an error keeps at most RUN_LIMITS.messageBytes of name and message and RUN_LIMITS.stackBytes
  *   of stack, an exit its reason's first RUN_LIMITS.messageBytes, so that a run's size is bounded.
  */

@@ -5,8 +5,9 @@
  * (emits, log lines) whatever a worker sends. Turning this into events is invoke.ts's part.
  */
 import { randomUUID } from "node:crypto";
-import type { RunnableSource } from "../services.js";
+import type { RunEnv, RunnableSource } from "../services.js";
 import type { BundleCache } from "./bundles.js";
+import { envField } from "./run-env.js";
 import type { SandboxPool } from "./sandbox/pool.js";
 import type { SandboxProcess, WorkerError, WorkerStream } from "./sandbox/process.js";
 
@@ -65,16 +66,21 @@ export interface WorkerCallDeps {
 
 const emptyRun = (): RunOutput => ({ emits: [], logs: [], computeMs: 0 });
 
-/** What every request about a source carries: its code (sent once per worker), props, db, endpoint. */
+/**
+ * What every request about a source carries: its code (sent once per worker), props, db,
+ * endpoint, and its owner's environment variables (sent once per worker: run-env.ts).
+ */
 function sourceInput(
   deps: WorkerCallDeps,
   proc: SandboxProcess,
   source: RunnableSource,
   ready: Ready,
   db: Record<string, string>,
+  env: RunEnv,
 ) {
   return {
     id: randomUUID(),
+    ...envField(proc, env),
     bundleKey: ready.key,
     bundle: proc.loaded.has(ready.key) ? undefined : ready.bundle,
     packageDirs: ready.packageDirs,
@@ -110,6 +116,7 @@ export async function requestRuns(
   db: Record<string, string>,
   items: RunRequestItem[],
   timeoutMs: number,
+  env: RunEnv,
 ): Promise<RunsOutput> {
   const lease = await deps.pool.acquire(source.userId);
   const done: RunOutput[] = [];
@@ -119,7 +126,7 @@ export async function requestRuns(
     const outcome = await lease.proc.request(
       {
         t: "runs",
-        ...sourceInput(deps, lease.proc, source, ready, db),
+        ...sourceInput(deps, lease.proc, source, ready, db, env),
         items: items.map((i) => ({ trigger: i.trigger, event: i.event ?? null })),
       },
       timeoutMs,
@@ -157,6 +164,7 @@ export async function requestHook(
   db: Record<string, string>,
   action: string,
   timeoutMs: number,
+  env: RunEnv,
 ): Promise<{ run: RunOutput; stop?: Stop }> {
   const lease = await deps.pool.acquire(source.userId);
   const run = emptyRun();
@@ -165,7 +173,7 @@ export async function requestHook(
     const outcome = await lease.proc.request(
       {
         t: "invoke",
-        ...sourceInput(deps, lease.proc, source, ready, db),
+        ...sourceInput(deps, lease.proc, source, ready, db, env),
         action,
         trigger: "hook",
         event: null,

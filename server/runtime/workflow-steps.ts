@@ -2,20 +2,22 @@
  * runWorkflowSteps: the sandbox primitive the workflows concern runs step code with, under the
  * same isolation, limits and quotas as sources (the steps of one run share one worker process
  * of the owner, in order). See sandbox/steps.cjs for the step API. An action step's component is
- * read by the id saved with the step, its accounts opened for this run (CredentialOpener), and
- * what the run leaves behind has their values hidden and its errors cut (step-output.ts).
+ * read by the id saved with the step, its accounts opened for this run (CredentialOpener); every
+ * step reads the owner's environment variables as `process.env` (run-env.ts); what the run leaves
+ * behind has the accounts' and the secret variables' values hidden and its errors cut (step-output.ts).
  * A step given with `reused` is not run: its earlier results are what later steps see (a run
  * going on from a later step: a re-run from a step, a retry).
  */
 import { randomUUID } from "node:crypto";
 import type { Quotas } from "../quotas/quotas.js";
-import type { Redactor } from "../secrets/redact.js";
-import { CredentialsError, type CredentialOpener } from "../services.js";
+import { combineRedactors, type Redactor } from "../secrets/redact.js";
+import { CredentialsError, type CredentialOpener, type EnvOpener } from "../services.js";
 import type { RuntimeComponent } from "./catalog.js";
 import type { BundleCache } from "./bundles.js";
 import { CompileError } from "./compile.js";
 import { PlatformFailure, platformStep } from "./platform-failure.js";
 import { PackageError } from "./npm/cache.js";
+import { envField, envForRun } from "./run-env.js";
 import type { SandboxPool } from "./sandbox/pool.js";
 import { stepInProgress } from "./sandbox/progress.js";
 import { keptOutput } from "./step-output.js";
@@ -116,6 +118,8 @@ export interface WorkflowStepDeps {
   /** Action steps' components, by id. */
   component?: (id: string) => Promise<RuntimeComponent | undefined>;
   credentials?: CredentialOpener;
+  /** The owner's environment variables (`process.env` in every step); absent: none. */
+  env?: EnvOpener;
   /** A vendor component's package install directory, from its url (npm/cache.ts). */
   packagesFrom?: (url: string | null | undefined) => string | undefined;
 }
@@ -190,6 +194,9 @@ export function createWorkflowStepRunner(deps: WorkflowStepDeps): RunWorkflowSte
         );
       }
     }
+    const env = await envForRun(deps.env, input.ownerId);
+    // One redactor for the accounts' and the secret variables' values (step-output.ts).
+    const hidden = [combineRedactors([...redactors, env.redactor])].filter((r): r is Redactor => r !== undefined);
     let lease;
     try {
       lease = await deps.pool.acquire(input.ownerId);
@@ -205,6 +212,7 @@ export function createWorkflowStepRunner(deps: WorkflowStepDeps): RunWorkflowSte
         {
           t: "steps",
           id: requestId,
+          ...envField(lease.proc, env),
           // A module this worker already keeps is not sent again (its `loaded`, below).
           steps: steps.map((s) => (s.bundleKey && lease.proc.loaded.has(s.bundleKey) ? { ...s, bundle: undefined } : s)),
           packageDirs,
@@ -252,16 +260,16 @@ export function createWorkflowStepRunner(deps: WorkflowStepDeps): RunWorkflowSte
             ),
             ...stopped,
           },
-          redactors,
+          hidden,
         );
       case "oom":
         return keptOutput(
           { ...fail("OUT_OF_MEMORY", "the workflow ran out of memory and was stopped", stoppedStep), ...stopped },
-          redactors,
+          hidden,
         );
       case "done": {
         const err = outcome.message.error;
-        if (err) return keptOutput({ ...fail(err.name, err.message), ...stopped }, redactors);
+        if (err) return keptOutput({ ...fail(err.name, err.message), ...stopped }, hidden);
         const result = outcome.message.result as Pick<
           RunWorkflowStepsResult,
           "emits" | "error" | "steps" | "exit" | "delay"
@@ -277,7 +285,7 @@ export function createWorkflowStepRunner(deps: WorkflowStepDeps): RunWorkflowSte
             computeMs,
             ran: true,
           },
-          redactors,
+          hidden,
         );
       }
     }

@@ -23,19 +23,55 @@ export interface Redactor {
   emitted<T>(value: T): T;
 }
 
+/** The values each redactor hides, so that several can be made into one (combineRedactors). */
+const valuesOf = new WeakMap<Redactor, { all: Set<string>; strong: Set<string> }>();
+
 /** A redactor for the values of these credentials (`$auth` objects); undefined when there is nothing to hide. */
 export function redactorFor(auths: Array<Record<string, unknown>>): Redactor | undefined {
   const all = new Set<string>();
   const strong = new Set<string>();
   for (const auth of auths) collect(auth, undefined, all, strong);
+  return build(all, strong);
+}
+
+/**
+ * A redactor for values that are secret whatever their field is called (secret environment
+ * variables): replaced everywhere, what a run emits included. Undefined when none is long enough.
+ */
+export function redactorForSecrets(values: Iterable<string>): Redactor | undefined {
+  const all = new Set<string>();
+  for (const v of values) collect(v, undefined, all, all);
+  return build(all, all);
+}
+
+/**
+ * One redactor that hides what each of `list` hides, the longest value first across all of
+ * them (so a credential that contains a variable's value is still hidden whole).
+ */
+export function combineRedactors(list: ReadonlyArray<Redactor | undefined>): Redactor | undefined {
+  const present = list.filter((r): r is Redactor => r !== undefined);
+  if (present.length <= 1) return present[0];
+  const all = new Set<string>();
+  const strong = new Set<string>();
+  for (const r of present) {
+    const v = valuesOf.get(r)!;
+    for (const x of v.all) all.add(x);
+    for (const x of v.strong) strong.add(x);
+  }
+  return build(all, strong);
+}
+
+function build(all: Set<string>, strong: Set<string>): Redactor | undefined {
   if (all.size === 0) return undefined;
   const replaceAll = replacer(all);
   const replaceStrong = strong.size > 0 ? replacer(strong) : (s: string) => s;
-  return {
+  const redactor: Redactor = {
     text: replaceAll,
     json: (v) => mapStrings(v, replaceAll),
     emitted: (v) => (strong.size === 0 ? v : mapStrings(v, replaceStrong)),
   };
+  valuesOf.set(redactor, { all, strong });
+  return redactor;
 }
 
 /** String values (also nested), with the JSON-escaped form of each where it differs. */

@@ -1,6 +1,7 @@
 /**
- * `headwater secrets rotate` (the server's entry with `secrets rotate`): every account sealed
- * under the current key, safely while servers run (docs/operations.md "Rotating the key").
+ * `headwater secrets rotate` (the server's entry with `secrets rotate`): every account and every
+ * secret environment variable sealed under the current key, safely while servers run
+ * (docs/operations.md "Rotating the key").
  *
  * - With `HEADWATER_SECRETS_KEY`: values under any other key this process holds (the previous
  *   one) are opened and sealed again under the current key. The operator has already given every
@@ -15,17 +16,25 @@
  */
 import { sealContext } from "../accounts/service.js";
 import type { Config } from "../config.js";
+import { resealEnvVars } from "../env/reseal.js";
 import { openDb } from "../store/db.js";
 import { AccountsRepo } from "../store/repos/accounts.js";
+import { EnvVarsRepo } from "../store/repos/env-vars.js";
 import { keySourceOf, loadKeyring, readKeyFiles, writeKeyFileAtomically } from "./key-source.js";
 import { newKey, SecretsKeyMismatchError, type Keyring } from "./keyring.js";
+
+/** What one pass re-sealed, and what no held key opens (by the key id that sealed it). */
+export interface Resealed {
+  resealed: number;
+  unopenable: Map<string, number>;
+}
 
 export interface RotationReport {
   /** The key everything is now sealed under. */
   keyId: string;
-  resealed: number;
-  /** Accounts whose values no held key opens, by the key id that sealed them. */
-  unopenable: Map<string, number>;
+  accounts: Resealed;
+  /** Secret environment variables. */
+  env: Resealed;
   /** The key file was replaced (key-file mode). */
   newKeyFile: boolean;
 }
@@ -38,24 +47,28 @@ export async function rotateSecrets(config: Config): Promise<RotationReport> {
   const store = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 2 });
   try {
     const repo = new AccountsRepo(store.db);
+    const envRepo = new EnvVarsRepo(store.db, store.dialect);
+    const everything = async (ring: Keyring) => ({ accounts: await resealAll(repo, ring), env: await resealEnvVars(envRepo, ring) });
     let ring = loadKeyring(settings);
-    let first = await resealAll(repo, ring);
+    const first = await everything(ring);
     if (source.kind === "env") return { keyId: ring.currentId, ...first, newKeyFile: false };
     // Key file: the current key becomes the previous one only once nothing needs the old previous.
-    if (first.unopenable.size > 0) return { keyId: ring.currentId, ...first, newKeyFile: false };
+    if (first.accounts.unopenable.size > 0 || first.env.unopenable.size > 0) {
+      return { keyId: ring.currentId, ...first, newKeyFile: false };
+    }
     const current = readKeyFiles(source).current;
     writeKeyFileAtomically(source.previousFile, current.key, { replace: true });
     writeKeyFileAtomically(source.file, newKey(), { replace: true });
     ring = loadKeyring(settings);
-    const second = await resealAll(repo, ring);
-    first = { resealed: first.resealed + second.resealed, unopenable: second.unopenable };
-    return { keyId: ring.currentId, ...first, newKeyFile: true };
+    const second = await everything(ring);
+    const sum = (a: Resealed, b: Resealed): Resealed => ({ resealed: a.resealed + b.resealed, unopenable: b.unopenable });
+    return { keyId: ring.currentId, accounts: sum(first.accounts, second.accounts), env: sum(first.env, second.env), newKeyFile: true };
   } finally {
     await store.close();
   }
 }
 
-async function resealAll(repo: AccountsRepo, ring: Keyring): Promise<{ resealed: number; unopenable: Map<string, number> }> {
+async function resealAll(repo: AccountsRepo, ring: Keyring): Promise<Resealed> {
   let resealed = 0;
   const unopenable = new Map<string, number>();
   let after = "";
@@ -92,10 +105,13 @@ async function resealAll(repo: AccountsRepo, ring: Keyring): Promise<{ resealed:
 export function describeRotation(r: RotationReport): { text: string; ok: boolean } {
   const lines = [
     r.newKeyFile ? `a new key was made in the data dir (key ${r.keyId}); the old one is kept as secrets.key.previous` : `current key: ${r.keyId}`,
-    `${r.resealed} account(s) sealed again under key ${r.keyId}`,
+    `${r.accounts.resealed} account(s) sealed again under key ${r.keyId}`,
+    `${r.env.resealed} secret environment variable(s) sealed again under key ${r.keyId}`,
   ];
-  for (const [keyId, n] of r.unopenable) {
-    lines.push(`${n} account(s) were sealed with key ${keyId}, which is not configured: left as they are (set HEADWATER_SECRETS_KEY_PREVIOUS to that key and run this again)`);
+  for (const [what, part] of [["account(s)", r.accounts], ["secret environment variable(s)", r.env]] as const) {
+    for (const [keyId, n] of part.unopenable) {
+      lines.push(`${n} ${what} were sealed with key ${keyId}, which is not configured: left as they are (set HEADWATER_SECRETS_KEY_PREVIOUS to that key and run this again)`);
+    }
   }
-  return { text: lines.join("\n"), ok: r.unopenable.size === 0 };
+  return { text: lines.join("\n"), ok: r.accounts.unopenable.size === 0 && r.env.unopenable.size === 0 };
 }

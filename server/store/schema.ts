@@ -4,7 +4,8 @@
  */
 import type { AccountTables } from "./tables/accounts.js";
 import type { CoreTables } from "./tables/core.js";
+import type { EnvTables } from "./tables/env.js";
 import type { EventTables } from "./tables/events.js";
 import type { RuntimeTables } from "./tables/runtime.js";
 
-export interface Database extends CoreTables, EventTables, RuntimeTables, AccountTables {}
+export interface Database extends CoreTables, EventTables, RuntimeTables, AccountTables, EnvTables {}

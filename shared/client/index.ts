@@ -48,6 +48,7 @@ import {
 } from "../resources/index.js";
 import { Data, enc, makeRequester, pageQuery, type RequestOptions } from "./request.js";
 import { workflowBuildingMethods } from "./workflow-building.js";
+import { envMethods } from "./env.js";
 
 export { ApiError } from "./error.js";
 
@@ -180,6 +181,9 @@ export function createClient(options: ClientOptions) {
     updateAccount: async (id: string, body: UpdateAccountBody) =>
       (await request("PATCH", `/accounts/${enc(id)}`, Data(Account), { body })).data,
     deleteAccount: (id: string) => request("DELETE", `/accounts/${enc(id)}`, null),
+
+    // -- environment variables (extension): a secret's value is never answered (env.ts) ----------
+    ...envMethods(request),
 
     // -- workflows (extension) -------------------------------------------------------------------
     createWorkflow: async (body: CreateWorkflowBody) =>

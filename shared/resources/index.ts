@@ -11,3 +11,4 @@ export * from "./inspection.js";
 export * from "./account.js";
 export * from "./action.js";
 export * from "./run.js";
+export * from "./env.js";

@@ -14,10 +14,12 @@
  * answer); what needs the hosted service's own services
  * (`$.send.email`, `$.send.s3`, `$.flow.delay`, ...) throw a clear error instead.
  *
- * A workflow step's props may hold `{{ steps.<path> }}` references: resolved here, by walking
- * own properties of `steps`; nothing in them is evaluated.
+ * A workflow step's props may hold `{{ steps.<path> }}` and `{{ process.env.NAME }}` references:
+ * resolved here, by walking own properties of `steps` and of the run's `process.env`; nothing in
+ * them is evaluated.
  */
 "use strict";
+const os = require("node:os");
 const { buildContext } = require("./context.cjs");
 const { propEntries, isApp } = require("./describe-component.cjs");
 const { END_NEEDLE } = require("./shims/platform/send.cjs");
@@ -180,8 +182,9 @@ function readValue(def, v) {
     case "string":
       return typeof v === "number" || typeof v === "boolean" ? String(v) : v;
     case "dir":
-      // The hosted service mounts a folder for the run; here it is the run's own temp dir.
-      return process.env.TMPDIR || "/tmp";
+      // The hosted service mounts a folder for the run; here it is the run's own temp dir (from
+      // the real environment: `process.env` holds the owner's variables, which may name TMPDIR).
+      return os.tmpdir();
     default:
       return v;
   }

@@ -155,7 +155,10 @@ async function runSteps(input, hooks = {}) {
       const out = mod.error
         ? { ret: undefined, exports: {}, error: mod.error }
         : await runAction(mod.module, {
-            props: /** @type {Record<string, unknown>} */ (resolveTemplates(step.props ?? {}, { steps })),
+            // `{{ process.env.NAME }}`: the owner's variables, as the run's code reads them (env.cjs).
+            props: /** @type {Record<string, unknown>} */ (
+              resolveTemplates(step.props ?? {}, { steps, process: { env: process.env } })
+            ),
             steps,
             emit,
             respond,

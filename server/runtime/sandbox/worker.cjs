@@ -24,6 +24,9 @@
  *   options   {bundle, packageDirs, prop, props, prevContext, query, page}
  *             -> done {result: {data: [{label, value}], context}}   (prop-options.cjs)
  *
+ * invoke, runs, steps and action also carry `env: {key, vars?}`: the owner's environment
+ * variables, which become `process.env` for the request (env.cjs).
+ *
  * Written as plain CommonJS with JSDoc types because a TypeScript loader would have to be read
  * from node_modules, which the permission model forbids (and should: it is the server's code).
  */
@@ -40,6 +43,7 @@ const { buildContext } = require("./context.cjs");
 const { runSteps } = require("./steps.cjs");
 const { propOptions } = require("./prop-options.cjs");
 const { runAction } = require("./action.cjs");
+const { useEnv, resetEnv } = require("./env.cjs");
 const platform = require("./shims/platform.cjs");
 // Where the platform shim's libraries (axios, mime-types) are: see mounts.ts (SANDBOX_PACKAGES).
 require("./shims/platform/modules.cjs").configure(JSON.parse(process.argv[3] || "{}"));
@@ -288,6 +292,8 @@ async function handleRuns(msg) {
     currentItem = i;
     logged = 0;
     const item = msg.items[i];
+    // Each run reads its owner's variables as they were sent, whatever the run before did to them.
+    if (i > 0) resetEnv();
     let out;
     try {
       out = await handleInvoke({ ...msg, action: "run", trigger: item.trigger, event: item.event, db }, i);
@@ -328,6 +334,8 @@ process.on("message", async (/** @type {any} */ msg) => {
   current = msg.id;
   logged = 0;
   try {
+    // `process.env`: the request's owner's variables (env.cjs); none for describing and options.
+    useEnv(msg.env);
     if (msg.t === "describe") {
       let result;
       try {

@@ -223,6 +223,7 @@ export class UsersRepo {
       await trx.deleteFrom("quota_usage").where("user_id", "=", id).execute();
       await trx.deleteFrom("account_uses").where("user_id", "=", id).execute();
       await trx.deleteFrom("accounts").where("user_id", "=", id).execute();
+      await trx.deleteFrom("env_vars").where("user_id", "=", id).execute();
       await trx.deleteFrom("workflows").where("owner_id", "=", id).execute();
       await trx.deleteFrom("sources").where("user_id", "=", id).execute();
       // A published component that another user's source runs outlives its author: the system
