@@ -6,7 +6,13 @@
  * and answered once they have forgotten what they read of the user's variables, so a run that
  * starts after the answer, anywhere, reads the new set (run-envs.ts).
  */
-import { ENV_LIMITS, ERROR_CODES, type EnvVar, type SetEnvBody } from "../../shared/resources/index.js";
+import {
+  ENV_LIMITS,
+  ERROR_CODES,
+  utf8Bytes,
+  type EnvVar,
+  type SetEnvBody,
+} from "../../shared/resources/index.js";
 import type { UserChangeAnnouncement } from "../cluster/user-changes.js";
 import { InvalidRequestError, NotFoundError } from "../errors.js";
 import type { Keyring } from "../secrets/keyring.js";
@@ -34,8 +40,11 @@ export class EnvService {
   /** Creates or replaces `name`; over the limit of variables per user, 400 and nothing changes. */
   async set(userId: string, name: string, body: SetEnvBody): Promise<EnvVar> {
     const secret = body.secret ?? true;
+    let madeSecret = false;
     const row = await this.changing(userId, async (trx) => {
       const existing = await this.repo.findOwn(userId, name, trx);
+      madeSecret = secret && existing !== undefined && Number(existing.secret) === 0;
+      if (madeSecret) await this.repo.overwritePlain(existing!, utf8Bytes(existing!.value ?? ""), trx);
       if (!existing && (await this.repo.countOwn(userId, trx)) >= ENV_LIMITS.perUser) {
         const message = `a user holds at most ${ENV_LIMITS.perUser} environment variables: delete one first`;
         throw new InvalidRequestError(message, ERROR_CODES.validation, [{ path: "name", message }]);
@@ -58,6 +67,8 @@ export class EnvService {
       await this.repo.upsert(next, trx);
       return next;
     });
+    // A plain value made secret: the earlier versions of its page leave the WAL too.
+    if (madeSecret) await this.emptyWal();
     return present(row);
   }
 
@@ -67,6 +78,14 @@ export class EnvService {
       if (!(await this.repo.delete(userId, name, trx)))
         throw new NotFoundError(`environment variable ${name}`);
     });
+  }
+
+  /** Tries a few times while readers hold the checkpoint up (a busy server), then leaves it to the next. */
+  private async emptyWal(): Promise<void> {
+    for (let attempt = 0; attempt < 10; attempt++) {
+      if (await this.repo.emptyWal()) return;
+      await new Promise((r) => setTimeout(r, 50));
+    }
   }
 
   /** One change, answered once every instance has forgotten the user's variables. */

@@ -67,6 +67,7 @@ export async function openDb(options: OpenDbOptions): Promise<OpenedDb> {
   sqlite.pragma("synchronous = NORMAL");
   sqlite.pragma("foreign_keys = ON");
   sqlite.pragma("busy_timeout = 5000");
+  sqlite.pragma("secure_delete = FAST");
   // Hot statements skip Kysely's executor where that is safe (sqlite-direct.ts).
   const direct = new SqliteDirect(sqlite, withStatementCache(sqlite));
   const db = new Kysely<Database>({ dialect: direct.dialect() });

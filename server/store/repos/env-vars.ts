@@ -2,7 +2,7 @@
  * Users' environment variables. Every read and write is scoped to the owner; the runtime reads a
  * user's whole set (`forRun`), rotation reads sealed rows across users a page at a time.
  */
-import type { Selectable } from "kysely";
+import { sql, type Selectable } from "kysely";
 import type { Db, DialectName } from "../db.js";
 import type { EnvVarsTable } from "../tables/env.js";
 import { notifyUserChangedIn } from "./cluster.js";
@@ -69,6 +69,32 @@ export class EnvVarsRepo {
         }),
       )
       .execute();
+  }
+
+  /**
+   * SQLite, before a plain variable becomes a secret: its plain value is overwritten where it
+   * lies (a value of the same size is written over the old one in place, overflow pages
+   * included), so the row's old text is not left in the page once the secret replaces it.
+   */
+  async overwritePlain(row: Pick<EnvVarRow, "user_id" | "name">, bytes: number, db: Db): Promise<void> {
+    if (this.dialect !== "sqlite") return;
+    await db
+      .updateTable("env_vars")
+      .set({ value: "x".repeat(bytes) })
+      .where("user_id", "=", row.user_id)
+      .where("name", "=", row.name)
+      .execute();
+  }
+
+  /**
+   * SQLite: every page copied from the WAL into the database file and the WAL emptied, so that
+   * no earlier version of a page (one that held a plain value since made secret) stays in it.
+   * Whether it got there: readers of an old snapshot can hold a checkpoint up.
+   */
+  async emptyWal(): Promise<boolean> {
+    if (this.dialect !== "sqlite") return true;
+    const res = await sql<{ busy: number }>`PRAGMA wal_checkpoint(TRUNCATE)`.execute(this.db);
+    return Number(res.rows[0]?.busy ?? 0) === 0;
   }
 
   /** Whether there was one to delete. */
