@@ -29,6 +29,7 @@ const COMMANDS: Array<{ names: string[]; load: () => Promise<Register> }> = [
   { names: ["delete", "activate", "deactivate"], load: async () => (await import("./commands/sources.js")).registerSourceCommands },
   { names: ["subscribe", "unsubscribe"], load: async () => (await import("./commands/subscribe.js")).registerSubscribe },
   { names: ["accounts"], load: async () => (await import("./commands/accounts.js")).registerAccounts },
+  { names: ["env"], load: async () => (await import("./commands/env.js")).registerEnv },
   { names: ["actions", "run"], load: async () => (await import("./commands/actions.js")).registerActions },
   { names: ["login"], load: async () => (await import("./commands/login.js")).registerLogin },
   { names: ["server"], load: async () => (await import("./commands/server.js")).registerServer },
