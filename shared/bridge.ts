@@ -28,6 +28,8 @@ import {
   RunActionBody,
   AutoSubscriptionParams,
   CreateAccountBody,
+  EnvName,
+  SetEnvBody,
   ComponentSearchQuery,
   CreateComponentBody,
   CreateSourceBody,
@@ -55,6 +57,7 @@ import {
   type ActionResult,
   type AutoSubscription,
   type Component,
+  type EnvVar,
   type ComponentSearch,
   type EventSummary,
   type Page,
@@ -397,6 +400,10 @@ export const bridgeArgs = {
   getAccount: z.tuple([AccountId]),
   updateAccount: z.tuple([AccountId, UpdateAccountBody]),
   deleteAccount: z.tuple([AccountId]),
+  // environment variables: a secret's value goes in and never comes back
+  listMyEnvVars: z.tuple([]),
+  setEnvVar: z.tuple([EnvName, SetEnvBody]),
+  deleteEnvVar: z.tuple([EnvName]),
   // actions: the vendor's (and the account's own) components of type "action", run by key
   listActions: z.tuple([z.optional(ActionsQuery)]),
   getAction: z.tuple([Str(200)]),
@@ -542,6 +549,16 @@ export interface HeadwaterBridge {
   updateAccount(id: string, body: BridgeArgs<"updateAccount">[1]): R<Account>;
   /** 409 `account_in_use` while a source or step references it; `details` name them. */
   deleteAccount(id: string): R<void>;
+
+  /**
+   * Environment variables: what the user's code reads as `process.env.NAME`. Secret by default:
+   * a secret's value is sent, never answered (a plain one's is).
+   */
+  listMyEnvVars(): R<EnvVar[]>;
+  /** Creates or replaces one (`secret` defaults to true). */
+  setEnvVar(name: string, body: SetEnvBody): R<EnvVar>;
+  /** 404 when there is none of that name. */
+  deleteEnvVar(name: string): R<void>;
 
   /**
    * Actions (components of type "action"): an app's (its vendor package is installed on the

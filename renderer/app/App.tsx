@@ -13,6 +13,7 @@ import { AccountView } from "../views/account/AccountView.js";
 import { AccountsView } from "../views/accounts/AccountsView.js";
 import { ActionsView } from "../views/actions/ActionsView.js";
 import { ComponentsView } from "../views/components/ComponentsView.js";
+import { EnvView } from "../views/env/EnvView.js";
 import { FlowView } from "../views/flow/FlowView.js";
 import { SourcesView } from "../views/sources/SourcesView.js";
 import { SubscriptionsView } from "../views/subscriptions/SubscriptionsView.js";
@@ -107,6 +108,8 @@ function Routed({ route, current }: { route: Route; current: Profile | null }) {
       return <ActionsView />;
     case "accounts":
       return <AccountsView />;
+    case "env":
+      return <EnvView />;
     default:
       return <SourcesView selectedId={route.id} />;
   }

@@ -16,6 +16,8 @@ const NAV: { view: ViewName; label: string; icon: string }[] = [
   { view: "actions", label: "Actions", icon: "▶" },
   // Apps' credentials (not the user's own account, below): "Connected" keeps the two apart.
   { view: "accounts", label: "Connected accounts", icon: "⚷" },
+  // What code reads as process.env.NAME.
+  { view: "env", label: "Environment", icon: "$" },
   { view: "account", label: "Account", icon: "◎" },
 ];
 

@@ -25,6 +25,8 @@ export const keys = {
   allUsers: ["users"] as const,
   /** Every connected account of the user (the panel and the source form's pickers share it). */
   accounts: ["accounts"] as const,
+  /** The user's environment variables (a secret's value is never among them). */
+  env: ["env"] as const,
 };
 
 const isServerData = (q: Query) => q.queryKey[0] !== "profiles" && q.queryKey[0] !== "host";
@@ -226,6 +228,11 @@ export const useWorkflow = (id: string | null) =>
     queryFn: () => call("getWorkflow", id ?? ""),
     enabled: !!id,
   });
+
+// -- environment variables --------------------------------------------------------------------
+
+/** Every environment variable of the user, by name. */
+export const useEnvVars = () => useQuery({ queryKey: keys.env, queryFn: () => call("listMyEnvVars") });
 
 // -- connected accounts -----------------------------------------------------------------------
 

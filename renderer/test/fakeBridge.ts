@@ -33,6 +33,7 @@ import type {
   ComponentMatch,
   ComponentSearch,
   ComponentSearchQuery,
+  EnvVar,
   EventSummary,
   Page,
   PropOptions,
@@ -43,6 +44,7 @@ import type {
   Run,
   RunActionBody,
   RunListQuery,
+  SetEnvBody,
   Source,
   Stats,
   StatsQuery,
@@ -696,6 +698,28 @@ export class FakeBridge implements HeadwaterBridge {
       }
       this.accounts = this.accounts.filter((a) => a.id !== id);
       this.accountValues.delete(id);
+    });
+
+  /** Environment variables by name; a secret's value is kept here only (the server's secret side). */
+  envVars: EnvVar[] = [];
+  envSecretValues = new Map<string, string>();
+  listMyEnvVars = () => this.respond("listMyEnvVars", [], () => [...this.envVars].sort((a, b) => a.name.localeCompare(b.name)));
+  setEnvVar = (name: string, body: SetEnvBody) =>
+    this.respond("setEnvVar", [name, body], () => {
+      const secret = body.secret ?? true;
+      const before = this.envVars.find((v) => v.name === name);
+      const now = 1_700_000_000 + this.envVars.length;
+      const v: EnvVar = { name, secret, ...(secret ? {} : { value: body.value }), created_at: before?.created_at ?? now, updated_at: now + 1 };
+      this.envVars = [...this.envVars.filter((x) => x.name !== name), v];
+      if (secret) this.envSecretValues.set(name, body.value);
+      else this.envSecretValues.delete(name);
+      return v;
+    });
+  deleteEnvVar = (name: string) =>
+    this.respond("deleteEnvVar", [name], () => {
+      if (!this.envVars.some((v) => v.name === name)) throw this.notFound(`environment variable ${name}`);
+      this.envVars = this.envVars.filter((v) => v.name !== name);
+      this.envSecretValues.delete(name);
     });
 
   /** Actions by app (`""`: the account's own, listed first for every app). */
