@@ -26,7 +26,11 @@ export default {
 };`;
 
 async function post(url: string, body: unknown): Promise<void> {
-  const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
   if (!res.ok) throw new Error(`POST ${url}: ${res.status}`);
 }
 
@@ -58,9 +62,13 @@ test.describe("accessibility: every view in light and dark (web mode, a real ser
     for (let n = 1; n <= 12; n++) await post(endpoint, { n, customer: `customer ${n}`, total: n * 10 });
     await post(endpoint, { n: 13, fail: true });
     await expect
-      .poll(async () => (await user.client.listSourceEvents(emitterId, { limit: 1 })).page_info.total_count, { timeout: 60_000 })
+      .poll(async () => (await user.client.listSourceEvents(emitterId, { limit: 1 })).page_info.total_count, {
+        timeout: 60_000,
+      })
       .toBe(12);
-    ({ host, context, page, errors } = await openJourney(browser, { remote: { baseUrl: server.baseUrl, apiKey: user.key } }));
+    ({ host, context, page, errors } = await openJourney(browser, {
+      remote: { baseUrl: server.baseUrl, apiKey: user.key },
+    }));
   });
 
   test.afterAll(async () => {
@@ -69,7 +77,10 @@ test.describe("accessibility: every view in light and dark (web mode, a real ser
   });
 
   test("sources: the list and a source's live events, volume chart, and a hovered row", async () => {
-    await page.getByRole("list", { name: "Source list" }).getByRole("link", { name: /^orders/ }).click();
+    await page
+      .getByRole("list", { name: "Source list" })
+      .getByRole("link", { name: /^orders/ })
+      .click();
     const grid = page.getByRole("grid", { name: `Events of ${emitterId}` });
     await expect(grid.locator("[role=row][data-event-id]")).toHaveCount(12, { timeout: 30_000 });
     await expect(page.getByRole("img", { name: /^Event volume/ })).toHaveAttribute(
@@ -105,7 +116,9 @@ test.describe("accessibility: every view in light and dark (web mode, a real ser
     await expectAccessibleInBothSchemes(page, "event search active");
     await page.getByRole("searchbox", { name: "Search events" }).fill("");
     await page.getByRole("tab", { name: "$errors" }).click();
-    await expect(page.getByRole("grid", { name: /^Events of/ }).locator("[role=row][data-event-id]")).toHaveCount(1, {
+    await expect(
+      page.getByRole("grid", { name: /^Events of/ }).locator("[role=row][data-event-id]"),
+    ).toHaveCount(1, {
       timeout: 15_000,
     });
     await expectAccessibleInBothSchemes(page, "the $errors channel");
@@ -119,11 +132,17 @@ test.describe("accessibility: every view in light and dark (web mode, a real ser
     await page.getByRole("button", { name: "Send test event" }).click();
     await expect(page.getByRole("textbox", { name: "Body" })).toBeVisible();
     await expectAccessibleInBothSchemes(page, "the Send test event panel");
-    await page.getByRole("region", { name: "Send test event" }).getByRole("button", { name: "Close" }).click();
+    await page
+      .getByRole("region", { name: "Send test event" })
+      .getByRole("button", { name: "Close" })
+      .click();
 
     const grid = page.getByRole("grid", { name: `Events of ${emitterId}` });
     await grid.locator("[role=row][data-event-id]").first().click();
-    await page.getByRole("complementary", { name: /^Event / }).getByRole("button", { name: "Replay" }).click();
+    await page
+      .getByRole("complementary", { name: /^Event / })
+      .getByRole("button", { name: "Replay" })
+      .click();
     const dialog = page.getByRole("dialog", { name: "Replay this event" });
     await expect(dialog.getByRole("radio", { name: /^All listeners/ })).toBeVisible();
     await expectAccessibleInBothSchemes(page, "the replay dialog");
@@ -160,10 +179,18 @@ test.describe("accessibility: every view in light and dark (web mode, a real ser
   });
 
   test("connected accounts: the panel by app, its dialogs, and an app prop in the source form", async () => {
-    const db = await user.client.createAccount({ app: "postgresql", name: "orders db", auth: { host: "db.internal", password: "a11y-pw" } });
+    const db = await user.client.createAccount({
+      app: "postgresql",
+      name: "orders db",
+      auth: { host: "db.internal", password: "a11y-pw" },
+    });
     await user.client.createAccount({ app: "slack", name: "team slack", auth: { token: "a11y-token" } });
     // A source that uses the first account, so that deleting it is refused.
-    await user.client.createSource({ component_code: APP_COMPONENT, name: "orders rows", configured_props: { pg: { authProvisionId: db.id } } });
+    await user.client.createSource({
+      component_code: APP_COMPONENT,
+      name: "orders rows",
+      configured_props: { pg: { authProvisionId: db.id } },
+    });
 
     await page.getByRole("link", { name: "Connected accounts" }).click();
     const row = page.getByRole("row", { name: "orders db", exact: true });
@@ -180,7 +207,10 @@ test.describe("accessibility: every view in light and dark (web mode, a real ser
     await expect(add).toBeHidden();
 
     await row.getByRole("button", { name: "Delete orders db" }).click();
-    await page.getByRole("dialog", { name: "Delete orders db?" }).getByRole("button", { name: "Delete account" }).click();
+    await page
+      .getByRole("dialog", { name: "Delete orders db?" })
+      .getByRole("button", { name: "Delete account" })
+      .click();
     const inUse = page.getByRole("alertdialog", { name: "orders db is still in use" });
     await expect(inUse.getByRole("link")).toHaveCount(1);
     await expectAccessibleInBothSchemes(page, "the account-in-use dialog");
@@ -190,14 +220,43 @@ test.describe("accessibility: every view in light and dark (web mode, a real ser
     await page.getByRole("button", { name: "+ New source" }).click();
     const dialog = page.getByRole("dialog");
     await dialog.getByRole("tab", { name: "Saved" }).click();
-    await dialog.getByRole("list", { name: "Saved components" }).getByRole("button", { name: /Orders rows/ }).click();
+    await dialog
+      .getByRole("list", { name: "Saved components" })
+      .getByRole("button", { name: /Orders rows/ })
+      .click();
     await dialog.getByRole("radio", { name: "Use an existing account" }).check();
-    await dialog.getByRole("combobox", { name: "pg: account" }).selectOption({ label: "orders db · host, password" });
+    await dialog
+      .getByRole("combobox", { name: "pg: account" })
+      .selectOption({ label: "orders db · host, password" });
     await expectAccessibleInBothSchemes(page, "an app prop using an existing account");
     await dialog.getByRole("radio", { name: "Add a new account" }).check();
     await expectAccessibleInBothSchemes(page, "an app prop with a new account's credentials");
     await page.keyboard.press("Escape");
     await expect(dialog).toBeHidden();
+  });
+
+  test("environment: the variables (a secret and a plain one), the Add dialog with its errors, replacing a secret", async () => {
+    await user.client.setEnvVar("A11Y_TOKEN", { value: "a11y-secret-value" });
+    await user.client.setEnvVar("A11Y_REGION", { value: "eu-west", secret: false });
+    await page.getByRole("link", { name: "Environment", exact: true }).click();
+    const panel = page.getByRole("region", { name: "Variables" });
+    await expect(panel.getByRole("row", { name: "A11Y_TOKEN" })).toContainText("hidden", { timeout: 15_000 });
+    await expectAccessibleInBothSchemes(page, "environment variables");
+    await screenshot(page, "a11y-07-environment");
+
+    await panel.getByRole("button", { name: "Add variable" }).click();
+    const add = page.getByRole("dialog", { name: "Add variable" });
+    await add.getByRole("button", { name: "Add variable" }).click();
+    await expect(add.getByRole("alert").first()).toBeVisible();
+    await expectAccessibleInBothSchemes(page, "the Add variable dialog with its validation errors");
+    await page.keyboard.press("Escape");
+    await expect(add).toBeHidden();
+
+    await panel.getByRole("button", { name: "Replace value of A11Y_TOKEN" }).click();
+    const replace = page.getByRole("dialog", { name: "Replace the value of A11Y_TOKEN" });
+    await expectAccessibleInBothSchemes(page, "the dialog that replaces a secret's value");
+    await page.keyboard.press("Escape");
+    await expect(replace).toBeHidden();
   });
 
   test("components, subscriptions (with the Emitter list open), workflows, flow and account", async () => {
@@ -206,7 +265,9 @@ test.describe("accessibility: every view in light and dark (web mode, a real ser
     await expectAccessibleInBothSchemes(page, "components");
 
     await page.getByRole("link", { name: "Subscriptions", exact: true }).click();
-    const emitter = page.getByRole("form", { name: "New subscription" }).getByRole("combobox", { name: "Emitter" });
+    const emitter = page
+      .getByRole("form", { name: "New subscription" })
+      .getByRole("combobox", { name: "Emitter" });
     await emitter.fill("ord");
     await expect(page.getByRole("listbox")).toBeVisible();
     await expectAccessibleInBothSchemes(page, "subscriptions with the Emitter list open");

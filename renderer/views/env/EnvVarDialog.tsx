@@ -52,7 +52,11 @@ export function EnvVarDialog(props: {
     setErrors(errs);
     if (!errs.name && !errs.value) save.mutate({ name: existing?.name ?? n, value, secret });
   };
-  const title = existing ? `Edit ${existing.name}` : "Add variable";
+  const title = !existing
+    ? "Add variable"
+    : existing.secret
+      ? `Replace the value of ${existing.name}`
+      : `Edit ${existing.name}`;
   const formId = existing ? "edit-env-form" : "add-env-form";
   const busy = save.isPending;
   return (

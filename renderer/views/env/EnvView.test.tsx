@@ -76,8 +76,8 @@ describe("Environment page", () => {
       await within(await screen.findByRole("row", { name: "REGION" })).findByText("us-east"),
     ).toBeTruthy();
 
-    await userEvent.click(screen.getByRole("button", { name: "Edit API_KEY" }));
-    dialog = screen.getByRole("dialog", { name: "Edit API_KEY" });
+    await userEvent.click(screen.getByRole("button", { name: "Replace value of API_KEY" }));
+    dialog = screen.getByRole("dialog", { name: "Replace the value of API_KEY" });
     expect((within(dialog).getByLabelText("Value") as HTMLInputElement).value).toBe("");
     await userEvent.type(within(dialog).getByLabelText("Value"), "sk-new-456");
     await userEvent.click(within(dialog).getByRole("button", { name: "Save" }));

@@ -101,7 +101,7 @@ export function EnvView() {
                     <button
                       type="button"
                       className="btn small"
-                      aria-label={`Edit ${v.name}`}
+                      aria-label={v.secret ? `Replace value of ${v.name}` : `Edit ${v.name}`}
                       onClick={() => setDialog({ kind: "edit", v })}
                     >
                       {v.secret ? "Replace value" : "Edit"}
