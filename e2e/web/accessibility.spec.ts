@@ -26,11 +26,7 @@ export default {
 };`;
 
 async function post(url: string, body: unknown): Promise<void> {
-  const res = await fetch(url, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
+  const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
   if (!res.ok) throw new Error(`POST ${url}: ${res.status}`);
 }
 
@@ -62,13 +58,9 @@ test.describe("accessibility: every view in light and dark (web mode, a real ser
     for (let n = 1; n <= 12; n++) await post(endpoint, { n, customer: `customer ${n}`, total: n * 10 });
     await post(endpoint, { n: 13, fail: true });
     await expect
-      .poll(async () => (await user.client.listSourceEvents(emitterId, { limit: 1 })).page_info.total_count, {
-        timeout: 60_000,
-      })
+      .poll(async () => (await user.client.listSourceEvents(emitterId, { limit: 1 })).page_info.total_count, { timeout: 60_000 })
       .toBe(12);
-    ({ host, context, page, errors } = await openJourney(browser, {
-      remote: { baseUrl: server.baseUrl, apiKey: user.key },
-    }));
+    ({ host, context, page, errors } = await openJourney(browser, { remote: { baseUrl: server.baseUrl, apiKey: user.key } }));
   });
 
   test.afterAll(async () => {
@@ -77,10 +69,7 @@ test.describe("accessibility: every view in light and dark (web mode, a real ser
   });
 
   test("sources: the list and a source's live events, volume chart, and a hovered row", async () => {
-    await page
-      .getByRole("list", { name: "Source list" })
-      .getByRole("link", { name: /^orders/ })
-      .click();
+    await page.getByRole("list", { name: "Source list" }).getByRole("link", { name: /^orders/ }).click();
     const grid = page.getByRole("grid", { name: `Events of ${emitterId}` });
     await expect(grid.locator("[role=row][data-event-id]")).toHaveCount(12, { timeout: 30_000 });
     await expect(page.getByRole("img", { name: /^Event volume/ })).toHaveAttribute(
@@ -116,9 +105,7 @@ test.describe("accessibility: every view in light and dark (web mode, a real ser
     await expectAccessibleInBothSchemes(page, "event search active");
     await page.getByRole("searchbox", { name: "Search events" }).fill("");
     await page.getByRole("tab", { name: "$errors" }).click();
-    await expect(
-      page.getByRole("grid", { name: /^Events of/ }).locator("[role=row][data-event-id]"),
-    ).toHaveCount(1, {
+    await expect(page.getByRole("grid", { name: /^Events of/ }).locator("[role=row][data-event-id]")).toHaveCount(1, {
       timeout: 15_000,
     });
     await expectAccessibleInBothSchemes(page, "the $errors channel");
@@ -132,17 +119,11 @@ test.describe("accessibility: every view in light and dark (web mode, a real ser
     await page.getByRole("button", { name: "Send test event" }).click();
     await expect(page.getByRole("textbox", { name: "Body" })).toBeVisible();
     await expectAccessibleInBothSchemes(page, "the Send test event panel");
-    await page
-      .getByRole("region", { name: "Send test event" })
-      .getByRole("button", { name: "Close" })
-      .click();
+    await page.getByRole("region", { name: "Send test event" }).getByRole("button", { name: "Close" }).click();
 
     const grid = page.getByRole("grid", { name: `Events of ${emitterId}` });
     await grid.locator("[role=row][data-event-id]").first().click();
-    await page
-      .getByRole("complementary", { name: /^Event / })
-      .getByRole("button", { name: "Replay" })
-      .click();
+    await page.getByRole("complementary", { name: /^Event / }).getByRole("button", { name: "Replay" }).click();
     const dialog = page.getByRole("dialog", { name: "Replay this event" });
     await expect(dialog.getByRole("radio", { name: /^All listeners/ })).toBeVisible();
     await expectAccessibleInBothSchemes(page, "the replay dialog");
@@ -179,18 +160,10 @@ test.describe("accessibility: every view in light and dark (web mode, a real ser
   });
 
   test("connected accounts: the panel by app, its dialogs, and an app prop in the source form", async () => {
-    const db = await user.client.createAccount({
-      app: "postgresql",
-      name: "orders db",
-      auth: { host: "db.internal", password: "a11y-pw" },
-    });
+    const db = await user.client.createAccount({ app: "postgresql", name: "orders db", auth: { host: "db.internal", password: "a11y-pw" } });
     await user.client.createAccount({ app: "slack", name: "team slack", auth: { token: "a11y-token" } });
     // A source that uses the first account, so that deleting it is refused.
-    await user.client.createSource({
-      component_code: APP_COMPONENT,
-      name: "orders rows",
-      configured_props: { pg: { authProvisionId: db.id } },
-    });
+    await user.client.createSource({ component_code: APP_COMPONENT, name: "orders rows", configured_props: { pg: { authProvisionId: db.id } } });
 
     await page.getByRole("link", { name: "Connected accounts" }).click();
     const row = page.getByRole("row", { name: "orders db", exact: true });
@@ -207,10 +180,7 @@ test.describe("accessibility: every view in light and dark (web mode, a real ser
     await expect(add).toBeHidden();
 
     await row.getByRole("button", { name: "Delete orders db" }).click();
-    await page
-      .getByRole("dialog", { name: "Delete orders db?" })
-      .getByRole("button", { name: "Delete account" })
-      .click();
+    await page.getByRole("dialog", { name: "Delete orders db?" }).getByRole("button", { name: "Delete account" }).click();
     const inUse = page.getByRole("alertdialog", { name: "orders db is still in use" });
     await expect(inUse.getByRole("link")).toHaveCount(1);
     await expectAccessibleInBothSchemes(page, "the account-in-use dialog");
@@ -220,14 +190,9 @@ test.describe("accessibility: every view in light and dark (web mode, a real ser
     await page.getByRole("button", { name: "+ New source" }).click();
     const dialog = page.getByRole("dialog");
     await dialog.getByRole("tab", { name: "Saved" }).click();
-    await dialog
-      .getByRole("list", { name: "Saved components" })
-      .getByRole("button", { name: /Orders rows/ })
-      .click();
+    await dialog.getByRole("list", { name: "Saved components" }).getByRole("button", { name: /Orders rows/ }).click();
     await dialog.getByRole("radio", { name: "Use an existing account" }).check();
-    await dialog
-      .getByRole("combobox", { name: "pg: account" })
-      .selectOption({ label: "orders db · host, password" });
+    await dialog.getByRole("combobox", { name: "pg: account" }).selectOption({ label: "orders db · host, password" });
     await expectAccessibleInBothSchemes(page, "an app prop using an existing account");
     await dialog.getByRole("radio", { name: "Add a new account" }).check();
     await expectAccessibleInBothSchemes(page, "an app prop with a new account's credentials");
@@ -265,9 +230,7 @@ test.describe("accessibility: every view in light and dark (web mode, a real ser
     await expectAccessibleInBothSchemes(page, "components");
 
     await page.getByRole("link", { name: "Subscriptions", exact: true }).click();
-    const emitter = page
-      .getByRole("form", { name: "New subscription" })
-      .getByRole("combobox", { name: "Emitter" });
+    const emitter = page.getByRole("form", { name: "New subscription" }).getByRole("combobox", { name: "Emitter" });
     await emitter.fill("ord");
     await expect(page.getByRole("listbox")).toBeVisible();
     await expectAccessibleInBothSchemes(page, "subscriptions with the Emitter list open");
