@@ -34,7 +34,7 @@ import { SQLite, type SqliteStatement } from "../shared/sqlite-native.js";
 import { step } from "../test/delivery/helpers.js";
 import { uniqueKey } from "../test/support/fixtures.js";
 import { defineBench, type BenchCase } from "./harness.js";
-import { TWO_STEPS, workflowRuns } from "./workflow-probes.js";
+import { cpuOfTree, TWO_STEPS, workflowRuns } from "./workflow-probes.js";
 import {
   agent,
   load,
@@ -58,42 +58,6 @@ const REST_MS = 1000;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
-
-/**
- * CPU seconds used so far (user + system, from /proc) by a server's process and by its
- * descendants (the sandbox workers); NaN where there is no /proc. Read before and after each
- * window: per run, it depends far less on what else runs on the machine than a rate does.
- */
-function cpuOfTree(pid: number | undefined): { server: number; sandbox: number } {
-  const procs = new Map<number, { ppid: number; cpu: number }>();
-  try {
-    for (const d of fs.readdirSync("/proc")) {
-      if (!/^\d+$/.test(d)) continue;
-      try {
-        const stat = fs.readFileSync(`/proc/${d}/stat`, "utf8");
-        const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-        procs.set(Number(d), { ppid: Number(f[1]), cpu: (Number(f[11]) + Number(f[12])) / 100 });
-      } catch {
-        // gone meanwhile
-      }
-    }
-  } catch {
-    return { server: NaN, sandbox: NaN };
-  }
-  let sandbox = 0;
-  const open = [pid];
-  const seen = new Set<number>();
-  while (open.length > 0) {
-    const parent = open.pop();
-    for (const [child, p] of procs) {
-      if (p.ppid !== parent || seen.has(child)) continue;
-      seen.add(child);
-      sandbox += p.cpu;
-      open.push(child);
-    }
-  }
-  return { server: procs.get(pid ?? -1)?.cpu ?? NaN, sandbox };
-}
 
 /**
  * Bare JSON calls with the admin key: the typed client checks answers with this checkout's

@@ -27,8 +27,10 @@ const env = /** @type {Record<string, string>} */ ({});
 
 /** @param {Record<string, string>} target @param {string} name @param {string} value */
 function put(target, name, value) {
-  // defineProperty: a variable named `__proto__` is a variable, not the object's prototype.
-  defineProperty(target, name, { value, writable: true, enumerable: true, configurable: true });
+  // defineProperty for `__proto__`: a variable of that name is a variable, not the object's prototype.
+  if (name === "__proto__")
+    defineProperty(target, name, { value, writable: true, enumerable: true, configurable: true });
+  else target[name] = value;
 }
 
 /**
