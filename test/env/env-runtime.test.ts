@@ -188,6 +188,29 @@ describe.each(testDatabases())("environment variables in code on $name", (db) =>
     });
   });
 
+  it("a variable may be named __proto__ (the name pattern allows it): it is a variable, not a prototype", async () => {
+    await alice.client.setEnvVar("__proto__", { value: "proto-value", secret: false });
+    const wf = await alice.client.createWorkflow({
+      name: "proto",
+      steps: [
+        {
+          name: "p",
+          code: step(
+            `return { own: Object.getOwnPropertyDescriptor(process.env, "__proto__")?.value ?? null, plain: process.env.PLAIN_ONE };`,
+          ),
+        },
+      ],
+    });
+    expect((await alice.client.testWorkflow(wf.id)).steps[0]!.return_value).toEqual({
+      own: "proto-value",
+      plain: PLAIN,
+    });
+    expect((await alice.client.listMyEnvVars()).find((v) => v.name === "__proto__")).toMatchObject({
+      value: "proto-value",
+    });
+    await alice.client.deleteEnvVar("__proto__");
+  });
+
   it("a source reads the variables (and its own PD_COMPONENT); its $logs and emits hide the secret", async () => {
     const src = await alice.client.createSource({ component_code: ENV_SOURCE });
     const url = (src.configured_props.http as { endpoint_url: string }).endpoint_url;
