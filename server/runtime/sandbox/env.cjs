@@ -8,9 +8,12 @@
  *
  *   process.env = {TMPDIR, ...the owner's variables}
  *
- * installed afresh before every run, so that what a run changed in it (or a replaced
- * `process.env`) is not what the next run reads. `process.env` is a plain object: the real
- * environment stays `{TMPDIR}` (os.tmpdir() reads that), and no variable reaches the C side.
+ * as each run starts, whatever the run before did to it (changed, deleted or replaced it).
+ * `process.env` is one object for the worker's life (a reference taken when a module loads stays
+ * live): a proxy over a plain object, whose writes are noted, so that it is filled again only
+ * after a run wrote to it or the variables changed (filling 200 variables costs ~0.1 ms; a run
+ * costs about 1 ms in all). Values written are made strings, as Node's own `process.env` does.
+ * The real environment stays `{TMPDIR}` (os.tmpdir() reads that); no variable reaches the C side.
  * A worker serves one owner only (pool.ts), so it only ever holds that owner's variables.
  */
 "use strict";
@@ -18,20 +21,39 @@
 const TMP_DIR = process.env.TMPDIR || "";
 const hasOwn = Object.prototype.hasOwnProperty;
 const defineProperty = Object.defineProperty;
+const reflectDefine = Reflect.defineProperty;
 const keysOf = Object.keys;
 
 /** The variables this worker holds, and their key. */
 let held = { key: "", vars: /** @type {Record<string, string>} */ ({}) };
-/** The object installed as `process.env` (kept, so a reference taken at load time stays live). */
-const env = /** @type {Record<string, string>} */ ({});
+/** The object behind `process.env`, and whether it holds exactly `held` (plus TMPDIR). */
+const target = /** @type {Record<string, string>} */ ({});
+let filledWith = /** @type {string | null} */ (null);
+let written = true;
 
-/** @param {Record<string, string>} target @param {string} name @param {string} value */
-function put(target, name, value) {
+/** @param {Record<string, string>} obj @param {string} name @param {string} value */
+function put(obj, name, value) {
   // defineProperty for `__proto__`: a variable of that name is a variable, not the object's prototype.
   if (name === "__proto__")
-    defineProperty(target, name, { value, writable: true, enumerable: true, configurable: true });
-  else target[name] = value;
+    defineProperty(obj, name, { value, writable: true, enumerable: true, configurable: true });
+  else obj[name] = value;
 }
+
+const env = new Proxy(target, {
+  set(t, name, value) {
+    written = true;
+    if (typeof name === "string") put(t, name, String(value));
+    return true;
+  },
+  deleteProperty(t, name) {
+    written = true;
+    return delete t[/** @type {string} */ (name)];
+  },
+  defineProperty(t, name, desc) {
+    written = true;
+    return reflectDefine(t, name, desc);
+  },
+});
 
 /**
  * Takes a request's `env` field: new variables when it carries them, else the key of those held.
@@ -50,10 +72,14 @@ function useEnv(spec) {
 
 /** Installs the held variables as `process.env`, undoing whatever the last run did to it. */
 function resetEnv() {
-  for (const name of keysOf(env)) delete env[name];
-  if (TMP_DIR) env.TMPDIR = TMP_DIR;
-  for (const name of keysOf(held.vars)) {
-    if (hasOwn.call(held.vars, name)) put(env, name, String(held.vars[name]));
+  if (written || filledWith !== held.key) {
+    for (const name of keysOf(target)) delete target[name];
+    if (TMP_DIR) target.TMPDIR = TMP_DIR;
+    for (const name of keysOf(held.vars)) {
+      if (hasOwn.call(held.vars, name)) put(target, name, String(held.vars[name]));
+    }
+    filledWith = held.key;
+    written = false;
   }
   try {
     process.env = env;
@@ -62,4 +88,15 @@ function resetEnv() {
   }
 }
 
-module.exports = { useEnv, resetEnv };
+/**
+ * `process.env.PD_COMPONENT`: the source a run belongs to (undefined: none), set by the worker
+ * itself, not noted as a run's write.
+ * @param {string | undefined} id
+ */
+function setComponentId(id) {
+  if (id !== undefined) target.PD_COMPONENT = id;
+  else if (hasOwn.call(held.vars, "PD_COMPONENT")) target.PD_COMPONENT = String(held.vars.PD_COMPONENT);
+  else delete target.PD_COMPONENT;
+}
+
+module.exports = { useEnv, resetEnv, setComponentId };

@@ -43,7 +43,7 @@ const { buildContext } = require("./context.cjs");
 const { runSteps } = require("./steps.cjs");
 const { propOptions } = require("./prop-options.cjs");
 const { runAction } = require("./action.cjs");
-const { useEnv, resetEnv } = require("./env.cjs");
+const { useEnv, resetEnv, setComponentId } = require("./env.cjs");
 const platform = require("./shims/platform.cjs");
 // Where the platform shim's libraries (axios, mime-types) are: see mounts.ts (SANDBOX_PACKAGES).
 require("./shims/platform/modules.cjs").configure(JSON.parse(process.argv[3] || "{}"));
@@ -263,7 +263,7 @@ async function handleInvoke(msg, item) {
   });
   // The hosted service's way for a component to know its own id (the scheduled-tasks source
   // subscribes itself with it); set for this run only, the process may serve other sources.
-  if (typeof msg.sourceId === "string") process.env.PD_COMPONENT = msg.sourceId;
+  if (typeof msg.sourceId === "string") setComponentId(msg.sourceId);
   try {
     if (msg.action === "run") {
       if (typeof component.run === "function") await component.run.call(ctx, msg.event);
@@ -276,7 +276,7 @@ async function handleInvoke(msg, item) {
   } catch (e) {
     return { dbChanges: dbChanges(), error: serialiseError(e) };
   } finally {
-    delete process.env.PD_COMPONENT;
+    setComponentId(undefined);
   }
 }
 
