@@ -84,7 +84,7 @@ function unknownField(err: unknown, triggers: TriggerFields): CliError | undefin
 
 /** A folder without an id: the workflow is created from it, and workflow.yaml then names it. */
 async function create(ctx: Context, client: Client, local: LocalWorkflow, dir: string): Promise<void> {
-  const triggers = triggerFields(local.file, undefined, process.env, path.join(dir, WORKFLOW_FILE));
+  const triggers = triggerFields(local.file, undefined, ctx.env, path.join(dir, WORKFLOW_FILE));
   let created: Workflow;
   try {
     created = await client.createWorkflow({ ...settingsOf(local), ...triggers, name: local.file.name, steps: stepInputs(local) });
@@ -111,7 +111,7 @@ async function push(ctx: Context, dir: string, message: string | undefined, forc
 
   const current = await resolveWorkflow(client, id);
   // Checked before anything is printed: a bearer without a token stops here.
-  const triggers = triggerFields(local.file, current, process.env, yamlPath);
+  const triggers = triggerFields(local.file, current, ctx.env, yamlPath);
   const changes = compareWorkflows(comparable(current), stateAfter(current, local));
   const now = current.version ?? 1;
   if (nothingChanged(changes)) {

@@ -17,7 +17,9 @@ const ended = (r: Run) => ["success", "error", "exited", "cancelled"].includes(r
 
 /** Step a returns three items and exports their total; `third` is the last item's id. */
 const stepA = (third: number, total: number) =>
-  step(`$.export("total", ${total}); $.export("same", "kept"); return { items: [{ id: 1 }, { id: 2 }, { id: ${third} }], label: "x" };`);
+  step(
+    `$.export("total", ${total}); $.export("same", "kept"); return { items: [{ id: 1 }, { id: 2 }, { id: ${third} }], label: "x" };`,
+  );
 const V1 = [
   { name: "a", code: stepA(3, 6) },
   { name: "old", code: step(`return "old";`) },
@@ -71,7 +73,14 @@ describe.each(testDatabases())("comparing runs on $name", (db) => {
       duration_ms: bad.duration_ms,
       error: bad.error,
     });
-    expect(c.with).toMatchObject({ id: good.id, status: "success", test: false, version: 1, code_of: "version", error: null });
+    expect(c.with).toMatchObject({
+      id: good.id,
+      status: "success",
+      test: false,
+      version: 1,
+      code_of: "version",
+      error: null,
+    });
     // The run's steps in order; "old", only the good run's, after the step it followed there.
     expect(c.steps.map((s) => s.name)).toEqual(["a", "old", "b", "c"]);
     const [a, old, b, cStep] = c.steps;
@@ -94,7 +103,13 @@ describe.each(testDatabases())("comparing runs on $name", (db) => {
         "",
       ].join("\n"),
     );
-    expect(old).toMatchObject({ run: null, with: { status: "success", position: 2 }, status_changed: true, code_changed: true, differing_paths: null });
+    expect(old).toMatchObject({
+      run: null,
+      with: { status: "success", position: 2 },
+      status_changed: true,
+      code_changed: true,
+      differing_paths: null,
+    });
     expect(old!.code_diff).toMatch(/^-export default .*return "old";/m);
     expect(b).toMatchObject({
       run: { status: "error", position: 2 },
@@ -104,7 +119,12 @@ describe.each(testDatabases())("comparing runs on $name", (db) => {
       // It failed in this run: it has no values to compare.
       differing_paths: null,
     });
-    expect(cStep).toMatchObject({ run: { status: "skipped", position: 3 }, with: null, code_changed: true, differing_paths: null });
+    expect(cStep).toMatchObject({
+      run: { status: "skipped", position: 3 },
+      with: null,
+      code_changed: true,
+      differing_paths: null,
+    });
     expect(cStep!.code_diff).toMatch(/^@@ -0,0 \+1 @@\n\+export default/m);
   });
 
@@ -113,12 +133,24 @@ describe.each(testDatabases())("comparing runs on $name", (db) => {
     const c = await alice.client.compareWorkflowRuns(wf.id, again.id, bad.id);
     expect(c.with.id).toBe(bad.id);
     const a = c.steps.find((s) => s.name === "a")!;
-    expect(a).toMatchObject({ status_changed: false, code_changed: false, code_diff: null, differing_paths: [] });
-    expect(c.steps.find((s) => s.name === "b")).toMatchObject({ run: { status: "success" }, with: { status: "error" }, status_changed: true, code_changed: false });
+    expect(a).toMatchObject({
+      status_changed: false,
+      code_changed: false,
+      code_diff: null,
+      differing_paths: [],
+    });
+    expect(c.steps.find((s) => s.name === "b")).toMatchObject({
+      run: { status: "success" },
+      with: { status: "error" },
+      status_changed: true,
+      code_changed: false,
+    });
     // The good run against the failed one: the diff goes the other way.
     const back = await alice.client.compareWorkflowRuns(wf.id, good.id, bad.id);
     expect(back.steps.map((s) => s.name)).toEqual(["a", "old", "b", "c"]);
-    expect(back.steps[0]!.code_diff).toMatch(new RegExp(`^--- a in ${bad.id} \\(version 2\\)\n\\+\\+\\+ a in ${good.id} \\(version 1\\)`));
+    expect(back.steps[0]!.code_diff).toMatch(
+      new RegExp(`^--- a in ${bad.id} \\(version 2\\)\n\\+\\+\\+ a in ${good.id} \\(version 1\\)`),
+    );
     expect(back.steps[0]!.differing_paths).toEqual(["$return_value.items[2].id", "exports.total"]);
     // last_success is the newest successful run other than this one.
     expect((await alice.client.compareWorkflowRuns(wf.id, bad.id)).with.id).toBe(again.id);
@@ -128,15 +160,26 @@ describe.each(testDatabases())("comparing runs on $name", (db) => {
   it("compares test runs: of the current version, and of local steps (their code as tested)", async () => {
     const ofVersion = await alice.client.testWorkflow(wf.id, { event: { body: {} } });
     const c = await alice.client.compareWorkflowRuns(wf.id, ofVersion.id);
-    expect(c.run).toMatchObject({ id: ofVersion.id, test: true, version: 2, code_of: "version", status: "success" });
+    expect(c.run).toMatchObject({
+      id: ofVersion.id,
+      test: true,
+      version: 2,
+      code_of: "version",
+      status: "success",
+    });
     expect(c.steps.find((s) => s.name === "a")).toMatchObject({ code_changed: false, differing_paths: [] });
 
     const local = step(`return { items: [{ id: 1 }], label: "local" };`);
-    const tested = await alice.client.testWorkflow(wf.id, { event: { body: {} }, steps: [{ name: "a", code: local }] });
+    const tested = await alice.client.testWorkflow(wf.id, {
+      event: { body: {} },
+      steps: [{ name: "a", code: local }],
+    });
     // The code it ran is kept for the comparison, never answered.
     expect(Object.keys(tested.trigger)).toEqual(["type"]);
     expect(Object.keys((await alice.client.getWorkflowRun(wf.id, tested.id)).trigger)).toEqual(["type"]);
-    const listed = (await alice.client.listWorkflowRuns(wf.id, { test: true })).data.find((r) => r.id === tested.id)!;
+    const listed = (await alice.client.listWorkflowRuns(wf.id, { test: true })).data.find(
+      (r) => r.id === tested.id,
+    )!;
     expect(Object.keys(listed.trigger)).toEqual(["type"]);
 
     const vsGood = await alice.client.compareWorkflowRuns(wf.id, tested.id, good.id);
@@ -144,7 +187,13 @@ describe.each(testDatabases())("comparing runs on $name", (db) => {
     const a = vsGood.steps.find((s) => s.name === "a")!;
     expect(a.code_diff).toContain(`+++ a in ${tested.id} (local steps)\n`);
     expect(a.code_diff).toContain(`+${local}\n`);
-    expect(a.differing_paths).toEqual(["$return_value.items[1]", "$return_value.items[2]", "$return_value.label", "exports.total", "exports.same"]);
+    expect(a.differing_paths).toEqual([
+      "$return_value.items[1]",
+      "$return_value.items[2]",
+      "$return_value.label",
+      "exports.total",
+      "exports.same",
+    ]);
     // A test run can be the one compared with, too.
     const reverse = await alice.client.compareWorkflowRuns(wf.id, good.id, tested.id);
     expect(reverse.with).toMatchObject({ id: tested.id, code_of: "steps" });
@@ -154,7 +203,12 @@ describe.each(testDatabases())("comparing runs on $name", (db) => {
   it("lists at most 100 differing paths per step, and says more differ", async () => {
     const many = await alice.client.createWorkflow({
       name: "many",
-      steps: [{ name: "a", code: step(`return Array.from({ length: 150 }, (_, i) => i * (steps.trigger.event.body.k || 1));`) }],
+      steps: [
+        {
+          name: "a",
+          code: step(`return Array.from({ length: 150 }, (_, i) => i * (steps.trigger.event.body.k || 1));`),
+        },
+      ],
     });
     const one = await runOf(many, { k: 1 });
     const two = await runOf(many, { k: 2 });
@@ -168,19 +222,35 @@ describe.each(testDatabases())("comparing runs on $name", (db) => {
     const c = alice.client;
     await expectApiError(bob.client.compareWorkflowRuns(wf.id, bad.id), 404, "not_found");
     await expectApiError(bob.client.compareWorkflowRuns(wf.id, bad.id, good.id), 404, "not_found");
-    const theirs = await bob.client.createWorkflow({ name: "bob's", steps: [{ name: "a", code: step(`return 1;`) }] });
+    const theirs = await bob.client.createWorkflow({
+      name: "bob's",
+      steps: [{ name: "a", code: step(`return 1;`) }],
+    });
     const bobsRun = await runOf(theirs, {}, bob);
     // Runs are found under their own workflow only: alice's run under bob's workflow, or bob's under alice's, are not found.
     await expectApiError(bob.client.compareWorkflowRuns(theirs.id, bad.id, bobsRun.id), 404, "not_found");
     await expectApiError(c.compareWorkflowRuns(wf.id, bad.id, bobsRun.id), 404, "not_found");
-    await expectApiError(c.compareWorkflowRuns(wf.id, "r_0017966000000000000000abcdef", good.id), 404, "not_found");
-    await expectApiError(c.compareWorkflowRuns(wf.id, bad.id, "r_0017966000000000000000abcdef"), 404, "not_found");
+    await expectApiError(
+      c.compareWorkflowRuns(wf.id, "r_0017966000000000000000abcdef", good.id),
+      404,
+      "not_found",
+    );
+    await expectApiError(
+      c.compareWorkflowRuns(wf.id, bad.id, "r_0017966000000000000000abcdef"),
+      404,
+      "not_found",
+    );
     await expectApiError(c.compareWorkflowRuns("p_nope", bad.id), 404, "not_found");
 
-    const lonely = await c.createWorkflow({ name: "lonely", steps: [{ name: "a", code: step(`return 1;`) }] });
+    const lonely = await c.createWorkflow({
+      name: "lonely",
+      steps: [{ name: "a", code: step(`return 1;`) }],
+    });
     const only = await runOf(lonely, {});
     const none = await expectApiError(c.compareWorkflowRuns(lonely.id, only.id), 404, "not_found");
-    expect(none.message).toBe(`no successful run of workflow ${lonely.id} other than ${only.id} to compare it with`);
+    expect(none.message).toBe(
+      `no successful run of workflow ${lonely.id} other than ${only.id} to compare it with`,
+    );
 
     const url = (q: string) => `${srv.baseUrl}/workflows/${wf.id}/runs/${bad.id}/compare${q}`;
     const missing = await rawRequest(url(""), { key: alice.key });
