@@ -266,6 +266,9 @@ test.describe("accessibility: every view in light and dark (web mode, a real ser
     await expectAccessibleInBothSchemes(page, "a run compared with the last good run");
     await page.keyboard.press("Escape");
     await expect(dialog).toBeHidden();
+    // Back where the next test starts: the Account view.
+    await page.getByRole("link", { name: "Account", exact: true }).click();
+    await page.getByRole("heading", { name: "Account", level: 1 }).waitFor();
   });
 
   test("account: the error of a connection whose key is refused", async () => {
