@@ -8,10 +8,10 @@
  * 2. runs per second, HTTP → the runs bench's two-step workflow, 1,000 requests a window, 32 in
  *    flight, until the backlog has run: the workflow with 1,000 versions stored against the same
  *    workflow with 1 version; and, with HEADWATER_BENCH_BASELINE (the build before versions,
- *    d3f2a34; skipped without it), each against the same workflow on that build (made by the
+ *    1670c7e; skipped without it), each against the same workflow on that build (made by the
  *    same 999 updates). Windows alternate who goes first, each after a rest; a ratio is the median
  *    of the windows' pairs. Target ≥ 0.95 of the baseline, with 1,000 versions too.
- *       git worktree add /tmp/hw-baseline d3f2a34
+ *       git worktree add /tmp/hw-baseline 1670c7e
  *       ln -s "$PWD/node_modules" /tmp/hw-baseline/node_modules
  *       (cd /tmp/hw-baseline && node scripts/build.mjs)
  *       HEADWATER_BENCH_BASELINE=/tmp/hw-baseline npm run bench versions
