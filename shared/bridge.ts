@@ -64,6 +64,8 @@ import {
   type PropOptions,
   type ReplayResult,
   type Run,
+  type RunComparison,
+  LAST_SUCCESS,
   type Source,
   type Stats,
   type Subscription,
@@ -394,6 +396,8 @@ export const bridgeArgs = {
   getWorkflowRun: z.tuple([WorkflowId, RunId]),
   rerunWorkflowRun: z.tuple([WorkflowId, RunId, z.optional(RerunBody)]),
   cancelWorkflowRun: z.tuple([WorkflowId, RunId]),
+  /** `with`: another run's id, or "last_success". */
+  compareWorkflowRuns: z.tuple([WorkflowId, RunId, z.optional(z.union([RunId, z.literal(LAST_SUCCESS)]))]),
   // connected accounts: values go in, only field names come back
   createAccount: z.tuple([CreateAccountBody]),
   listMyAccounts: z.tuple([z.optional(AccountListQuery)]),
@@ -536,6 +540,8 @@ export interface HeadwaterBridge {
   rerunWorkflowRun(id: string, runId: string, body?: RerunBody): R<Run>;
   /** Cancels a queued, retrying or delayed run (answered `cancelled`); 409 `run_not_cancellable` once it started or ended. */
   cancelWorkflowRun(id: string, runId: string): R<Run>;
+  /** Two runs compared step by step (`with`: a run id or "last_success", the default; 404 when there is no good run). */
+  compareWorkflowRuns(id: string, runId: string, withRun?: string): R<RunComparison>;
 
   /**
    * Connected accounts: an app's credentials stored once on the server and referenced from a

@@ -12,3 +12,5 @@ export * from "./account.js";
 export * from "./action.js";
 export * from "./run.js";
 export * from "./env.js";
+export * from "./compare.js";
+export * from "./workflow-file.js";
