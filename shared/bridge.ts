@@ -44,6 +44,7 @@ import {
   DeployDraftBody,
   RunListQuery,
   StatsQuery,
+  TestRunBody,
   SubscriptionParams,
   UpdateAccountBody,
   UpdateSourceBody,
@@ -391,6 +392,7 @@ export const bridgeArgs = {
   getWorkflowRun: z.tuple([WorkflowId, RunId]),
   rerunWorkflowRun: z.tuple([WorkflowId, RunId, z.optional(RerunBody)]),
   cancelWorkflowRun: z.tuple([WorkflowId, RunId]),
+  testWorkflow: z.tuple([WorkflowId, z.optional(TestRunBody)]),
   // connected accounts: values go in, only field names come back
   createAccount: z.tuple([CreateAccountBody]),
   listMyAccounts: z.tuple([z.optional(AccountListQuery)]),
@@ -529,6 +531,11 @@ export interface HeadwaterBridge {
   rerunWorkflowRun(id: string, runId: string, body?: RerunBody): R<Run>;
   /** Cancels a queued, retrying or delayed run (answered `cancelled`); 409 `run_not_cancellable` once it started or ended. */
   cancelWorkflowRun(id: string, runId: string): R<Run>;
+  /**
+   * A test run of the draft (or the current version, or `body.steps`) on a chosen event: its emits
+   * and answer are recorded, never sent. Answered once it ended, or as it is after ~60 s (follow it with getWorkflowRun).
+   */
+  testWorkflow(id: string, body?: TestRunBody): R<Run>;
 
   /**
    * Connected accounts: an app's credentials stored once on the server and referenced from a

@@ -11,11 +11,15 @@ import { stepCompletions } from "./code/completions.js";
 import { syntaxDiagnostics } from "./code/syntaxLint.js";
 import { Modal } from "./Modal.js";
 
-const labels = (doc: string, earlier: string[] = []) => {
+const complete = (doc: string, earlier: string[] = [], values?: Record<string, unknown>) => {
   const state = EditorState.create({ doc });
-  const r = stepCompletions(() => earlier)(new CompletionContext(state, doc.length, false)) as CompletionResult | null;
-  return r?.options.map((o) => o.label) ?? null;
+  return stepCompletions(
+    () => earlier,
+    () => values,
+  )(new CompletionContext(state, doc.length, false)) as CompletionResult | null;
 };
+const labels = (doc: string, earlier: string[] = [], values?: Record<string, unknown>) =>
+  complete(doc, earlier, values)?.options.map((o) => o.label) ?? null;
 
 const diagnostics = (doc: string) => {
   const view = new EditorView({ state: EditorState.create({ doc, extensions: [javascript()] }) });
@@ -34,13 +38,55 @@ describe("the code editor", () => {
       </>,
     );
     expect(screen.getByRole("textbox", { name: "Code of step a" }).getAttribute("aria-readonly")).toBeNull();
-    expect(screen.getByRole("textbox", { name: "Component code (read only)" }).getAttribute("aria-readonly")).toBe("true");
+    expect(
+      screen.getByRole("textbox", { name: "Component code (read only)" }).getAttribute("aria-readonly"),
+    ).toBe("true");
   });
 
   it("completes $. methods and the steps before this one", () => {
-    expect(labels("$.")).toEqual(["respond", "export", "send.emit", "flow.exit", "flow.delay", "summary"]);
+    expect(labels("$.")).toEqual(["respond", "export", "send.emit", "send.http", "flow.exit", "flow.delay"]);
     expect(labels("return steps.", ["a", "b"])).toEqual(["trigger", "a", "b"]);
     expect(labels("const x = 1")).toBeNull();
+  });
+
+  it("completes paths below a step's name from the last test, and the trigger's event", () => {
+    const values = {
+      trigger: { event: { body: { order: { id: 7, "total-cents": 900 } }, method: "POST" } },
+      a: { $return_value: { ok: true, items: [1, 2] }, customer: "ada" },
+      later: { $return_value: 1 },
+    };
+    expect(labels("steps.trigger.", ["a"], values)).toEqual(["event"]);
+    expect(labels("x = steps.trigger.event.", ["a"], values)).toEqual(["body", "method"]);
+    expect(labels("steps.trigger.event.body.order.to", ["a"], values)).toEqual(["id", "total-cents"]);
+    expect(complete("steps.trigger.event.body.order.to", ["a"], values)?.from).toBe(
+      "steps.trigger.event.body.order.".length,
+    );
+    expect(labels("steps.a.", ["a"], values)).toEqual(["$return_value", "customer"]);
+    expect(labels("steps.a.$return_value.", ["a"], values)).toEqual(["ok", "items"]);
+    // Nothing below a value that is no object, below an unknown key, or of a step that runs later.
+    expect(labels("steps.a.customer.", ["a"], values)).toBeNull();
+    expect(labels("steps.a.nope.", ["a"], values)).toBeNull();
+    expect(labels("steps.later.", ["a"], values)).toBeNull();
+    // Before any test: what every step has.
+    expect(labels("steps.a.", ["a"])).toEqual(["$return_value"]);
+  });
+
+  it("completes a key that is no identifier as a bracketed string", () => {
+    const values = { trigger: { event: { "content-type": "json" } } };
+    const parent = document.createElement("div");
+    const doc = "steps.trigger.event.";
+    const view = new EditorView({ parent, state: EditorState.create({ doc }) });
+    const r = complete(doc, [], values)!;
+    const option = r.options[0]!;
+    expect(option.label).toBe("content-type");
+    (option.apply as (v: EditorView, c: unknown, from: number, to: number) => void)(
+      view,
+      option,
+      r.from,
+      doc.length,
+    );
+    expect(view.state.doc.toString()).toBe('steps.trigger.event["content-type"]');
+    view.destroy();
   });
 
   it("marks what does not parse, and nothing in code that does", () => {

@@ -1,10 +1,16 @@
 /**
  * A code editor on CodeMirror 6: JavaScript highlighted (colours are classes styled by
  * code-editor.css, so they follow `<html data-theme>`), syntax errors marked as you type, problems
- * the server found marked at their line, completion of `$.` and `steps.<name>`. Tab indents; Escape
+ * the server found marked at their line, completion of `$.` and `steps.<name>...` paths. Tab indents; Escape
  * then Tab leaves the editor (CodeMirror's own rule), so the keyboard is never trapped.
+ * `language: "json"` edits JSON instead (a test event): highlighted, and marked where it does not parse.
  */
-import { autocompletion, closeBrackets, closeBracketsKeymap, completionKeymap } from "@codemirror/autocomplete";
+import {
+  autocompletion,
+  closeBrackets,
+  closeBracketsKeymap,
+  completionKeymap,
+} from "@codemirror/autocomplete";
 import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirror/commands";
 import { javascript } from "@codemirror/lang-javascript";
 import { bracketMatching, indentOnInput, syntaxHighlighting } from "@codemirror/language";
@@ -14,6 +20,7 @@ import { EditorView, highlightActiveLine, keymap, lineNumbers } from "@codemirro
 import { classHighlighter } from "@lezer/highlight";
 import { useEffect, useId, useLayoutEffect, useRef } from "react";
 import { stepCompletions } from "./code/completions.js";
+import { jsonDiagnostics, jsonLanguage } from "./code/json.js";
 import { problemDiagnostics, syntaxDiagnostics, type CodeProblem } from "./code/syntaxLint.js";
 
 export type { CodeProblem };
@@ -29,6 +36,11 @@ export function CodeEditor(props: {
   earlierSteps?: readonly string[];
   /** Problems found elsewhere (the server's parse of a draft), marked at their line. */
   problems?: readonly CodeProblem[];
+  /** What `steps.<name>` held in the last test (and `trigger: {event}`), completed below the name. */
+  stepValues?: Readonly<Record<string, unknown>>;
+  /** Ctrl+Enter (Cmd+Enter): the action that runs this code (the builder's Test step). */
+  onRun?: () => void;
+  language?: "javascript" | "json";
 }) {
   const { value, label, readOnly = false, minHeight = 220, id } = props;
   const autoId = useId();
@@ -55,18 +67,17 @@ export function CodeEditor(props: {
           bracketMatching(),
           closeBrackets(),
           highlightActiveLine(),
-          javascript(),
           syntaxHighlighting(classHighlighter),
-          autocompletion({ override: [stepCompletions(() => latest.current.earlierSteps ?? [])] }),
           lintGutter(),
-          linter(
-            (ev) =>
-              ev.state.readOnly
-                ? []
-                : [...syntaxDiagnostics(ev), ...problemDiagnostics(ev, latest.current.problems ?? [])],
-            { delay: 300 },
-          ),
-          keymap.of([...closeBracketsKeymap, ...defaultKeymap, ...historyKeymap, ...completionKeymap, indentWithTab]),
+          latest.current.language === "json" ? jsonExtensions() : javascriptExtensions(latest),
+          keymap.of([
+            { key: "Mod-Enter", run: () => (latest.current.onRun ? (latest.current.onRun(), true) : false) },
+            ...closeBracketsKeymap,
+            ...defaultKeymap,
+            ...historyKeymap,
+            ...completionKeymap,
+            indentWithTab,
+          ]),
           access.current.of(accessExtensions(latest.current)),
           EditorView.updateListener.of((u) => {
             if (u.docChanged) latest.current.onChange?.(u.state.doc.toString());
@@ -89,14 +100,43 @@ export function CodeEditor(props: {
   }, [value]);
 
   useEffect(() => {
-    view.current?.dispatch({ effects: access.current.reconfigure(accessExtensions({ label, readOnly, id: id ?? autoId })) });
+    view.current?.dispatch({
+      effects: access.current.reconfigure(accessExtensions({ label, readOnly, id: id ?? autoId })),
+    });
   }, [label, readOnly, id, autoId]);
 
   useEffect(() => {
     if (view.current) forceLinting(view.current);
   }, [props.problems]);
 
-  return <div ref={host} className="code-editor" style={{ minHeight }} data-readonly={readOnly || undefined} />;
+  return (
+    <div ref={host} className="code-editor" style={{ minHeight }} data-readonly={readOnly || undefined} />
+  );
+}
+
+function javascriptExtensions(latest: { current: Parameters<typeof CodeEditor>[0] }) {
+  return [
+    javascript(),
+    autocompletion({
+      override: [
+        stepCompletions(
+          () => latest.current.earlierSteps ?? [],
+          () => latest.current.stepValues,
+        ),
+      ],
+    }),
+    linter(
+      (ev) =>
+        ev.state.readOnly
+          ? []
+          : [...syntaxDiagnostics(ev), ...problemDiagnostics(ev, latest.current.problems ?? [])],
+      { delay: 300 },
+    ),
+  ];
+}
+
+function jsonExtensions() {
+  return [jsonLanguage, linter((ev) => (ev.state.readOnly ? [] : jsonDiagnostics(ev)), { delay: 300 })];
 }
 
 /** The editor's name, id and read-only state, on the element that takes the focus. */
