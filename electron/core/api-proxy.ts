@@ -49,8 +49,7 @@ export const apiHandlers: Handlers = {
   // The one answer with a key in it: the new user's, for the admin to hand over (see bridge.ts).
   createUser: async (c, body) => {
     const user = await c.createUser(body);
-    if (!user.api_key)
-      throw new HostError(502, "unexpected_response", "The server did not return the new user's key.");
+    if (!user.api_key) throw new HostError(502, "unexpected_response", "The server did not return the new user's key.");
     return { user: withoutKey(user), apiKey: user.api_key };
   },
   updateUser: async (c, id, body) => withoutKey(await c.updateUser(id, body)),
