@@ -7,7 +7,7 @@
  */
 import type { BridgeError } from "../../shared/bridge.js";
 import type { Run, RunStep, TestRunBody, Workflow } from "../../shared/resources/index.js";
-import { makeStep, RUN_T0 } from "./fakeRuns.js";
+import { makeStep } from "./fakeRuns.js";
 
 export type StepBehaviour = (
   step: Workflow["steps"][number],
@@ -59,6 +59,8 @@ export class FakeTests {
       return r;
     });
     const failed = out.find((s) => s.status === "error");
+    // Now, and later than the last: lists of runs sort by start.
+    const now = Math.max(Date.now(), (mine[0]?.started_at_ms ?? 0) + 1);
     const run: Run = {
       id: `r_test${String(++this.seq).padStart(3, "0")}`,
       workflow_id: w.id,
@@ -66,8 +68,8 @@ export class FakeTests {
       trigger: { type: "TEST" },
       attempt: 1,
       version: w.version ?? 1,
-      started_at_ms: RUN_T0 + this.seq * 1000,
-      ended_at_ms: RUN_T0 + this.seq * 1000 + 30,
+      started_at_ms: now,
+      ended_at_ms: now + 30,
       duration_ms: 30,
       event,
       steps: out,

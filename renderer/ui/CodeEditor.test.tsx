@@ -8,6 +8,7 @@ import { fireEvent, render, screen } from "@testing-library/react";
 import { describe, expect, it, vi } from "vitest";
 import { CodeEditor } from "./CodeEditor.js";
 import { stepCompletions } from "./code/completions.js";
+import { jsonProblem } from "./code/json.js";
 import { syntaxDiagnostics } from "./code/syntaxLint.js";
 import { Modal } from "./Modal.js";
 
@@ -92,6 +93,14 @@ describe("the code editor", () => {
   it("marks what does not parse, and nothing in code that does", () => {
     expect(diagnostics("export default { run() { return 1; } };\n")).toEqual([]);
     expect(diagnostics("const x = ;\nreturn x;")).toEqual(["Syntax error at line 1, column 11"]);
+  });
+
+  it("says where typed JSON stops parsing, by line and column", () => {
+    expect(jsonProblem('{"a": 1}')).toBeNull();
+    expect(jsonProblem('{\n  "a": }')).toMatchObject({ line: 2, column: 8, message: "Unexpected token '}'" });
+    expect(jsonProblem("[1 2]")).toMatchObject({ line: 1, column: 4 });
+    expect(jsonProblem('{"a": 1')).toMatchObject({ line: 1, column: 8 });
+    expect(jsonProblem("  ")?.message).toBe("Empty: type a JSON value, e.g. {}");
   });
 
   it("keeps a dialog open on Escape in the editor (Escape then Tab leaves the editor)", () => {

@@ -63,7 +63,10 @@ function validPrefix(text: string): number {
       JSON.parse(text.slice(0, n));
       return true;
     } catch (err) {
-      return err instanceof Error && /end of JSON input|Unterminated/.test(err.message);
+      // It failed only for lack of what follows: at its end, or with no more text to read.
+      const msg = err instanceof Error ? err.message : "";
+      const at = /at position (\d+)/.exec(msg);
+      return at ? Number(at[1]) >= n : /end of JSON input|Unterminated/.test(msg);
     }
   };
   let lo = 0;
