@@ -95,7 +95,7 @@ function Logs({ name, step: s }: { name: string; step: RunStep }) {
   if (s.logs.length === 0) return null;
   return (
     <Part title={`Logs (${s.logs.length})`}>
-      <ol className="run-logs" aria-label={`Logs of step ${name}`}>
+      <ol className="run-logs" aria-label={`Logs of step ${name}`} tabIndex={0}>
         {s.logs.map((line, i) => (
           <li key={i} className={`log-line level-${line.level}`}>
             <span className="log-time" title={absoluteTime(line.ts_ms, { ms: true })}>

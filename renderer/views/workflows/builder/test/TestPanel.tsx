@@ -141,7 +141,7 @@ function EventChooser({ event: ev, disabled }: { event: TestEvent; disabled: boo
 
 function RunSummary({ run }: { run: Run }) {
   return (
-    <p className="test-run-summary">
+    <p className="test-run-summary" role="status">
       Latest test: run <code>{run.id}</code>{" "}
       <span className={`status-chip tone-${statusTone(run.status)}`}>{RUN_STATUS_LABELS[run.status]}</span>
       {run.duration_ms !== null && <> in {formatDuration(run.duration_ms)}</>}

@@ -82,7 +82,7 @@ export function useBuilderTests(p: {
         <button
           type="button"
           className="btn small"
-          aria-label={`Test step ${s.name}`}
+          aria-label={`${busy ? "Testing" : "Test"} step ${s.name}`}
           title={reason ?? "Run the draft up to this step on the test event (Ctrl+Enter in its code)"}
           disabled={tests.running !== null || reason !== null}
           aria-describedby={reason && !tests.running ? testReasonId(tests.workflowId) : undefined}
