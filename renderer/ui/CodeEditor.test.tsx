@@ -4,7 +4,7 @@ import { javascript } from "@codemirror/lang-javascript";
 import { ensureSyntaxTree } from "@codemirror/language";
 import { EditorState } from "@codemirror/state";
 import { EditorView } from "@codemirror/view";
-import { fireEvent, render, screen } from "@testing-library/react";
+import { act, fireEvent, render, screen } from "@testing-library/react";
 import { describe, expect, it, vi } from "vitest";
 import { CodeEditor } from "./CodeEditor.js";
 import { stepCompletions } from "./code/completions.js";
@@ -101,6 +101,39 @@ describe("the code editor", () => {
     expect(jsonProblem("[1 2]")).toMatchObject({ line: 1, column: 4 });
     expect(jsonProblem('{"a": 1')).toMatchObject({ line: 1, column: 8 });
     expect(jsonProblem("  ")?.message).toBe("Empty: type a JSON value, e.g. {}");
+  });
+
+  it("hands a long text over once typing pauses (or on blur), and keeps what is held over a render", () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
+    try {
+      const long = "// a line of a long step\n".repeat(1000);
+      const onChange = vi.fn();
+      const ui = (value: string) => <CodeEditor label="Long" value={value} onChange={onChange} />;
+      const { rerender } = render(ui(long));
+      const content = screen.getByRole("textbox", { name: "Long" });
+      const view = EditorView.findFromDOM(content.closest(".cm-editor") as HTMLElement)!;
+      const type = (text: string) => view.dispatch({ changes: { from: 0, insert: text } });
+      type("a");
+      type("b");
+      expect(onChange).not.toHaveBeenCalled();
+      // The owner re-renders with the text it has: what is held stays in the editor.
+      rerender(ui(long));
+      expect(view.state.doc.toString().startsWith("ba//")).toBe(true);
+      act(() => void vi.advanceTimersByTime(150));
+      expect(onChange.mock.calls).toEqual([[`ba${long}`]]);
+      // Typing on and on goes at least every half second.
+      for (let i = 0; i < 6; i++) {
+        type("c");
+        act(() => void vi.advanceTimersByTime(100));
+      }
+      expect(onChange).toHaveBeenCalledTimes(2);
+      type("d");
+      fireEvent.blur(content);
+      expect(onChange).toHaveBeenCalledTimes(3);
+      expect(onChange.mock.lastCall![0]).toBe(`dcccccc` + `ba${long}`);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("keeps a dialog open on Escape in the editor (Escape then Tab leaves the editor)", () => {

@@ -19,6 +19,7 @@ import { Compartment, EditorState } from "@codemirror/state";
 import { EditorView, highlightActiveLine, keymap, lineNumbers } from "@codemirror/view";
 import { classHighlighter } from "@lezer/highlight";
 import { useEffect, useId, useLayoutEffect, useRef } from "react";
+import { changeRelay, type ChangeRelay } from "./code/changeRelay.js";
 import { stepCompletions } from "./code/completions.js";
 import { jsonDiagnostics, jsonLanguage } from "./code/json.js";
 import { problemDiagnostics, syntaxDiagnostics, type CodeProblem } from "./code/syntaxLint.js";
@@ -52,10 +53,29 @@ export function CodeEditor(props: {
     latest.current = props;
   });
   const access = useRef(new Compartment());
+  // The text the owner last had from here or gave (a render with it changes nothing), and the
+  // hand-over of changes (code/changeRelay.ts: a long text goes once typing pauses).
+  const handed = useRef(props.value);
+  const relay = useRef<ChangeRelay | null>(null);
 
   useEffect(() => {
     const el = host.current;
     if (!el) return;
+    const r = changeRelay((text) => {
+      // Not the owner's own text back (a replace from outside, or typing undone before it went).
+      if (text === handed.current) return;
+      handed.current = text;
+      latest.current.onChange?.(text);
+    });
+    relay.current = r;
+    // After a hand-over, the Run key waits for the owner's render of it.
+    const run = () => {
+      const onRun = latest.current.onRun;
+      if (!onRun) return false;
+      if (r.flush()) setTimeout(() => latest.current.onRun?.(), 0);
+      else onRun();
+      return true;
+    };
     const v = new EditorView({
       parent: el,
       state: EditorState.create({
@@ -71,7 +91,7 @@ export function CodeEditor(props: {
           lintGutter(),
           latest.current.language === "json" ? jsonExtensions() : javascriptExtensions(latest),
           keymap.of([
-            { key: "Mod-Enter", run: () => (latest.current.onRun ? (latest.current.onRun(), true) : false) },
+            { key: "Mod-Enter", run },
             ...closeBracketsKeymap,
             ...defaultKeymap,
             ...historyKeymap,
@@ -80,22 +100,28 @@ export function CodeEditor(props: {
           ]),
           access.current.of(accessExtensions(latest.current)),
           EditorView.updateListener.of((u) => {
-            if (u.docChanged) latest.current.onChange?.(u.state.doc.toString());
+            if (u.docChanged) r.changed(u.view);
           }),
+          EditorView.domEventHandlers({ blur: () => void r.flush() }),
         ],
       }),
     });
     view.current = v;
     return () => {
+      r.flush();
       v.destroy();
       view.current = null;
     };
   }, []);
 
-  // A value changed from outside (a reload, a discard) replaces the text; typing is already in it.
+  // A value changed from outside (a reload, a discard) replaces the text; typing is already in it
+  // (or held for a moment: a render with the value the owner had from here changes nothing).
   useEffect(() => {
     const v = view.current;
-    if (v && v.state.doc.toString() !== value)
+    if (!v || value === handed.current) return;
+    handed.current = value;
+    relay.current?.drop();
+    if (v.state.doc.toString() !== value)
       v.dispatch({ changes: { from: 0, to: v.state.doc.length, insert: value } });
   }, [value]);
 
@@ -105,9 +131,12 @@ export function CodeEditor(props: {
     });
   }, [label, readOnly, id, autoId]);
 
+  // Marked again when the problems change, not when a render hands over an equal list: a lint
+  // walks the whole syntax tree, far too much to do on each keystroke of a long step.
+  const problemsKey = JSON.stringify(props.problems ?? []);
   useEffect(() => {
     if (view.current) forceLinting(view.current);
-  }, [props.problems]);
+  }, [problemsKey]);
 
   return (
     <div ref={host} className="code-editor" style={{ minHeight }} data-readonly={readOnly || undefined} />
