@@ -7,7 +7,7 @@
  * version; the History tab diffs two versions and restores the first. axe finds nothing in either
  * colour scheme along the way. Screenshots: e2e/screenshots/builder-*.png at 1440 and 720 px, and
  * the draft in the dark theme (builder-02-history is the picture docs/images/builder-history.png
- * was taken from, builder-03-test the one of docs/images/builder-test.png).
+ * was taken from, builder-04-stale the one of docs/images/builder-test.png).
  */
 import { expectAccessibleInBothSchemes } from "../support/axe.js";
 import { expect, requireChromium, screenshot, test } from "../support/fixtures.js";
