@@ -9,7 +9,8 @@ import { makeRun } from "../../../../test/fakeRuns.js";
 import { renderWith } from "../../../../test/render.js";
 import { WorkflowDetail } from "../../WorkflowDetail.js";
 
-const code = (body: string) => `export default defineComponent({\n  async run({ steps, $ }) {\n    ${body}\n  },\n});\n`;
+const code = (body: string) =>
+  `export default defineComponent({\n  async run({ steps, $ }) {\n    ${body}\n  },\n});\n`;
 
 function bridgeWithWorkflow() {
   const bridge = new FakeBridge();
@@ -39,14 +40,20 @@ function setText(label: string, text: string) {
   act(() => view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text } }));
 }
 const testBodies = (bridge: FakeBridge) => bridge.callsOf("testWorkflow").map((c) => c[1] as TestRunBody);
-const result = (step: string) => screen.findByRole("region", { name: new RegExp(`^Test result of step ${step}`) });
+const result = (step: string) =>
+  screen.findByRole("region", { name: new RegExp(`^Test result of step ${step}`) });
 
 describe("testing in the builder", () => {
   it("tests a step on typed JSON and shows its result under it; the next test of a later step reuses it", async () => {
     const bridge = bridgeWithWorkflow();
     bridge.tests.behaviour = (s, event) =>
       s.name === "a"
-        ? { return_value: { got: event }, exports: { total: 3 }, logs: [{ ts_ms: 1, level: "info", message: "adding up" }], emits: [{ channel: "", data: { raw_event: 1 } }] }
+        ? {
+            return_value: { got: event },
+            exports: { total: 3 },
+            logs: [{ ts_ms: 1, level: "info", message: "adding up" }],
+            emits: [{ channel: "", data: { raw_event: 1 } }],
+          }
         : { return_value: 2 };
     await openSteps(bridge);
     // No run and no trigger: typed JSON, `{}` to start with.
@@ -65,7 +72,12 @@ describe("testing in the builder", () => {
 
     await userEvent.click(screen.getByRole("button", { name: "Test step b" }));
     expect(within(await result("b")).getByText("Success")).toBeTruthy();
-    expect(testBodies(bridge)[1]).toEqual({ event: { order: 7 }, to_step: "b", from_step: "b", run_id: "r_test001" });
+    expect(testBodies(bridge)[1]).toEqual({
+      event: { order: 7 },
+      to_step: "b",
+      from_step: "b",
+      run_id: "r_test001",
+    });
     // a's result stays the one that ran it (not the reused copy).
     expect(within(await result("a")).getByText("r_test001")).toBeTruthy();
   });
@@ -95,7 +107,9 @@ describe("testing in the builder", () => {
     setText("Code of step b", code("return 'new';"));
     await userEvent.click(screen.getByRole("button", { name: "Test step b" }));
     await result("b");
-    const order = bridge.calls.map((c) => c.method).filter((m) => m === "updateWorkflowDraft" || m === "testWorkflow");
+    const order = bridge.calls
+      .map((c) => c.method)
+      .filter((m) => m === "updateWorkflowDraft" || m === "testWorkflow");
     expect(order).toEqual(["updateWorkflowDraft", "testWorkflow"]);
     expect(bridge.history.drafts.get("p_wf1")!.workflow.steps[1]!.code).toContain("'new'");
   });
@@ -116,37 +130,63 @@ describe("testing in the builder", () => {
   it("offers recent trigger events (of its sources and its runs) and runs' events", async () => {
     const bridge = bridgeWithWorkflow();
     bridge.sources = [makeSource(1, { name: "orders" })];
-    bridge.subscriptions = [{ id: "sub_1", emitter_id: "dc_src1", listener_id: "p_wf1", event_name: "", created_at: 1 } as never];
-    bridge.events.set("dc_src1", [{ ...makeEvent("dc_src1", Date.now() - 1000, 1), event: { order: "from source" } }]);
-    bridge.runs.set("p_wf1", [makeRun(1, { event: { method: "POST", body: { via: "http" } }, started_at_ms: Date.now() - 5000 })]);
+    bridge.subscriptions = [
+      { id: "sub_1", emitter_id: "dc_src1", listener_id: "p_wf1", event_name: "", created_at: 1 } as never,
+    ];
+    bridge.events.set("dc_src1", [
+      { ...makeEvent("dc_src1", Date.now() - 1000, 1), event: { order: "from source" } },
+    ]);
+    bridge.runs.set("p_wf1", [
+      makeRun(1, {
+        event: { method: "POST", path: "/", body: { via: "http" } },
+        started_at_ms: Date.now() - 5000,
+      }),
+    ]);
     await openSteps(bridge);
     const pick = await screen.findByRole("combobox", { name: "Recent trigger event" });
-    const options = within(pick).getAllByRole("option").map((o) => o.textContent);
+    const options = within(pick)
+      .getAllByRole("option")
+      .map((o) => o.textContent);
     expect(options).toHaveLength(2);
     expect(options[0]).toMatch(/orders · event /);
-    expect(options[1]).toMatch(/HTTP request/);
+    expect(options[1]).toMatch(/HTTP request · POST \/ {"via":"http"}$/);
     await userEvent.selectOptions(pick, options[1]!);
     await userEvent.click(screen.getByRole("button", { name: "Test workflow" }));
     await result("b");
-    expect(testBodies(bridge)[0]).toEqual({ event: { method: "POST", body: { via: "http" } } });
+    expect(testBodies(bridge)[0]).toEqual({ event: { method: "POST", path: "/", body: { via: "http" } } });
 
     // A run's event: the test run just made is among the runs now.
     await userEvent.click(screen.getByRole("radio", { name: "A run's event" }));
     const runs = await screen.findByRole("combobox", { name: "Run" });
-    await waitFor(() => expect(within(runs).getAllByRole("option")[0]!.textContent).toMatch(/Test run · Success · r_test001/));
+    await waitFor(() =>
+      expect(within(runs).getAllByRole("option")[0]!.textContent).toMatch(/Test run · Success · r_test001/),
+    );
   });
 
   it("shows a failed step's error with its stack, and the test's error when it could not run", async () => {
     const bridge = bridgeWithWorkflow();
     bridge.tests.behaviour = (s) =>
-      s.name === "b" ? { status: "error", error: { name: "TypeError", message: "x is undefined", stack: "TypeError: x is undefined\n    at b (step b:3:5)" } } : {};
+      s.name === "b"
+        ? {
+            status: "error",
+            error: {
+              name: "TypeError",
+              message: "x is undefined",
+              stack: "TypeError: x is undefined\n    at b (step b:3:5)",
+            },
+          }
+        : {};
     await openSteps(bridge);
     await userEvent.click(screen.getByRole("button", { name: "Test workflow" }));
     const b = await result("b");
     expect(b.querySelector(".run-error-line")!.textContent).toBe("TypeError: x is undefined");
     expect(within(b).getByLabelText("Stack of step b").textContent).toContain("at b (step b:3:5)");
 
-    bridge.fail("testWorkflow", { status: 400, code: "invalid_step", message: "step b: line 3: Unexpected token" });
+    bridge.fail("testWorkflow", {
+      status: 400,
+      code: "invalid_step",
+      message: "step b: line 3: Unexpected token",
+    });
     await userEvent.click(screen.getByRole("button", { name: "Test workflow" }));
     const alert = await screen.findByRole("alert");
     expect(alert.textContent).toContain("The test did not run");

@@ -32,10 +32,14 @@ const TEST_RUNS = 10;
 export const testEventsKey = (id: string) => ["workflow", id, "test-events"] as const;
 export const testRunsKey = (id: string) => ["workflow", id, "test-runs"] as const;
 
-/** A line of the event itself: its summary, else the start of its JSON. */
-function preview(event: unknown, summary?: string): string {
+/** A line of the event itself: its summary, a request's method, path and body, else the start of its JSON. */
+export function preview(event: unknown, summary?: string): string {
   if (summary) return summary;
-  const text = JSON.stringify(event) ?? "";
+  const e = (event ?? {}) as { method?: unknown; path?: unknown; body?: unknown };
+  const request = typeof e.method === "string" && typeof e.path === "string";
+  const text = request
+    ? `${e.method} ${e.path}${e.body !== undefined ? ` ${JSON.stringify(e.body)}` : ""}`
+    : (JSON.stringify(event) ?? "");
   return text.length > 60 ? `${text.slice(0, 60)}…` : text;
 }
 
