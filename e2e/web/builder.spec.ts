@@ -3,7 +3,8 @@
  * the Steps tab's editor (CodeMirror), autosaved to the draft, found again after a reload; the
  * draft is tested on a recent trigger event (a request to its endpoint), step by step, with each
  * step's result shown under it, a later step's result marked stale once an earlier step changes,
- * and the earlier results reused by the next test; then it is deployed with a message as the next
+ * and the earlier results reused by the next test; a step is added, named, moved and deleted from
+ * the keyboard alone; then the draft is deployed with a message as the next
  * version; the History tab diffs two versions and restores the first. axe finds nothing in either
  * colour scheme along the way. Screenshots: e2e/screenshots/builder-*.png at 1440 and 720 px, and
  * the draft in the dark theme (builder-02-history is the picture docs/images/builder-history.png
@@ -125,6 +126,34 @@ test("edit a step, find the draft after a reload, test it on an event, deploy it
     const reused = (await api.listWorkflowRuns(workflow.id, { test: true })).data[0]!;
     expect(reused.steps.map((s) => s.status)).toEqual(["reused", "success"]);
     await expect(shoutResult).toContainText(reused.id);
+  });
+
+  await test.step("from the keyboard: add a step, name it, move it up, delete it", async () => {
+    const names = () =>
+      page
+        .getByRole("textbox", { name: /^Name of step/ })
+        .evaluateAll((inputs) => inputs.map((i) => (i as HTMLInputElement).value));
+    await page.getByRole("button", { name: "Add a code step" }).focus();
+    await page.keyboard.press("Enter");
+    await expect(page.getByRole("textbox", { name: "Name of step 3" })).toBeFocused();
+    await page.keyboard.press("Control+a");
+    await page.keyboard.type("tidy");
+    await page.keyboard.press("Alt+ArrowUp");
+    await expect.poll(names).toEqual(["greet", "tidy", "shout"]);
+    await expect(page.getByRole("button", { name: "Move step tidy up" })).toBeFocused();
+    await page.keyboard.press("Tab");
+    await page.keyboard.press("Tab");
+    await expect(page.getByRole("button", { name: "Delete step tidy" })).toBeFocused();
+    await page.keyboard.press("Enter");
+    await expect(page.getByRole("dialog", { name: "Delete step tidy?" })).toBeVisible();
+    await page.keyboard.press("Tab");
+    await page.keyboard.press("Enter");
+    await expect.poll(names).toEqual(["greet", "shout"]);
+    // The focus goes on to the step that took its place.
+    await expect(page.getByRole("textbox", { name: "Name of step 2" })).toBeFocused();
+    await expect
+      .poll(async () => (await api.getWorkflowDraft(workflow.id)).workflow.steps.map((s) => s.name))
+      .toEqual(["greet", "shout"]);
   });
 
   await test.step("deploy it with a message: version 3", async () => {
