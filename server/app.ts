@@ -43,6 +43,9 @@ import { WorkflowHistory } from "./workflows/versions/history.js";
 import { testRunRoutes } from "./http/routes/test-runs.js";
 import { TestRuns } from "./workflows/tests/index.js";
 import { runRoutes, runStreamRoutes } from "./http/routes/runs.js";
+import { compareRunRoutes } from "./http/routes/compare-runs.js";
+import { schemaRoutes } from "./http/routes/schemas.js";
+import { RunComparer } from "./workflows/compare/compare.js";
 import { RunChanges } from "./workflows/runs/changes.js";
 import { LATER_PREFIX, moveDueJobs } from "./workflows/dispatch.js";
 import { runInOrder, WORKFLOW_BATCH } from "./workflows/run-in-order.js";
@@ -322,6 +325,8 @@ export async function createServer(config: Config): Promise<Server> {
     });
     await app.register(testRunRoutes, { prefix: "/v1", tests });
     await app.register(runRoutes, { prefix: "/v1", runs });
+    await app.register(compareRunRoutes, { prefix: "/v1", comparer: new RunComparer(store.db, runs) });
+    await app.register(schemaRoutes, { prefix: "/v1", publicUrl: getPublicUrl });
     await app.register(accountRoutes, { prefix: "/v1", accounts });
     await app.register(actionRoutes, { prefix: "/v1", actions });
     await app.register(streamRoutes, { events, db: store.db }); // SSE, at the host (no /v1)

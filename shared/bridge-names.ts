@@ -62,6 +62,7 @@ export const BRIDGE_METHOD_NAMES = [
   "rerunWorkflowRun",
   "cancelWorkflowRun",
   "testWorkflow",
+  "compareWorkflowRuns",
   "createAccount",
   "listMyAccounts",
   "getAccount",

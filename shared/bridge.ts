@@ -62,6 +62,8 @@ import {
   type PropOptions,
   type ReplayResult,
   type Run,
+  type RunComparison,
+  LAST_SUCCESS,
   type Source,
   type Stats,
   type Subscription,
@@ -393,6 +395,8 @@ export const bridgeArgs = {
   rerunWorkflowRun: z.tuple([WorkflowId, RunId, z.optional(RerunBody)]),
   cancelWorkflowRun: z.tuple([WorkflowId, RunId]),
   testWorkflow: z.tuple([WorkflowId, z.optional(TestRunBody)]),
+  /** `with`: another run's id, or "last_success". */
+  compareWorkflowRuns: z.tuple([WorkflowId, RunId, z.optional(z.union([RunId, z.literal(LAST_SUCCESS)]))]),
   // connected accounts: values go in, only field names come back
   createAccount: z.tuple([CreateAccountBody]),
   listMyAccounts: z.tuple([z.optional(AccountListQuery)]),
@@ -536,6 +540,8 @@ export interface HeadwaterBridge {
    * and answer are recorded, never sent. Answered once it ended, or as it is after ~60 s (follow it with getWorkflowRun).
    */
   testWorkflow(id: string, body?: TestRunBody): R<Run>;
+  /** Two runs compared step by step (`with`: a run id or "last_success", the default; 404 when there is no good run). */
+  compareWorkflowRuns(id: string, runId: string, withRun?: string): R<RunComparison>;
 
   /**
    * Connected accounts: an app's credentials stored once on the server and referenced from a

@@ -75,6 +75,8 @@ export const OPERATION_IDS: Record<string, string> = {
   "GET /e/{id}": "triggerEndpointGet",
   "POST /e/{id}": "triggerEndpointPost",
   "GET /metrics": "getMetrics",
+  "GET /v1/workflows/{id}/runs/{run_id}/compare": "compareWorkflowRuns",
+  "GET /v1/schemas/workflow-file.json": "getWorkflowFileSchema",
 };
 
 const camel = (word: string) => word.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ""));

@@ -9,14 +9,15 @@
  */
 import path from "node:path";
 import type { Command } from "commander";
-import { ApiError } from "../../shared/client/index.js";
-import type { UpdateWorkflowBody, Workflow } from "../../shared/resources/index.js";
+import { ApiError, type Client } from "../../shared/client/index.js";
+import { WORKFLOW_FILE_SCHEMA_PATH, type UpdateWorkflowBody, type Workflow } from "../../shared/resources/index.js";
 import type { Context } from "../context.js";
 import { CliError } from "../errors.js";
 import type { Act } from "../options.js";
 import { resolveWorkflow } from "../sources.js";
 import { compareWorkflows, CONTENT_FIELDS, nothingChanged, renderChanges, type WorkflowState } from "../workflows/changes.js";
-import { readWorkflowFolder, recordVersion, writeWorkflowFolder, type LocalWorkflow } from "../workflows/files.js";
+import { readWorkflowFolder, recordVersion, WORKFLOW_FILE, writeWorkflowFolder, type LocalWorkflow } from "../workflows/files.js";
+import { comparableTriggers, triggerFields, type TriggerFields } from "../workflows/triggers.js";
 
 export function registerWorkflowFiles(workflows: Command, act: Act) {
   workflows
@@ -37,28 +38,63 @@ export function registerWorkflowFiles(workflows: Command, act: Act) {
 async function pull(ctx: Context, ref: string, dir: string): Promise<void> {
   const { client } = await ctx.connect();
   const w = await resolveWorkflow(client, ref);
-  const written = writeWorkflowFolder(dir, w);
+  // The schema's URL under the API's base (`…/v1/schemas/workflow-file.json`), as editors fetch it.
+  const schemaUrl = client.baseUrl.replace(/\/v1$/, "") + WORKFLOW_FILE_SCHEMA_PATH;
+  const written = writeWorkflowFolder(dir, w, schemaUrl);
   const { out } = ctx;
   if (out.json) return out.jsonLine({ id: w.id, version: w.version ?? 1, dir: path.resolve(dir), files: written });
   out.say(`pulled ${w.name} (${w.id}) version ${w.version ?? 1} into ${dir}: ${written.join(", ")}`);
 }
 
-/** The steps as create and update take them. */
+/** The steps as create and update take them (a code step's props too, when it has them). */
 const stepInputs = (local: LocalWorkflow) =>
-  local.steps.map((s) => (s.action !== undefined ? { name: s.name, action: s.action, props: s.props ?? {} } : { name: s.name, code: s.code }));
+  local.steps.map((s) =>
+    s.action !== undefined
+      ? { name: s.name, action: s.action, props: s.props ?? {} }
+      : { name: s.name, code: s.code, ...(s.props ? { props: s.props } : {}) },
+  );
 
-/** The file's settings: only those it names (the others keep the workflow's). */
+/** The file's settings: only those it names (the others keep the workflow's). Triggers: triggers.ts. */
 function settingsOf(local: LocalWorkflow): Omit<UpdateWorkflowBody, "steps" | "base_version" | "message"> {
-  const { id: _id, version: _version, steps: _steps, ...settings } = local.file;
+  const { id: _id, version: _version, steps: _steps, schedules: _s, http_auth: _a, ...settings } = local.file;
   return settings;
 }
 
+/** The workflow as compared with a folder: its content, its triggers as a file holds them. */
+const comparable = (w: Workflow): WorkflowState => ({ ...w, ...comparableTriggers(w) }) as WorkflowState;
+
 /** What the workflow would be after the push: its content, with what the folder names in place. */
 function stateAfter(current: Workflow, local: LocalWorkflow): WorkflowState {
-  const kept = Object.fromEntries(CONTENT_FIELDS.map((f) => [f, current[f]]));
+  const now = comparable(current);
+  const kept = Object.fromEntries(CONTENT_FIELDS.map((f) => [f, now[f]]));
   const settings = settingsOf(local);
   const retry = settings.retry && current.retry ? { ...current.retry, ...settings.retry } : settings.retry;
-  return { ...kept, ...settings, ...(retry ? { retry } : {}), name: local.file.name, steps: local.steps } as WorkflowState;
+  const triggers = comparableTriggers(local.file);
+  return { ...kept, ...settings, ...triggers, ...(retry ? { retry } : {}), name: local.file.name, steps: local.steps } as WorkflowState;
+}
+
+/** A server that does not take a field the file has (an older one, without schedules or endpoint auth) says which. */
+function unknownField(err: unknown, triggers: TriggerFields): CliError | undefined {
+  if (!(err instanceof ApiError) || err.status !== 400) return undefined;
+  const field = (["schedules", "http_auth"] as const).find(
+    (f) => triggers[f] !== undefined && err.details?.some((d) => d.path === `body.${f}` && /not a field/.test(d.message)),
+  );
+  return field && new CliError(`this server does not take \`${field}\` (it is older than them): remove ${field} from ${WORKFLOW_FILE} to push to it`);
+}
+
+/** A folder without an id: the workflow is created from it, and workflow.yaml then names it. */
+async function create(ctx: Context, client: Client, local: LocalWorkflow, dir: string): Promise<void> {
+  const triggers = triggerFields(local.file, undefined, ctx.env, path.join(dir, WORKFLOW_FILE));
+  let created: Workflow;
+  try {
+    created = await client.createWorkflow({ ...settingsOf(local), ...triggers, name: local.file.name, steps: stepInputs(local) });
+  } catch (err) {
+    throw unknownField(err, triggers) ?? err;
+  }
+  recordVersion(dir, created.id, created.version ?? 1);
+  const { out } = ctx;
+  if (out.json) return out.jsonLine({ id: created.id, version: created.version ?? 1, result: "created" });
+  out.say(`created ${created.name} (${created.id}) at version ${created.version ?? 1}; workflow.yaml now names it`);
 }
 
 async function push(ctx: Context, dir: string, message: string | undefined, force: boolean): Promise<void> {
@@ -68,18 +104,15 @@ async function push(ctx: Context, dir: string, message: string | undefined, forc
   const { out } = ctx;
   const { id, version: base } = local.file;
 
-  if (id === undefined) {
-    const created = await client.createWorkflow({ ...settingsOf(local), name: local.file.name, steps: stepInputs(local) });
-    recordVersion(dir, created.id, created.version ?? 1);
-    if (out.json) return out.jsonLine({ id: created.id, version: created.version ?? 1, result: "created" });
-    out.say(`created ${created.name} (${created.id}) at version ${created.version ?? 1}; workflow.yaml now names it`);
-    return;
-  }
+  const yamlPath = path.join(dir, WORKFLOW_FILE);
+  if (id === undefined) return create(ctx, client, local, dir);
   if (base === undefined && !force)
-    throw new CliError(`${path.join(dir, "workflow.yaml")} has an id but no version: pull it again, or push --force`);
+    throw new CliError(`${yamlPath} has an id but no version: pull it again, or push --force`);
 
   const current = await resolveWorkflow(client, id);
-  const changes = compareWorkflows(current as WorkflowState, stateAfter(current, local));
+  // Checked before anything is printed: a bearer without a token stops here.
+  const triggers = triggerFields(local.file, current, ctx.env, yamlPath);
+  const changes = compareWorkflows(comparable(current), stateAfter(current, local));
   const now = current.version ?? 1;
   if (nothingChanged(changes)) {
     // The folder holds the workflow as it is: it is now based on its current version.
@@ -97,6 +130,7 @@ async function push(ctx: Context, dir: string, message: string | undefined, forc
   try {
     updated = await client.updateWorkflow(current.id, {
       ...settingsOf(local),
+      ...triggers,
       name: local.file.name,
       steps: stepInputs(local),
       ...(message !== undefined ? { message } : {}),
@@ -106,9 +140,9 @@ async function push(ctx: Context, dir: string, message: string | undefined, forc
   } catch (err) {
     if (err instanceof ApiError && err.code === "version_conflict")
       throw new CliError(
-        `not pushed: ${path.join(dir, "workflow.yaml")} was pulled at version ${base}, and ${current.name} is at version ${now} now: pull it into another folder to see what changed, or push --force to overwrite it`,
+        `not pushed: ${yamlPath} was pulled at version ${base}, and ${current.name} is at version ${now} now: pull it into another folder to see what changed, or push --force to overwrite it`,
       );
-    throw err;
+    throw unknownField(err, triggers) ?? err;
   }
   recordVersion(dir, updated.id, updated.version ?? now);
   if (out.json) return out.jsonLine({ id: updated.id, version: updated.version, result: "deployed", ...changes });

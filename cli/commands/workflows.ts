@@ -23,6 +23,7 @@ import { relativeTime } from "../output/time.js";
 import { resolveWorkflow } from "../sources.js";
 import { registerWorkflowFiles } from "./workflow-files.js";
 import { registerWorkflowHistory } from "./workflow-history.js";
+import { registerWorkflowTest } from "./workflow-test.js";
 
 const L = CONTROL_LIMITS;
 
@@ -30,7 +31,7 @@ export function registerWorkflows(program: Command, act: Act) {
   const workflows = program
     .command("workflows")
     .description(
-      "a workflow: show, set its execution controls (retries, concurrency, throttle), its versions, diff, restore; pull and push it as files",
+      "a workflow: show, set its execution controls (retries, concurrency, throttle), its versions, diff, restore; pull and push it as files, test the files",
     );
   workflows
     .command("show")
@@ -70,6 +71,7 @@ export function registerWorkflows(program: Command, act: Act) {
     .action(act((ctx, [ref], opts) => set(ctx, ref!, opts)));
   registerWorkflowHistory(workflows, act);
   registerWorkflowFiles(workflows, act);
+  registerWorkflowTest(workflows, act);
 }
 
 /** `--throttle 10/60`: N runs per SECONDS. */

@@ -1,8 +1,8 @@
 /**
  * Workflow runs for people: a table row and a live line per run (`runs`, `runs -f`), and the
  * whole of one run (`runs show`, `runs rerun`, `runs cancel`): each step with its status,
- * duration, log lines, return value and exports, the error with its stack, what the HTTP caller
- * was answered, and for a retried run each attempt. A run that waits (`retrying`, `delayed`)
+ * duration, log lines, return value and exports (and a test run's recorded emits), the error with
+ * its stack, what the HTTP caller was answered, and for a retried run each attempt. A run that waits (`retrying`, `delayed`)
  * says when it goes on. Values are shown as compact JSON cut to a line's worth; `--json` has
  * them whole.
  */
@@ -162,7 +162,8 @@ export function runDetails(run: Run, workflow: Workflow | undefined, style: Styl
     fields.push(["error", red(`${run.error.code} in ${where}: ${run.error.message}`)]);
   }
   if (run.response) {
-    fields.push(["response", `${run.response.status} ${shortJson(run.response.body)}`]);
+    // A test run's answer was recorded, never sent.
+    fields.push([run.test ? "response (recorded)" : "response", `${run.response.status} ${shortJson(run.response.body)}`]);
     const headers = Object.entries(run.response.headers);
     if (headers.length > 0) fields.push(["", dim(headers.map(([k, v]) => `${k}: ${v}`).join(", "))]);
   }
@@ -203,6 +204,9 @@ function stepLines(step: RunStep, n: number, style: Style): string[] {
     out.push(`${indent}${dim("returned")} ${shortJson(step.return_value)}`);
   for (const [name, value] of Object.entries(step.exports))
     out.push(`${indent}${dim("export")} ${name} = ${shortJson(value)}`);
+  // A test run's emits: recorded on the step, never stored or delivered.
+  for (const e of step.emits ?? [])
+    out.push(`${indent}${dim(`emit${e.channel === "default" ? "" : ` on ${e.channel}`}`)} ${shortJson(e.data)}`);
   if (step.error) {
     out.push(`${indent}${red(`${step.error.name}: ${step.error.message}`)}`);
     // The stack's first line repeats the name and message just shown; the frames follow.

@@ -6,11 +6,11 @@
  * name (what a step's results are called in the code that follows), so a renamed step shows as
  * one removed and one added.
  *
- * The line diff is the `diff` package's (jsdiff: Myers' algorithm, the unified format git and
- * patch read), formatted here so that each step's hunks come under the step's own header.
+ * A step's text and the hunks of its diff are shared/step-diff.ts's (the server's comparison of
+ * two runs writes them the same way); here each step's hunks come under the step's own header.
  */
-import { structuredPatch } from "diff";
 import type { Workflow, WorkflowStep } from "../../shared/resources/index.js";
+import { stepText, unifiedHunks as hunks } from "../../shared/step-diff.js";
 import type { Style } from "../output/style.js";
 
 /** The fields of a workflow that make a version (`active` does not), compared one by one. */
@@ -42,12 +42,6 @@ export interface Changes {
   steps: StepChange[];
 }
 
-/** A step as the text its diff is of: code as is; an action as its key and its props as JSON. */
-export function stepText(s: WorkflowState["steps"][number]): string {
-  if (s.action === undefined) return s.code.endsWith("\n") ? s.code : `${s.code}\n`;
-  return `action: ${s.action}\nprops: ${JSON.stringify(s.props ?? {}, null, 2)}\n`;
-}
-
 /** `retry` as `retry.max_attempts` etc.: a change names the exact field. */
 function flatten(field: string, value: unknown): Array<[string, unknown]> {
   if (value && typeof value === "object" && !Array.isArray(value))
@@ -74,19 +68,6 @@ function fieldChanges(a: WorkflowState, b: WorkflowState): FieldChange[] {
     }
   }
   return out;
-}
-
-/** The hunks of a unified diff of `a` and `b` (no file header: the step's line says which). */
-function hunks(a: string, b: string): string {
-  const patch = structuredPatch("a", "b", a, b, undefined, undefined, { context: 3 });
-  return patch.hunks
-    .map((h) => {
-      // As diff(1) writes them: an empty range names the line before it (`-0,0` for a new file).
-      const range = (start: number, lines: number) =>
-        lines === 1 ? `${start}` : `${lines === 0 ? start - 1 : start},${lines}`;
-      return [`@@ -${range(h.oldStart, h.oldLines)} +${range(h.newStart, h.newLines)} @@`, ...h.lines].join("\n");
-    })
-    .join("\n");
 }
 
 export function compareWorkflows(a: WorkflowState, b: WorkflowState): Changes {

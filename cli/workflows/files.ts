@@ -1,53 +1,24 @@
 /**
  * A workflow as a folder (decisions.md "Building workflows", "Workflow files"): `workflow.yaml`
- * holds its id, the version it was pulled at, its name, settings and steps in order (`{name,
- * file}` for a code step, whose code is that `.mjs` file of the folder, or `{name, action,
- * props}`), and each code step's code is its own file, so that an editor, a linter and git see
- * plain JavaScript. Reading a folder checks everything before anything is sent: a file that is
- * missing or a YAML that does not parse or fit is an error naming the file (and the line).
+ * holds its id, the version it was pulled at, its name, triggers, settings and steps in order
+ * (`{name, file}` for a code step, whose code is that `.mjs` file of the folder, or `{name,
+ * action, props}`), and each code step's code is its own file, so that an editor, a linter and
+ * git see plain JavaScript. The file's schema is shared/resources/workflow-file.ts's, which the
+ * server also publishes as JSON Schema. Reading a folder checks everything before anything is
+ * sent: a file that is missing or a YAML that does not parse or fit is an error naming the file
+ * (and the line).
  */
 import fs from "node:fs";
 import path from "node:path";
 import { Document, isNode, LineCounter, parseDocument } from "yaml";
-import { z } from "zod";
-import { CONTROL_LIMITS as L, type Workflow } from "../../shared/resources/index.js";
+import * as z from "../../shared/zod.js";
+import { WorkflowFile, type Workflow } from "../../shared/resources/index.js";
 import { UsageError } from "../errors.js";
 import type { WorkflowState } from "./changes.js";
+import { issueText } from "./file-issues.js";
 
 export const WORKFLOW_FILE = "workflow.yaml";
-
-const int = (r: { min: number; max: number }) => z.number().int().min(r.min).max(r.max);
-const StepName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "a step name is an identifier").max(64);
-
-const FileStep = z.union([
-  z.strictObject({
-    name: StepName,
-    file: z
-      .string()
-      .regex(/^[^/\\]+\.(mjs|js)$/, "a file of this folder (no directory), ending in .mjs or .js")
-      .refine((f) => f !== "." && f !== "..", "a file of this folder"),
-  }),
-  z.strictObject({ name: StepName, action: z.string().min(1).max(200), props: z.record(z.string(), z.unknown()).optional() }),
-]);
-
-/** workflow.yaml: settings left out keep the workflow's on a push (a new workflow: the server's defaults). */
-const WorkflowFile = z.strictObject({
-  id: z.string().regex(/^p_[A-Za-z0-9]+$/, "a workflow id, p_...").optional(),
-  version: z.number().int().positive().optional(),
-  name: z.string().min(1).max(200),
-  http_response: z.enum(["immediate", "workflow"]).optional(),
-  retry: z
-    .strictObject({
-      max_attempts: int(L.maxAttempts).optional(),
-      initial_delay_seconds: int(L.initialDelaySeconds).optional(),
-      max_delay_seconds: int(L.maxDelaySeconds).optional(),
-    })
-    .optional(),
-  concurrency: int(L.concurrency).optional(),
-  throttle: z.strictObject({ limit: int(L.throttleLimit), period_seconds: int(L.throttlePeriodSeconds) }).nullable().optional(),
-  steps: z.array(FileStep).min(1).max(50),
-});
-export type WorkflowFile = z.infer<typeof WorkflowFile>;
+export type { WorkflowFile };
 
 /** A folder read whole: the file's fields and each step with its code. */
 export interface LocalWorkflow {
@@ -57,13 +28,39 @@ export interface LocalWorkflow {
 
 const codeFile = (name: string) => `${name}.mjs`;
 
-/** The folder's files for a workflow: workflow.yaml's text and each code step's file. */
-export function workflowFiles(w: Workflow): { yaml: string; code: Map<string, string> } {
+/** A schedule as a file holds it: only its own fields (a server may answer more of it). */
+function fileSchedule(s: unknown): Record<string, unknown> {
+  const o = (s ?? {}) as Record<string, unknown>;
+  return o.interval_seconds !== undefined
+    ? { interval_seconds: o.interval_seconds }
+    : { cron: o.cron, ...(o.timezone !== undefined ? { timezone: o.timezone } : {}) };
+}
+
+/**
+ * The triggers the workflow has, as a file holds them, when the server answers them (a server
+ * without schedules or endpoint auth answers neither, and the file has neither). The endpoint's
+ * token is never written: `{type: "bearer"}` stands for "the token the server has".
+ */
+function triggersOf(w: Workflow): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (Array.isArray(w.schedules)) out.schedules = w.schedules.map(fileSchedule);
+  const auth = w.http_auth as { type?: unknown } | undefined;
+  if (auth && (auth.type === "none" || auth.type === "bearer")) out.http_auth = { type: auth.type };
+  return out;
+}
+
+/**
+ * The folder's files for a workflow: workflow.yaml's text and each code step's file.
+ * `schemaUrl`: where the server publishes the file's JSON Schema, named in a comment that YAML
+ * editors read (`# yaml-language-server: $schema=...`).
+ */
+export function workflowFiles(w: Workflow, schemaUrl?: string): { yaml: string; code: Map<string, string> } {
   const code = new Map<string, string>();
   const steps = w.steps.map((s) => {
+    const props = s.props && Object.keys(s.props).length > 0 ? { props: s.props } : {};
     if (s.action !== undefined) return { name: s.name, action: s.action, props: s.props ?? {} };
     code.set(codeFile(s.name), s.code);
-    return { name: s.name, file: codeFile(s.name) };
+    return { name: s.name, file: codeFile(s.name), ...props };
   });
   const doc = new Document({
     id: w.id,
@@ -73,18 +70,20 @@ export function workflowFiles(w: Workflow): { yaml: string; code: Map<string, st
     ...(w.retry !== undefined ? { retry: w.retry } : {}),
     ...(w.concurrency !== undefined ? { concurrency: w.concurrency } : {}),
     ...(w.throttle !== undefined ? { throttle: w.throttle } : {}),
+    ...triggersOf(w),
     steps,
   });
   doc.commentBefore =
     " A Headwater workflow: `headwater workflows push` deploys this folder as its next version.\n" +
-    " `version` is the one it was pulled at: a push is refused when the workflow has moved on since.";
+    " `version` is the one it was pulled at: a push is refused when the workflow has moved on since." +
+    (schemaUrl ? `\n yaml-language-server: $schema=${schemaUrl}` : "");
   return { yaml: doc.toString({ lineWidth: 0 }), code };
 }
 
 /** `file line N: message`, where the YAML node of `at` (or its nearest parent that exists) starts. */
 function where(doc: Document, lines: LineCounter, at: PropertyKey[]): string {
   for (let n = at.length; n >= 0; n--) {
-    const node = at.length === 0 ? doc.contents : doc.getIn(at.slice(0, n) as Array<string | number>, true);
+    const node = n === 0 ? doc.contents : doc.getIn(at.slice(0, n) as Array<string | number>, true);
     if (isNode(node) && node.range) return ` line ${lines.linePos(node.range[0]).line}`;
   }
   return "";
@@ -101,11 +100,12 @@ export function readWorkflowFolder(dir: string): LocalWorkflow {
     const line = lines.linePos(bad.pos[0]).line;
     throw new UsageError(`${yamlPath}${line ? ` line ${line}` : ""}: not valid YAML: ${bad.message.split("\n")[0]}`);
   }
-  const parsed = WorkflowFile.safeParse(doc.toJS());
+  const value: unknown = doc.toJS();
+  const parsed = z.safeParse(WorkflowFile, value);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const field = issue.path.length > 0 ? `${issue.path.join(".")}: ` : "";
-    throw new UsageError(`${yamlPath}${where(doc, lines, issue.path)}: ${field}${issue.message}`);
+    const { path: at, message } = issueText(parsed.error.issues[0]!, value);
+    const field = at.length > 0 ? `${at.join(".")}: ` : "";
+    throw new UsageError(`${yamlPath}${where(doc, lines, at)}: ${field}${message}`);
   }
   const file = parsed.data;
   const names = new Set<string>();
@@ -117,14 +117,14 @@ export function readWorkflowFolder(dir: string): LocalWorkflow {
     if (!fs.existsSync(codePath)) throw new UsageError(`${codePath}: no such file (step ${s.name} of ${yamlPath})`);
     const code = fs.readFileSync(codePath, "utf8");
     if (code.trim() === "") throw new UsageError(`${codePath}: the file is empty (step ${s.name})`);
-    return { name: s.name, code };
+    return { name: s.name, code, ...(s.props ? { props: s.props } : {}) };
   });
   return { file, steps };
 }
 
 /** Writes the workflow's folder; the code files of steps no longer there (per the old workflow.yaml) are removed. */
-export function writeWorkflowFolder(dir: string, w: Workflow): string[] {
-  const { yaml, code } = workflowFiles(w);
+export function writeWorkflowFolder(dir: string, w: Workflow, schemaUrl?: string): string[] {
+  const { yaml, code } = workflowFiles(w, schemaUrl);
   fs.mkdirSync(dir, { recursive: true });
   const old = path.join(dir, WORKFLOW_FILE);
   if (fs.existsSync(old)) {

@@ -25,13 +25,11 @@ export default {
   async run() { this.$emit({ ok: true }); },
 };`;
 
-async function post(url: string, body: unknown): Promise<void> {
-  const res = await fetch(url, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
+/** A POST of JSON; the run id the answer names (a workflow's endpoint), else "". */
+async function post(url: string, body: unknown): Promise<string> {
+  const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
   if (!res.ok) throw new Error(`POST ${url}: ${res.status}`);
+  return res.headers.get("x-headwater-run-id") ?? "";
 }
 
 test.describe("accessibility: every view in light and dark (web mode, a real server)", () => {
@@ -291,6 +289,40 @@ test.describe("accessibility: every view in light and dark (web mode, a real ser
     await expect(result).toContainText("Success", { timeout: 60_000 });
     await expectAccessibleInBothSchemes(page, "the builder with a test result");
     await screenshot(page, "a11y-06-builder-test");
+    await page.getByRole("link", { name: "Account", exact: true }).click();
+    await page.getByRole("heading", { name: "Account", level: 1 }).waitFor();
+  });
+
+  test("a run compared with the last good run (the dialog of the run inspector)", async () => {
+    // A good run, a change of the step, then a run of the changed step: the comparison has a code diff.
+    const runOf = async () => {
+      const res = await post(`${server.origin}/e/${workflowId}`, {});
+      await expect
+        .poll(async () => (await user.client.getWorkflowRun(workflowId, res)).status, { timeout: 30_000 })
+        .toBe("success");
+      return res;
+    };
+    const good = await runOf();
+    await user.client.updateWorkflow(workflowId, {
+      steps: [{ code: "export default { async run({ steps }) { return { ok: true, digest: 2 }; } }" }],
+    });
+    const changed = await runOf();
+    await page.getByRole("link", { name: "Workflows", exact: true }).click();
+    await page.getByRole("link", { name: /order digest/ }).click();
+    await page.getByRole("tab", { name: "Runs" }).click();
+    const rows = page.getByRole("grid", { name: `Runs of ${workflowId}` }).locator("[role=row][data-run-id]");
+    await expect(rows.first()).toHaveAttribute("data-run-id", changed, { timeout: 30_000 });
+    await rows.first().click();
+    const inspector = page.getByRole("complementary", { name: `Run ${changed}` });
+    await inspector.getByRole("button", { name: "Compare with the last good run" }).click();
+    const dialog = page.getByRole("dialog", { name: "Compare with the last good run" });
+    await expect(dialog.getByRole("definition").nth(1)).toContainText(good);
+    await expect(dialog.getByRole("region", { name: /^Code of step / })).toBeVisible();
+    await screenshot(page, "a11y-run-compare");
+    await expectAccessibleInBothSchemes(page, "a run compared with the last good run");
+    await page.keyboard.press("Escape");
+    await expect(dialog).toBeHidden();
+    // Back where the next test starts: the Account view.
     await page.getByRole("link", { name: "Account", exact: true }).click();
     await page.getByRole("heading", { name: "Account", level: 1 }).waitFor();
   });

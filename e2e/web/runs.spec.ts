@@ -3,7 +3,8 @@
  * step b throws on some bodies gets a request at its endpoint URL; the run appears in the Runs
  * tab as it happens (the runs stream, through the host), opens on its failed step with the
  * error, its stack and the step's logs; step b is fixed, "Re-run from this step" runs it again
- * with step a reused, and the new run succeeds. axe finds nothing in either colour scheme. The
+ * with step a reused, and the new run succeeds; compared with that last good run, the failed run
+ * shows step b's status and code diff. axe finds nothing in either colour scheme. The
  * workflow's settings change how its callers are answered. Screenshots: e2e/screenshots/runs-*.png
  * (runs-02 is the picture docs/images/run-inspector.png was taken from).
  */
@@ -110,6 +111,31 @@ test("a failed run shows live, opens on its failed step, and succeeds re-run fro
     await expect(rows.first().getByRole("gridcell").first()).toHaveText("Success");
     await screenshot(page, "runs-03-rerun");
     await expectAccessibleInBothSchemes(page, "a successful re-run in the run inspector");
+  });
+
+  await test.step("compare the failed run with the last good run: step b's status and code", async () => {
+    await rows.nth(1).click();
+    await inspector.getByRole("button", { name: "Compare with the last good run" }).click();
+    const dialog = page.getByRole("dialog", { name: "Compare with the last good run" });
+    const table = dialog.getByRole("table");
+    await expect(table).toBeVisible({ timeout: 20_000 });
+    // The failed run (version 1) beside the re-run (version 2): a was reused there, b failed here.
+    await expect(dialog.getByRole("definition").first()).toContainText(`${failedId}, version 1`);
+    await expect(dialog.getByRole("definition").nth(1)).toContainText("version 2");
+    const a = table.getByRole("row", { name: /^a / });
+    await expect(a.getByRole("cell").nth(0)).toContainText("Success");
+    await expect(a.getByRole("cell").nth(1)).toContainText("Reused");
+    const b = table.getByRole("row", { name: /^b / });
+    await expect(b.getByRole("cell").nth(0)).toContainText("Error");
+    await expect(b.getByRole("cell").nth(1)).toContainText("Success");
+    await expect(b.getByRole("cell").nth(2)).toHaveText("changed");
+    const diff = dialog.getByLabel("Changes of step b's code since the last good run");
+    await expect(diff.locator(".diff-add")).toContainText("no refunds here");
+    await expect(diff.locator(".diff-del")).not.toContainText("no refunds here");
+    await screenshot(page, "runs-04-compare");
+    await expectAccessibleInBothSchemes(page, "a failed run compared with the last good run");
+    await page.keyboard.press("Escape");
+    await expect(dialog).toBeHidden();
   });
 
   await test.step("the status filter keeps the failed run alone", async () => {

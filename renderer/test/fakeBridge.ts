@@ -42,6 +42,7 @@ import type {
   ReplayResult,
   RerunBody,
   Run,
+  RunComparison,
   RunActionBody,
   RunListQuery,
   Source,
@@ -646,6 +647,20 @@ export class FakeBridge implements HeadwaterBridge {
       const cancelled: Run = { ...r, status: "cancelled", next_attempt_at_ms: null, resume_at_ms: null };
       list[i] = cancelled;
       return cancelled;
+    });
+
+  /** What comparing a run answers, by the run's id (none: 404, as a server with no good run to compare with). */
+  comparisons = new Map<string, RunComparison>();
+  compareWorkflowRuns = (id: string, runId: string, withRun?: string) =>
+    this.respond("compareWorkflowRuns", [id, runId, withRun], () => {
+      const c = this.comparisons.get(runId);
+      if (!c)
+        throw {
+          status: 404,
+          code: "not_found",
+          message: `no successful run of workflow ${id} other than ${runId} to compare it with`,
+        } satisfies BridgeError;
+      return c;
     });
 
   /** Connected accounts, newest first; the values each was given (the server's secret side). */

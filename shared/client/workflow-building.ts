@@ -1,6 +1,10 @@
-/** The client's methods for building workflows (decisions.md "Building workflows"): versions and the draft. */
+/**
+ * The client's methods for building workflows (decisions.md "Building workflows"): versions, the
+ * draft, and two runs compared.
+ */
 import {
   Page,
+  RunComparison,
   Workflow,
   WorkflowDraft,
   WorkflowVersion,
@@ -9,6 +13,7 @@ import {
   type DraftBody,
   type PageQuery,
   type RestoreVersionBody,
+  LAST_SUCCESS,
 } from "../resources/index.js";
 import { Data, enc, pageQuery as page, type Request } from "./request.js";
 
@@ -31,5 +36,15 @@ export function workflowBuildingMethods(request: Request) {
     /** Deploys the draft as the next version (400 `invalid_step` when a step's code does not parse). */
     deployWorkflowDraft: async (id: string, body: DeployDraftBody = {}) =>
       (await request("POST", `/workflows/${enc(id)}/draft/deploy`, Data(Workflow), { body })).data,
+    /**
+     * Two runs compared step by step: statuses, durations, code diffs and differing values. `with`:
+     * another run's id, or `last_success` (404 `not_found` when the workflow has no other successful run).
+     */
+    compareWorkflowRuns: async (id: string, runId: string, withRun: string = LAST_SUCCESS) =>
+      (
+        await request("GET", `/workflows/${enc(id)}/runs/${enc(runId)}/compare`, Data(RunComparison), {
+          query: { with: withRun },
+        })
+      ).data,
   };
 }

@@ -141,3 +141,33 @@ export const RunOut = z.looseObject({
     .optional()
     .describe("each attempt of a retried run, oldest first, with its start, end, status and error"),
 });
+
+/** One run of a comparison (compare_runs). */
+const ComparedRunOut = z.looseObject({
+  id: z.string(),
+  status: z.string(),
+  test: z.boolean(),
+  version: z.number().nullable().describe("the workflow version it ran (null: a test of a draft or local steps, or a run from before versions)"),
+  code_of: z.string().nullable().describe("version, draft or steps: where its code came from; null: not known (no code diff)"),
+  duration_ms: z.number().nullable(),
+});
+
+/** Two runs compared step by step (decisions.md "Building workflows", "Compare runs"). */
+export const ComparisonOut = z.looseObject({
+  run: ComparedRunOut.describe("the run compared"),
+  with: ComparedRunOut.describe("the run it is compared with"),
+  steps: z
+    .array(
+      z.looseObject({
+        name: z.string(),
+        run: z.looseObject({ status: z.string(), duration_ms: z.number().nullable(), position: z.number() }).nullable(),
+        with: z.looseObject({ status: z.string(), duration_ms: z.number().nullable(), position: z.number() }).nullable(),
+        status_changed: z.boolean(),
+        code_changed: z.boolean().nullable(),
+        code_diff: z.string().nullable().describe("unified diff of the step's code, from `with`'s to the run's"),
+        differing_paths: z.array(z.string()).nullable().describe("e.g. $return_value.items[2].id, exports.total"),
+        paths_truncated: z.boolean(),
+      }),
+    )
+    .describe("each step (by name): null on the side of a run that does not have it"),
+});

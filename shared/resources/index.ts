@@ -11,3 +11,5 @@ export * from "./inspection.js";
 export * from "./account.js";
 export * from "./action.js";
 export * from "./run.js";
+export * from "./compare.js";
+export * from "./workflow-file.js";

@@ -55,6 +55,7 @@ describe.each(combos)("over %s, protocol %s", (via, era) => {
         "list_subscriptions", "subscribe", "unsubscribe", "list_workflows", "create_workflow", "send_test_event",
         "list_actions", "run_action", "list_runs", "get_run", "rerun", "update_workflow", "cancel_run", "get_draft",
         "update_draft", "deploy_draft", "list_versions", "get_version", "restore_version", "test_workflow",
+        "compare_runs",
       ].sort(),
     );
     for (const t of tools) {

@@ -7,9 +7,10 @@
  */
 import type { Client } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Run, Workflow, WorkflowDraft, WorkflowVersion, WorkflowVersionInfo } from "../../shared/resources/index.js";
+import type { Run, RunComparison, Workflow, WorkflowDraft, WorkflowVersion, WorkflowVersionInfo } from "../../shared/resources/index.js";
 import { uniqueKey } from "../support/fixtures.js";
 import { startServer, type TestServer, type TestUser } from "../support/server.js";
+import { until } from "../workflows/helpers.js";
 import { call, connect, refused, type Connected, type Era, type Via } from "./helpers.js";
 
 const step = (n: number) => `export default defineComponent({ async run() { return ${n}; } });`;
@@ -147,6 +148,34 @@ describe.each(combos)("over %s, protocol %s", (via, era) => {
     expect((await u.client.listWorkflowRuns(wf.id, { test: true })).data.map((r) => r.id)).toEqual([run.id]);
   });
 
+  it("compares a test of the draft with the last good run: the step's code diff, status and values", async () => {
+    const wf = await u.client.createWorkflow({
+      name: uniqueKey("compared"),
+      steps: [{ name: "one", code: `export default defineComponent({ async run() { return { n: 1, tag: "a" }; } });` }],
+    });
+    const good = await u.client.testWorkflow(wf.id, { event: {} });
+    // A production run: the last good one.
+    const res = await fetch(wf.endpoint_url, { method: "POST", body: "{}", headers: { "content-type": "application/json" } });
+    const runId = res.headers.get("x-headwater-run-id")!;
+    await until("the run", async () => ((await u.client.getWorkflowRun(wf.id, runId)).status === "success" ? true : undefined));
+    await u.client.updateWorkflowDraft(wf.id, {
+      steps: [{ name: "one", code: `export default defineComponent({ async run() { return { n: 2, tag: "a" }; } });` }],
+    });
+    const tested = await u.client.testWorkflow(wf.id, { event: {} });
+
+    const { id, comparison } = await call<{ id: string; comparison: RunComparison }>(c, "compare_runs", { id: wf.name, run_id: tested.id });
+    expect(id).toBe(wf.id);
+    expect(comparison).toEqual(await u.client.compareWorkflowRuns(wf.id, tested.id, "last_success"));
+    expect(comparison.with.id).toBe(runId);
+    expect(comparison.run).toMatchObject({ test: true, code_of: "draft", version: null });
+    expect(comparison.steps).toMatchObject([{ name: "one", status_changed: false, code_changed: true, differing_paths: ["$return_value.n"] }]);
+    expect(comparison.steps[0]!.code_diff).toMatch(/^-.*n: 1.*\n\+.*n: 2/m);
+    // Named by id: the test of the deployed version, the same code.
+    const same = await call<{ comparison: RunComparison }>(c, "compare_runs", { id: wf.id, run_id: runId, with: good.id });
+    expect(same.comparison.steps[0]).toMatchObject({ code_changed: false, code_diff: null, differing_paths: [] });
+    expect((await refused(c, "compare_runs", { id: wf.id, run_id: runId, with: "r_0017966000000000000000abcdef" })).code).toBe("not_found");
+  });
+
   it("another user's workflow is not found by any of them, and nothing of it changes", async () => {
     const other = await s.newUser();
     const theirs = await other.client.createWorkflow({ name: uniqueKey("theirs"), steps: [{ name: "s", code: step(1) }] });
@@ -159,6 +188,7 @@ describe.each(combos)("over %s, protocol %s", (via, era) => {
       ["get_version", { version: 1 }],
       ["restore_version", { version: 1 }],
       ["test_workflow", { event: {} }],
+      ["compare_runs", { run_id: "r_0017966000000000000000abcdef" }],
     ];
     for (const [name, args] of calls) {
       expect((await refused(c, name, { id: theirs.id, ...args })).code, name).toBe("not_found");

@@ -10,7 +10,14 @@
  */
 import { randomUUID } from "node:crypto";
 import { runIdOfJob } from "../../../shared/ids.js";
-import { RUN_LIMITS, type Run, type RunResponse, type RunStep, type TestRunBody } from "../../../shared/resources/index.js";
+import {
+  RUN_LIMITS,
+  type Run,
+  type RunResponse,
+  type RunStep,
+  type TestRunBody,
+  type WorkflowStep,
+} from "../../../shared/resources/index.js";
 import type { Quotas } from "../../quotas/quotas.js";
 import type { RunWorkflowSteps, RunWorkflowStepsResult } from "../../runtime/workflow-steps.js";
 import type { Db } from "../../store/db.js";
@@ -35,8 +42,33 @@ export interface TestRunsOptions {
   log?: (msg: string, err?: unknown) => void;
 }
 
-/** A test run's resource: as any run, marked `test`. */
-export const testRunOf = (row: RunRow, cutEvent = false): Run => ({ ...runOfRow(row, cutEvent), test: true });
+/**
+ * The code a test of a draft or of given steps ran: kept in its row's trigger (`tested`, never
+ * answered), so that the run can be compared with another (workflows/compare/) after the draft
+ * or the local files have changed. A test of the current version names its version instead.
+ */
+export interface TestedCode {
+  of: "draft" | "steps";
+  steps: Array<Pick<WorkflowStep, "name" | "code" | "action" | "props">>;
+}
+
+/** A test run's resource: as any run, marked `test` (the code it ran is the comparison's, not answered). */
+export const testRunOf = (row: RunRow, cutEvent = false): Run => {
+  const run = runOfRow(row, cutEvent);
+  const { tested: _tested, ...trigger } = run.trigger as Run["trigger"] & { tested?: TestedCode };
+  return { ...run, trigger, test: true };
+};
+
+/** What a test of the draft or of given steps ran (see TestedCode). */
+const testedCode = (of: "draft" | "steps", steps: WorkflowStep[]): TestedCode => ({
+  of,
+  steps: steps.map((s) => ({
+    name: s.name,
+    code: s.code,
+    ...(s.action !== undefined ? { action: s.action } : {}),
+    ...(s.props !== undefined ? { props: s.props } : {}),
+  })),
+});
 
 export class TestRuns {
   constructor(private readonly o: TestRunsOptions) {}
@@ -58,7 +90,7 @@ export class TestRuns {
       id: runIdOfJob(newJobId()),
       workflowId,
       ownerId,
-      trigger: { type: "TEST" },
+      trigger: of === "version" ? { type: "TEST" } : { type: "TEST", tested: testedCode(of, steps) },
       attempt: 1,
       createdMs: Date.now(),
       eventJson,

@@ -3,7 +3,8 @@
  * its event cut at 1 KB), with its trigger event, the answer its HTTP caller got, its error, and
  * its steps, one shown at a time. A failed run opens on its failed step. "Re-run" runs the same
  * event again; each step has "Re-run from this step" (the steps before it are reused). A run
- * that waits (queued, retrying, delayed) has "Cancel"; a retried one lists its attempts.
+ * that waits (queued, retrying, delayed) has "Cancel"; a retried one lists its attempts. "Compare
+ * with the last good run" puts it beside the workflow's newest other successful run (RunCompare).
  */
 import { useQuery } from "@tanstack/react-query";
 import { useState, type KeyboardEvent } from "react";
@@ -16,6 +17,7 @@ import { ErrorNote } from "../../../ui/ErrorNote.js";
 import { JsonTree } from "../../../ui/JsonTree.js";
 import { Spinner } from "../../../ui/Spinner.js";
 import { RunAttempts, WaitTime } from "./RunAttempts.js";
+import { RunCompareDialog } from "./RunCompare.js";
 import { RunStepPanel } from "./RunStepPanel.js";
 import {
   initialStepId,
@@ -54,6 +56,7 @@ export function RunInspector(props: {
   const [rerunError, setRerunError] = useState<unknown>(null);
   const [cancelling, setCancelling] = useState(false);
   const [cancelError, setCancelError] = useState<unknown>(null);
+  const [comparing, setComparing] = useState(false);
   const stepId = picked ?? initialStepId(run);
   const step = run.steps.find((s) => s.id === stepId);
   const setStepId = setPicked;
@@ -138,11 +141,20 @@ export function RunInspector(props: {
           >
             {rerunning === "" ? "Re-running…" : "Re-run"}
           </button>
+          <button
+            type="button"
+            className="btn small"
+            onClick={() => setComparing(true)}
+            title="What changed since the workflow's last successful run: each step's status, code and values"
+          >
+            Compare with the last good run
+          </button>
           <button type="button" className="btn small ghost" aria-label="Close run details" onClick={onClose}>
             ×
           </button>
         </div>
       </header>
+      {comparing && <RunCompareDialog run={run} onClose={() => setComparing(false)} />}
       <dl className="meta">
         <dt>ID</dt>
         <dd>
