@@ -15,6 +15,7 @@ import "./app/styles/actions.css";
 import "./app/styles/source-create.css";
 import "./app/styles/code-editor.css";
 import "./app/styles/builder.css";
+import "./app/styles/builder-test.css";
 import "uplot/dist/uPlot.min.css";
 import "./app/styles/events.css";
 import "./app/styles/inspection.css";

@@ -61,6 +61,7 @@ export const BRIDGE_METHOD_NAMES = [
   "getWorkflowRun",
   "rerunWorkflowRun",
   "cancelWorkflowRun",
+  "testWorkflow",
   "compareWorkflowRuns",
   "createAccount",
   "listMyAccounts",

@@ -46,6 +46,7 @@ import {
   DeployDraftBody,
   RunListQuery,
   StatsQuery,
+  TestRunBody,
   SubscriptionParams,
   UpdateAccountBody,
   UpdateSourceBody,
@@ -396,6 +397,7 @@ export const bridgeArgs = {
   getWorkflowRun: z.tuple([WorkflowId, RunId]),
   rerunWorkflowRun: z.tuple([WorkflowId, RunId, z.optional(RerunBody)]),
   cancelWorkflowRun: z.tuple([WorkflowId, RunId]),
+  testWorkflow: z.tuple([WorkflowId, z.optional(TestRunBody)]),
   /** `with`: another run's id, or "last_success". */
   compareWorkflowRuns: z.tuple([WorkflowId, RunId, z.optional(z.union([RunId, z.literal(LAST_SUCCESS)]))]),
   // connected accounts: values go in, only field names come back
@@ -540,6 +542,11 @@ export interface HeadwaterBridge {
   rerunWorkflowRun(id: string, runId: string, body?: RerunBody): R<Run>;
   /** Cancels a queued, retrying or delayed run (answered `cancelled`); 409 `run_not_cancellable` once it started or ended. */
   cancelWorkflowRun(id: string, runId: string): R<Run>;
+  /**
+   * A test run of the draft (or the current version, or `body.steps`) on a chosen event: its emits
+   * and answer are recorded, never sent. Answered once it ended, or as it is after ~60 s (follow it with getWorkflowRun).
+   */
+  testWorkflow(id: string, body?: TestRunBody): R<Run>;
   /** Two runs compared step by step (`with`: a run id or "last_success", the default; 404 when there is no good run). */
   compareWorkflowRuns(id: string, runId: string, withRun?: string): R<RunComparison>;
 

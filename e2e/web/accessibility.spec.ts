@@ -60,9 +60,13 @@ test.describe("accessibility: every view in light and dark (web mode, a real ser
     for (let n = 1; n <= 12; n++) await post(endpoint, { n, customer: `customer ${n}`, total: n * 10 });
     await post(endpoint, { n: 13, fail: true });
     await expect
-      .poll(async () => (await user.client.listSourceEvents(emitterId, { limit: 1 })).page_info.total_count, { timeout: 60_000 })
+      .poll(async () => (await user.client.listSourceEvents(emitterId, { limit: 1 })).page_info.total_count, {
+        timeout: 60_000,
+      })
       .toBe(12);
-    ({ host, context, page, errors } = await openJourney(browser, { remote: { baseUrl: server.baseUrl, apiKey: user.key } }));
+    ({ host, context, page, errors } = await openJourney(browser, {
+      remote: { baseUrl: server.baseUrl, apiKey: user.key },
+    }));
   });
 
   test.afterAll(async () => {
@@ -71,7 +75,10 @@ test.describe("accessibility: every view in light and dark (web mode, a real ser
   });
 
   test("sources: the list and a source's live events, volume chart, and a hovered row", async () => {
-    await page.getByRole("list", { name: "Source list" }).getByRole("link", { name: /^orders/ }).click();
+    await page
+      .getByRole("list", { name: "Source list" })
+      .getByRole("link", { name: /^orders/ })
+      .click();
     const grid = page.getByRole("grid", { name: `Events of ${emitterId}` });
     await expect(grid.locator("[role=row][data-event-id]")).toHaveCount(12, { timeout: 30_000 });
     await expect(page.getByRole("img", { name: /^Event volume/ })).toHaveAttribute(
@@ -107,7 +114,9 @@ test.describe("accessibility: every view in light and dark (web mode, a real ser
     await expectAccessibleInBothSchemes(page, "event search active");
     await page.getByRole("searchbox", { name: "Search events" }).fill("");
     await page.getByRole("tab", { name: "$errors" }).click();
-    await expect(page.getByRole("grid", { name: /^Events of/ }).locator("[role=row][data-event-id]")).toHaveCount(1, {
+    await expect(
+      page.getByRole("grid", { name: /^Events of/ }).locator("[role=row][data-event-id]"),
+    ).toHaveCount(1, {
       timeout: 15_000,
     });
     await expectAccessibleInBothSchemes(page, "the $errors channel");
@@ -121,11 +130,17 @@ test.describe("accessibility: every view in light and dark (web mode, a real ser
     await page.getByRole("button", { name: "Send test event" }).click();
     await expect(page.getByRole("textbox", { name: "Body" })).toBeVisible();
     await expectAccessibleInBothSchemes(page, "the Send test event panel");
-    await page.getByRole("region", { name: "Send test event" }).getByRole("button", { name: "Close" }).click();
+    await page
+      .getByRole("region", { name: "Send test event" })
+      .getByRole("button", { name: "Close" })
+      .click();
 
     const grid = page.getByRole("grid", { name: `Events of ${emitterId}` });
     await grid.locator("[role=row][data-event-id]").first().click();
-    await page.getByRole("complementary", { name: /^Event / }).getByRole("button", { name: "Replay" }).click();
+    await page
+      .getByRole("complementary", { name: /^Event / })
+      .getByRole("button", { name: "Replay" })
+      .click();
     const dialog = page.getByRole("dialog", { name: "Replay this event" });
     await expect(dialog.getByRole("radio", { name: /^All listeners/ })).toBeVisible();
     await expectAccessibleInBothSchemes(page, "the replay dialog");
@@ -162,10 +177,18 @@ test.describe("accessibility: every view in light and dark (web mode, a real ser
   });
 
   test("connected accounts: the panel by app, its dialogs, and an app prop in the source form", async () => {
-    const db = await user.client.createAccount({ app: "postgresql", name: "orders db", auth: { host: "db.internal", password: "a11y-pw" } });
+    const db = await user.client.createAccount({
+      app: "postgresql",
+      name: "orders db",
+      auth: { host: "db.internal", password: "a11y-pw" },
+    });
     await user.client.createAccount({ app: "slack", name: "team slack", auth: { token: "a11y-token" } });
     // A source that uses the first account, so that deleting it is refused.
-    await user.client.createSource({ component_code: APP_COMPONENT, name: "orders rows", configured_props: { pg: { authProvisionId: db.id } } });
+    await user.client.createSource({
+      component_code: APP_COMPONENT,
+      name: "orders rows",
+      configured_props: { pg: { authProvisionId: db.id } },
+    });
 
     await page.getByRole("link", { name: "Connected accounts" }).click();
     const row = page.getByRole("row", { name: "orders db", exact: true });
@@ -182,7 +205,10 @@ test.describe("accessibility: every view in light and dark (web mode, a real ser
     await expect(add).toBeHidden();
 
     await row.getByRole("button", { name: "Delete orders db" }).click();
-    await page.getByRole("dialog", { name: "Delete orders db?" }).getByRole("button", { name: "Delete account" }).click();
+    await page
+      .getByRole("dialog", { name: "Delete orders db?" })
+      .getByRole("button", { name: "Delete account" })
+      .click();
     const inUse = page.getByRole("alertdialog", { name: "orders db is still in use" });
     await expect(inUse.getByRole("link")).toHaveCount(1);
     await expectAccessibleInBothSchemes(page, "the account-in-use dialog");
@@ -192,9 +218,14 @@ test.describe("accessibility: every view in light and dark (web mode, a real ser
     await page.getByRole("button", { name: "+ New source" }).click();
     const dialog = page.getByRole("dialog");
     await dialog.getByRole("tab", { name: "Saved" }).click();
-    await dialog.getByRole("list", { name: "Saved components" }).getByRole("button", { name: /Orders rows/ }).click();
+    await dialog
+      .getByRole("list", { name: "Saved components" })
+      .getByRole("button", { name: /Orders rows/ })
+      .click();
     await dialog.getByRole("radio", { name: "Use an existing account" }).check();
-    await dialog.getByRole("combobox", { name: "pg: account" }).selectOption({ label: "orders db · host, password" });
+    await dialog
+      .getByRole("combobox", { name: "pg: account" })
+      .selectOption({ label: "orders db · host, password" });
     await expectAccessibleInBothSchemes(page, "an app prop using an existing account");
     await dialog.getByRole("radio", { name: "Add a new account" }).check();
     await expectAccessibleInBothSchemes(page, "an app prop with a new account's credentials");
@@ -232,7 +263,9 @@ test.describe("accessibility: every view in light and dark (web mode, a real ser
     await expectAccessibleInBothSchemes(page, "components");
 
     await page.getByRole("link", { name: "Subscriptions", exact: true }).click();
-    const emitter = page.getByRole("form", { name: "New subscription" }).getByRole("combobox", { name: "Emitter" });
+    const emitter = page
+      .getByRole("form", { name: "New subscription" })
+      .getByRole("combobox", { name: "Emitter" });
     await emitter.fill("ord");
     await expect(page.getByRole("listbox")).toBeVisible();
     await expectAccessibleInBothSchemes(page, "subscriptions with the Emitter list open");
@@ -259,6 +292,29 @@ test.describe("accessibility: every view in light and dark (web mode, a real ser
     await page.getByRole("link", { name: "Account", exact: true }).click();
     await page.getByRole("heading", { name: "Account", level: 1 }).waitFor();
     await expectAccessibleInBothSchemes(page, "account");
+  });
+
+  test("workflows: the builder's test panel, typed JSON refused then tested, a step's result", async () => {
+    await page.getByRole("link", { name: "Workflows", exact: true }).click();
+    await page.getByRole("link", { name: /order digest/ }).click();
+    await page.getByRole("tab", { name: /^Steps/ }).click();
+    await page.getByRole("radio", { name: "JSON typed here" }).check();
+    const json = page.getByRole("textbox", { name: "Test event (JSON)" });
+    await json.click();
+    await page.keyboard.press("Control+a");
+    await page.keyboard.type('{"order": ');
+    const test = page.getByRole("button", { name: "Test workflow" });
+    await expect(test).toBeDisabled();
+    await expect(page.getByText(/^The test event is not valid JSON/)).toBeVisible();
+    await expectAccessibleInBothSchemes(page, "the builder's test panel with JSON that does not parse");
+    await page.keyboard.type("7}");
+    await test.click();
+    const result = page.getByRole("region", { name: /^Test result of step step_1/ });
+    await expect(result).toContainText("Success", { timeout: 60_000 });
+    await expectAccessibleInBothSchemes(page, "the builder with a test result");
+    await screenshot(page, "a11y-06-builder-test");
+    await page.getByRole("link", { name: "Account", exact: true }).click();
+    await page.getByRole("heading", { name: "Account", level: 1 }).waitFor();
   });
 
   test("a run compared with the last good run (the dialog of the run inspector)", async () => {

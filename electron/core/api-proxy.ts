@@ -95,6 +95,7 @@ export const apiHandlers: Handlers = {
   getWorkflowRun: (c, id, runId) => c.getWorkflowRun(id, runId),
   rerunWorkflowRun: (c, id, runId, body) => c.rerunWorkflowRun(id, runId, body),
   cancelWorkflowRun: (c, id, runId) => c.cancelWorkflowRun(id, runId),
+  testWorkflow: (c, id, body) => c.testWorkflow(id, body),
   compareWorkflowRuns: (c, id, runId, withRun) => c.compareWorkflowRuns(id, runId, withRun),
   createAccount: (c, body) => c.createAccount(body),
   listMyAccounts: (c, q) => c.listMyAccounts(q),

@@ -21,6 +21,7 @@ import type {
 } from "../../shared/bridge.js";
 import { compareEventIds } from "../../shared/ids.js";
 import { cutEvent, rerunOf } from "./fakeRuns.js";
+import { FakeTests } from "./fakeTests.js";
 import { FakeVersions } from "./fakeVersions.js";
 import type {
   Account,
@@ -47,6 +48,7 @@ import type {
   RunListQuery,
   SetEnvBody,
   Source,
+  TestRunBody,
   Stats,
   StatsQuery,
   Subscription,
@@ -601,16 +603,25 @@ export class FakeBridge implements HeadwaterBridge {
   private rerunSeq = 0;
   listWorkflowRuns = (id: string, q?: RunListQuery) =>
     this.respond("listWorkflowRuns", [id, q], () => {
-      const all = (this.runs.get(id) ?? []).filter((r) => !q?.status || r.status === q.status);
+      const list = q?.test === true || q?.test === "true" ? (this.tests.runs.get(id) ?? []) : (this.runs.get(id) ?? []);
+      const all = list.filter((r) => !q?.status || r.status === q.status);
       const page = this.page(all, Number(q?.limit ?? 10), q?.after);
       // Lists cut an event over 1 KB, as the server does, unless expand=event.
       return q?.expand === "event" ? page : { ...page, data: page.data.map(cutEvent) };
     });
   getWorkflowRun = (id: string, runId: string) =>
     this.respond("getWorkflowRun", [id, runId], () => {
-      const r = (this.runs.get(id) ?? []).find((x) => x.id === runId);
+      const r = [...(this.runs.get(id) ?? []), ...(this.tests.runs.get(id) ?? [])].find((x) => x.id === runId);
       if (!r) throw this.notFound(`run ${runId}`);
       return r;
+    });
+  /** Test runs (fakeTests.ts): of the draft's steps, else the workflow's. */
+  tests = new FakeTests();
+  testWorkflow = (id: string, body: TestRunBody = {}) =>
+    this.respond("testWorkflow", [id, body], () => {
+      const w = this.workflowOf(id);
+      const steps = this.history.drafts.get(id)?.workflow.steps ?? w.steps;
+      return this.tests.run(w, steps, body, this.runs.get(id) ?? []);
     });
   /** A new run (`r_run901`, `r_run902`...: newer than the runs tests make), kept first in the list. */
   rerunWorkflowRun = (id: string, runId: string, body: RerunBody = {}) =>

@@ -32,6 +32,7 @@ function JsonNode(props: { name: string | null; value: unknown; depth: number; o
     : Object.entries(value as Record<string, unknown>);
   const brackets = Array.isArray(value) ? ["[", "]"] : ["{", "}"];
   const shown = entries.slice(0, MAX_CHILDREN);
+  const count = `${entries.length} ${Array.isArray(value) ? "item" : "key"}${entries.length === 1 ? "" : "s"}`;
   return (
     <div role="treeitem" aria-expanded={open} aria-selected={false}>
       <button
@@ -39,7 +40,8 @@ function JsonNode(props: { name: string | null; value: unknown; depth: number; o
         className="json-row json-toggle"
         style={{ paddingLeft: depth * 14 }}
         onClick={() => setOpen(!open)}
-        aria-label={`${open ? "Collapse" : "Expand"} ${name ?? "root"}`}
+        // A closed node shows its count: the name says it too (WCAG 2.5.3, label in name).
+        aria-label={`${open ? "Collapse" : "Expand"} ${name ?? "root"}${open || entries.length === 0 ? "" : `: ${count}`}`}
       >
         <span className="json-caret" aria-hidden="true">
           {open ? "▾" : "▸"}
@@ -47,8 +49,7 @@ function JsonNode(props: { name: string | null; value: unknown; depth: number; o
         {keyLabel}
         <span className="json-punct">
           {brackets[0]}
-          {!open &&
-            (entries.length > 0 ? ` ${entries.length} ${Array.isArray(value) ? "items" : "keys"} ` : "")}
+          {!open && (entries.length > 0 ? ` ${count} ` : "")}
           {!open && brackets[1]}
         </span>
       </button>

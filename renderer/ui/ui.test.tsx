@@ -45,9 +45,9 @@ describe("JSON tree", () => {
     const tree = screen.getByRole("tree", { name: "JSON" });
     expect(tree.textContent).toContain("user");
     expect(tree.textContent).not.toContain('"ada"');
-    await userEvent.click(screen.getByRole("button", { name: "Expand user" }));
+    await userEvent.click(screen.getByRole("button", { name: "Expand user: 2 keys" }));
     expect(tree.textContent).toContain('"ada"');
-    await userEvent.click(screen.getByRole("button", { name: "Expand tags" }));
+    await userEvent.click(screen.getByRole("button", { name: "Expand tags: 4 items" }));
     expect(tree.textContent).toContain("null");
     expect(tree.textContent).toContain("true");
     await userEvent.click(screen.getByRole("button", { name: "Collapse root" }));

@@ -76,6 +76,9 @@ export type FetchLike = (
   init: { method: string; headers: Record<string, string>; body: string | undefined; signal?: AbortSignal },
 ) => Promise<Pick<Response, "ok" | "status" | "text"> & { parsed?: () => unknown }>;
 
+/** A test run is answered within 60 s (202 with the run as it is then): the client waits a little longer. */
+const TEST_RUN_TIMEOUT_MS = 75_000;
+
 const Accepted = z.object({ data: z.object({ accepted: z.boolean() }) });
 
 export type Client = ReturnType<typeof createClient>;
@@ -209,7 +212,12 @@ export function createClient(options: ClientOptions) {
      * Ended, or (after 60 s) as it is then.
      */
     testWorkflow: async (id: string, body: TestRunBody = {}) =>
-      (await request("POST", `/workflows/${enc(id)}/test`, Data(Run), { body })).data,
+      (
+        await request("POST", `/workflows/${enc(id)}/test`, Data(Run), {
+          body,
+          timeoutMs: TEST_RUN_TIMEOUT_MS,
+        })
+      ).data,
     /** A new run of the same event; with `from_step`, the steps before it are reused. */
     rerunWorkflowRun: async (id: string, runId: string, body: RerunBody = {}) =>
       (await request("POST", `/workflows/${enc(id)}/runs/${enc(runId)}/rerun`, Data(Run), { body })).data,

@@ -13,6 +13,11 @@ export type Query = Record<string, string | number | boolean | undefined>;
 export interface RequestOptions {
   query?: Query;
   body?: unknown;
+  /**
+   * At least this long for this request (one the server may hold longer than the client's limit:
+   * a test run); a client without a limit keeps none.
+   */
+  timeoutMs?: number;
 }
 
 /** Sends a request; `schema` null: the answer has no body (204). */
@@ -64,12 +69,13 @@ export function makeRequester(baseUrl: string, options: ClientOptions): Request 
       body = JSON.stringify(opts.body);
     }
     let res: Awaited<ReturnType<FetchLike>>;
+    const waitMs = timeoutMs > 0 ? Math.max(timeoutMs, opts.timeoutMs ?? 0) : timeoutMs;
     try {
       res = await doFetch(url, {
         method,
         headers,
         body,
-        ...(timeoutMs > 0 ? { signal: AbortSignal.timeout(timeoutMs) } : {}),
+        ...(waitMs > 0 ? { signal: AbortSignal.timeout(waitMs) } : {}),
       });
     } catch (err) {
       const reason = err instanceof Error ? err.message : String(err);

@@ -31,7 +31,7 @@ export function DeployBar(props: {
   saveError: unknown;
   message: string;
   setMessage: (m: string) => void;
-  flush: () => Promise<void>;
+  flush: () => Promise<unknown>;
   onDeployProblems: (p: StepProblem[]) => void;
   onDone: () => void;
   reload: () => Promise<void>;

@@ -1,9 +1,13 @@
-/** One step in the builder: its name, its place (move up or down), delete, and its code or action. */
+/**
+ * One step in the builder: its name, its place (move up or down), delete, and its code or action;
+ * `test` places its Test button, its test result and its editor's completions (test/).
+ */
 import type { KeyboardEvent } from "react";
 import type { StepProblem } from "../../../../shared/resources/index.js";
 import { CodeEditor } from "../../../ui/CodeEditor.js";
 import { JsonTree } from "../../../ui/JsonTree.js";
 import type { EditStep } from "./draftModel.js";
+import type { StepTestView } from "./test/useBuilderTests.js";
 
 export function StepCard(props: {
   step: EditStep;
@@ -16,6 +20,7 @@ export function StepCard(props: {
   onMove: (by: -1 | 1) => void;
   onDelete: () => void;
   onEditProps: () => void;
+  test?: StepTestView;
 }) {
   const { step: s, index, count, earlierSteps, nameError, problems } = props;
   const nameId = `step-name-${s.key}`;
@@ -44,6 +49,7 @@ export function StepCard(props: {
           />
         </label>
         <span className="spacer" />
+        {props.test?.headActions}
         <button
           type="button"
           className="btn small"
@@ -96,6 +102,8 @@ export function StepCard(props: {
           onChange={(code) => props.onChange({ ...s, code })}
           earlierSteps={earlierSteps}
           problems={problems}
+          stepValues={props.test?.stepValues}
+          onRun={props.test?.onRun}
           minHeight={120}
         />
       )}
@@ -109,6 +117,7 @@ export function StepCard(props: {
           ))}
         </ul>
       )}
+      {props.test?.result}
     </section>
   );
 }

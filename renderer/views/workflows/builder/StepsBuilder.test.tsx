@@ -106,6 +106,8 @@ describe("the builder", () => {
     await userEvent.click(screen.getByRole("button", { name: "Delete step a" }));
     await userEvent.click(within(await screen.findByRole("dialog", { name: "Delete step a?" })).getByRole("button", { name: "Delete step" }));
     expect(names()).toEqual(["b"]);
+    // The focus goes on to the step that took its place, not to the page.
+    await waitFor(() => expect(document.activeElement).toBe(screen.getByRole("textbox", { name: "Name of step 1" })));
     await waitFor(() => expect(savedSteps(bridge).at(-1)?.map((s) => s.name)).toEqual(["b"]));
   });
 
@@ -144,7 +146,7 @@ describe("the builder", () => {
     const bridge = bridgeWithWorkflow();
     await openSteps(bridge);
     await userEvent.click(screen.getByRole("button", { name: "Add a code step" }));
-    expect(screen.getByRole("textbox", { name: "Name of step 3" })).toBeTruthy();
+    await waitFor(() => expect(document.activeElement).toBe(screen.getByRole("textbox", { name: "Name of step 3" })));
     await waitFor(() => expect(savedSteps(bridge).at(-1)?.map((s) => s.name)).toEqual(["a", "b", "step_3"]));
     await userEvent.click(screen.getByRole("button", { name: "Discard" }));
     await userEvent.click(within(await screen.findByRole("dialog")).getByRole("button", { name: "Discard draft" }));

@@ -2,6 +2,7 @@
  * The Steps tab: the workflow's draft, edited. The first change makes the draft (from the current
  * version); every change after is saved to it (useDraftAutosave), so a reload finds it. Deploy makes
  * it the next version; Discard drops it. The page says which it shows: the draft or a version.
+ * Tests (test/) run the draft on a chosen event, each step's result shown under it.
  */
 import { useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
@@ -14,9 +15,13 @@ import { editSteps, freeName, move, nameProblem, newActionStep, newCodeStep, typ
 import { StepCard } from "./StepCard.js";
 import { useDraftAutosave, useDraftQuery } from "./useDraft.js";
 import { ConfirmDialog } from "../../../ui/ConfirmDialog.js";
+import { useBuilderTests } from "./test/useBuilderTests.js";
+import { useStepTests, type StepTests } from "./test/useStepTests.js";
 
 export function StepsBuilder({ workflow }: { workflow: Workflow }) {
   const draft = useDraftQuery(workflow.id);
+  // Test results and the test event outlive a new start of the steps.
+  const tests = useStepTests(workflow.id);
   // A new start (after a deploy, a discard, a restore) re-reads the steps from the server.
   const [generation, setGeneration] = useState(0);
   // The deploy message outlives a reload of the steps (it is typed for the deploy, not the steps).
@@ -32,9 +37,13 @@ export function StepsBuilder({ workflow }: { workflow: Workflow }) {
       restart={() => setGeneration((g) => g + 1)}
       message={message}
       setMessage={setMessage}
+      tests={tests}
     />
   );
 }
+
+/** Focus on the element of `id` once the page shows it (after a dialog gave the focus back). */
+const focusSoon = (id: string) => requestAnimationFrame(() => document.getElementById(id)?.focus());
 
 type Dialog = { kind: "add-action" } | { kind: "edit-props"; key: string } | { kind: "delete"; key: string } | null;
 
@@ -44,6 +53,7 @@ function Builder(props: {
   restart: () => void;
   message: string;
   setMessage: (m: string) => void;
+  tests: StepTests;
 }) {
   const { workflow: w } = props;
   const qc = useQueryClient();
@@ -69,7 +79,19 @@ function Builder(props: {
       (el && !el.disabled ? el : twin)?.focus();
     });
   };
+  // The focus goes to a new step's name, and after a delete to the next step (or the one before).
+  const addStep = (s: EditStep) => {
+    change([...steps, s]);
+    focusSoon(`step-name-${s.key}`);
+  };
+  const deleteStep = (s: EditStep) => {
+    const i = steps.indexOf(s);
+    const next = steps[i + 1] ?? steps[i - 1];
+    change(steps.filter((x) => x !== s));
+    focusSoon(next ? `step-name-${next.key}` : `add-code-step-${w.id}`);
+  };
   const problems = [...(draft.data?.problems ?? []), ...deployProblems];
+  const testView = useBuilderTests({ tests: props.tests, steps, problems, flush: autosave.flush });
   const editing = dialog?.kind === "edit-props" ? steps.find((s) => s.key === dialog.key) : undefined;
   const deleting = dialog?.kind === "delete" ? steps.find((s) => s.key === dialog.key) : undefined;
 
@@ -95,6 +117,7 @@ function Builder(props: {
           props.restart();
         }}
       />
+      {testView.panel}
       {steps.map((s, i) => (
         <StepCard
           key={s.key}
@@ -108,11 +131,12 @@ function Builder(props: {
           onMove={(by) => moveStep(i, by)}
           onDelete={() => setDialog({ kind: "delete", key: s.key })}
           onEditProps={() => setDialog({ kind: "edit-props", key: s.key })}
+          test={testView.forStep(i)}
         />
       ))}
       {steps.length === 0 && <p className="muted">No steps. Add one to start.</p>}
       <div className="builder-add">
-        <button type="button" className="btn small" onClick={() => change([...steps, newCodeStep(steps)])}>
+        <button type="button" className="btn small" id={`add-code-step-${w.id}`} onClick={() => addStep(newCodeStep(steps))}>
           Add a code step
         </button>
         <button type="button" className="btn small" onClick={() => setDialog({ kind: "add-action" })}>
@@ -123,7 +147,7 @@ function Builder(props: {
         <AddActionStepDialog
           takenNames={steps.map((s) => s.name)}
           defaultName={freeName(steps)}
-          onDone={(a: ActionStepValue) => change([...steps, newActionStep(a.name, a.action, a.props)])}
+          onDone={(a: ActionStepValue) => addStep(newActionStep(a.name, a.action, a.props))}
           onClose={() => setDialog(null)}
         />
       )}
@@ -141,7 +165,7 @@ function Builder(props: {
           title={`Delete step ${deleting.name}?`}
           message={<p>The step leaves the draft. The deployed version keeps it until the draft is deployed.</p>}
           confirmLabel="Delete step"
-          onConfirm={() => change(steps.filter((s) => s !== deleting))}
+          onConfirm={() => deleteStep(deleting)}
           onClose={() => setDialog(null)}
         />
       )}

@@ -2,7 +2,8 @@
  * The workflow's draft over the bridge: read (none is `null`, not an error), and saved as the
  * builder changes it, at most one request a second: the first change starts a one-second timer,
  * changes while it runs join it, and the save sends the newest steps. A change made while a save
- * is in flight is sent when it returns. `flush()` saves now (before a deploy).
+ * is in flight is sent when it returns. `flush()` saves now (before a deploy or a test) and says
+ * whether the draft then holds what the builder shows.
  */
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useCallback, useEffect, useRef, useState } from "react";
@@ -39,23 +40,32 @@ export function useDraftAutosave(id: string) {
   const queued = useRef<EditStep[] | null>(null);
   const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
   const inFlight = useRef<Promise<void> | null>(null);
+  const lastSaved = useRef(true);
 
-  const send = useCallback(async (): Promise<void> => {
+  const send = useCallback(async (): Promise<boolean> => {
     timer.current = null;
     if (inFlight.current) await inFlight.current;
     const steps = queued.current;
     queued.current = null;
-    if (!steps) return;
+    if (!steps) return lastSaved.current;
     // Names that cannot be saved stay on the page with their error until they are fixed.
-    if (steps.some((s) => nameProblem(steps, s))) return setState("idle");
+    if (steps.some((s) => nameProblem(steps, s))) {
+      lastSaved.current = false;
+      setState("idle");
+      return false;
+    }
     setState("saving");
     const p = call("updateWorkflowDraft", id, { steps: draftSteps(steps) }).then(
       (draft) => {
         qc.setQueryData(draftKey(id), draft);
+        lastSaved.current = true;
         setError(null);
         setState(queued.current ? "pending" : "saved");
       },
       (err: unknown) => {
+        // Kept for the next flush (a test or deploy tries again), unless newer steps wait.
+        queued.current ??= steps;
+        lastSaved.current = false;
         setError(err);
         setState("error");
       },
@@ -63,6 +73,7 @@ export function useDraftAutosave(id: string) {
     inFlight.current = p;
     await p;
     inFlight.current = null;
+    return lastSaved.current;
   }, [id, qc]);
 
   const change = useCallback(
@@ -74,10 +85,10 @@ export function useDraftAutosave(id: string) {
     [send],
   );
 
-  /** Saves what is waiting now (a deploy must not leave the last keystrokes behind). */
-  const flush = useCallback(async () => {
+  /** Saves what is waiting now (a deploy or a test must not leave the last keystrokes behind). */
+  const flush = useCallback(async (): Promise<boolean> => {
     if (timer.current) clearTimeout(timer.current);
-    await send();
+    return send();
   }, [send]);
 
   /** Forgets what is waiting (the draft was discarded or deployed). */
@@ -85,6 +96,7 @@ export function useDraftAutosave(id: string) {
     if (timer.current) clearTimeout(timer.current);
     timer.current = null;
     queued.current = null;
+    lastSaved.current = true;
     setState("idle");
     setError(null);
   }, []);
