@@ -3,10 +3,11 @@
  * `test` places its Test button, its test result and its editor's completions (test/).
  */
 import type { KeyboardEvent } from "react";
-import type { StepProblem } from "../../../../shared/resources/index.js";
+import type { PropDescriptor, StepProblem } from "../../../../shared/resources/index.js";
 import { CodeEditor } from "../../../ui/CodeEditor.js";
 import { JsonTree } from "../../../ui/JsonTree.js";
 import type { EditStep } from "./draftModel.js";
+import { StepPropsSection } from "./StepProps.js";
 import type { StepTestView } from "./test/useBuilderTests.js";
 
 export function StepCard(props: {
@@ -16,6 +17,8 @@ export function StepCard(props: {
   earlierSteps: string[];
   nameError: string | null;
   problems: StepProblem[];
+  /** The props a code step's code declares (the draft's `step_props`), when the server has read them. */
+  declared?: readonly PropDescriptor[] | undefined;
   onChange: (s: EditStep) => void;
   onMove: (by: -1 | 1) => void;
   onDelete: () => void;
@@ -105,6 +108,18 @@ export function StepCard(props: {
           stepValues={props.test?.stepValues}
           onRun={props.test?.onRun}
           minHeight={120}
+        />
+      )}
+      {!s.action && (
+        <StepPropsSection
+          step={s.name}
+          declared={props.declared}
+          configured={s.configured_props ?? {}}
+          problems={problems}
+          onChange={(configured) => {
+            const { configured_props: _old, ...rest } = s;
+            props.onChange(Object.keys(configured).length > 0 ? { ...rest, configured_props: configured } : rest);
+          }}
         />
       )}
       {problems.length > 0 && (
