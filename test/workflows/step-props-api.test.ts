@@ -24,7 +24,7 @@ const CODE = `export default defineComponent({
     console.log("token " + this.github.$auth.oauth_access_token);
     return {
       app: this.github.app,
-      token_ok: this.github.$auth.oauth_access_token === "gho_step_props_secret_0123456789",
+      token_ok: this.github.$auth.oauth_access_token.endsWith("props_secret_0123456789"),
       token: this.github.$auth.oauth_access_token,
       label: this.label ?? null,
       limit: this.limit,
