@@ -131,7 +131,8 @@ test.describe("a code step's props in the builder (web mode)", () => {
     const section = page.getByRole("region", { name: "Props of step hello" });
     await expect(section).toBeVisible({ timeout: 30_000 });
     await expect(section).toContainText("required: a connected account");
-    await section.getByRole("combobox", { name: "github: account" }).selectOption({ label: "e2e github" });
+    await expect(page.getByText("Step hello: prop github: required")).toBeVisible();
+    await section.getByRole("combobox", { name: "github: account" }).selectOption(account.id);
     await section.getByRole("textbox", { name: "Greeting" }).fill("Hello");
     await expect(page.getByRole("status").filter({ hasText: /^Saved$/ })).toBeVisible({ timeout: 30_000 });
     await expect(section).not.toContainText("required");

@@ -26,6 +26,8 @@ export function StepCard(props: {
   test?: StepTestView;
 }) {
   const { step: s, index, count, earlierSteps, nameError, problems } = props;
+  // A prop's problem is shown at its field (StepProps.tsx), not in the code.
+  const codeProblems = problems.filter((p) => p.prop === undefined);
   const nameId = `step-name-${s.key}`;
   // Alt+ArrowUp / Alt+ArrowDown anywhere in the step's header move it, as the buttons do.
   const onKeyDown = (e: KeyboardEvent) => {
@@ -104,7 +106,7 @@ export function StepCard(props: {
           value={s.code}
           onChange={(code) => props.onChange({ ...s, code })}
           earlierSteps={earlierSteps}
-          problems={problems}
+          problems={codeProblems}
           stepValues={props.test?.stepValues}
           onRun={props.test?.onRun}
           minHeight={120}
@@ -122,9 +124,9 @@ export function StepCard(props: {
           }}
         />
       )}
-      {problems.length > 0 && (
+      {codeProblems.length > 0 && (
         <ul className="builder-problems" aria-label={`Problems of step ${s.name}`}>
-          {problems.map((p, i) => (
+          {codeProblems.map((p, i) => (
             <li key={i} className="field-error">
               {p.line !== null ? `Line ${p.line}${p.column !== null ? `, column ${p.column}` : ""}: ` : ""}
               {p.message}
