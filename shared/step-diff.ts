@@ -24,7 +24,9 @@ export function stepText(s: StepSource): string {
   if (s.action === undefined) {
     const code = s.code.endsWith("\n") ? s.code : `${s.code}\n`;
     const configured = s.configured_props ?? {};
-    return Object.keys(configured).length === 0 ? code : `${code}---\nconfigured_props: ${JSON.stringify(configured, null, 2)}\n`;
+    return Object.keys(configured).length === 0
+      ? code
+      : `${code}---\nconfigured_props: ${JSON.stringify(configured, null, 2)}\n`;
   }
   return `action: ${s.action}\nprops: ${JSON.stringify(s.props ?? {}, null, 2)}\n`;
 }

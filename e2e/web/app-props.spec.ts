@@ -116,7 +116,11 @@ test.describe("a code step's props in the builder (web mode)", () => {
   }) => {
     test.setTimeout(120_000);
     const { page, api } = dashboard;
-    const account = await api.createAccount({ app: "github", name: "e2e github", auth: { oauth_access_token: "gho_e2e_0123456789" } });
+    const account = await api.createAccount({
+      app: "github",
+      name: "e2e github",
+      auth: { oauth_access_token: "gho_e2e_0123456789" },
+    });
     const workflow = await api.createWorkflow({
       name: "Props",
       active: false,

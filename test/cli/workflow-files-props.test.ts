@@ -36,10 +36,21 @@ describe("code step props in workflow files", { timeout: 120_000 }, () => {
   beforeAll(async () => {
     server = await startServer();
     user = await server.newUser();
-    account = (await user.client.createAccount({ app: "github", auth: { oauth_access_token: "gho_files_token_0123456789" } })).id;
+    account = (
+      await user.client.createAccount({
+        app: "github",
+        auth: { oauth_access_token: "gho_files_token_0123456789" },
+      })
+    ).id;
     wf = await user.client.createWorkflow({
       name: "labelled",
-      steps: [{ name: "tag", code: CODE, configured_props: { github: { authProvisionId: account }, label: "first" } }],
+      steps: [
+        {
+          name: "tag",
+          code: CODE,
+          configured_props: { github: { authProvisionId: account }, label: "first" },
+        },
+      ],
     });
   });
   afterAll(async () => {
@@ -64,7 +75,10 @@ describe("code step props in workflow files", { timeout: 120_000 }, () => {
     const dir = tempDir();
     expect((await cli(["workflows", "pull", wf.id, dir])).code).toBe(0);
     const yaml = read(dir, "workflow.yaml");
-    fs.writeFileSync(path.join(dir, "workflow.yaml"), yaml.replace("label: first", "label: second\n      limit: 3"));
+    fs.writeFileSync(
+      path.join(dir, "workflow.yaml"),
+      yaml.replace("label: first", "label: second\n      limit: 3"),
+    );
     const r = await cli(["workflows", "push", dir]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^step tag: changed$/m);
@@ -72,7 +86,11 @@ describe("code step props in workflow files", { timeout: 120_000 }, () => {
     expect(r.stdout).toMatch(/^\+ {2}"label": "second",$/m);
     expect(r.stdout).toMatch(new RegExp(`deployed labelled \\(${wf.id}\\) as version 2`));
     const now = await user.client.getWorkflow(wf.id);
-    expect(now.steps[0]!.configured_props).toEqual({ github: { authProvisionId: account }, label: "second", limit: 3 });
+    expect(now.steps[0]!.configured_props).toEqual({
+      github: { authProvisionId: account },
+      label: "second",
+      limit: 3,
+    });
     const run = await user.client.testWorkflow(wf.id, { event: {} });
     expect(run.steps[0]!.return_value).toEqual({ label: "second", limit: 3, token: 26 });
 

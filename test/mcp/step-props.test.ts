@@ -26,7 +26,9 @@ describe("code step props over MCP", () => {
     u = await s.newUser();
     conn = await connect("http", s, u.key, "2026-07-28");
     c = conn.client;
-    account = (await u.client.createAccount({ app: "github", auth: { oauth_access_token: "gho_mcp_token_12345" } })).id;
+    account = (
+      await u.client.createAccount({ app: "github", auth: { oauth_access_token: "gho_mcp_token_12345" } })
+    ).id;
   });
   afterAll(async () => {
     await conn?.close();
@@ -57,12 +59,27 @@ describe("code step props over MCP", () => {
     });
     expect(draft.step_props?.s?.map((p) => p.name)).toEqual(["github", "label"]);
     expect(draft.problems).toEqual([
-      { step: "s", prop: "label", line: null, column: null, message: "prop label: must be a string, not the number 7" },
+      {
+        step: "s",
+        prop: "label",
+        line: null,
+        column: null,
+        message: "prop label: must be a string, not the number 7",
+      },
     ]);
     expect((await refused(c, "deploy_draft", { id: workflow.id })).code).toBe("invalid_step");
-    await call(c, "update_draft", { id: workflow.id, steps: [{ name: "s", code: CODE, configured_props: { ...good, label: "drafted" } }] });
-    const deployed = await call<{ workflow: Workflow }>(c, "deploy_draft", { id: workflow.id, base_version: 1 });
+    await call(c, "update_draft", {
+      id: workflow.id,
+      steps: [{ name: "s", code: CODE, configured_props: { ...good, label: "drafted" } }],
+    });
+    const deployed = await call<{ workflow: Workflow }>(c, "deploy_draft", {
+      id: workflow.id,
+      base_version: 1,
+    });
     expect(deployed.workflow.version).toBe(2);
-    expect((await u.client.getWorkflow(workflow.id)).steps[0]!.configured_props).toEqual({ ...good, label: "drafted" });
+    expect((await u.client.getWorkflow(workflow.id)).steps[0]!.configured_props).toEqual({
+      ...good,
+      label: "drafted",
+    });
   });
 });

@@ -60,7 +60,11 @@ export function CredentialsGroup(props: {
         </label>
       </div>
       {value.mode === "account" ? (
-        <AccountSelect p={p} accountId={value.accountId} onChange={(accountId) => onChange({ ...value, accountId })} />
+        <AccountSelect
+          p={p}
+          accountId={value.accountId}
+          onChange={(accountId) => onChange({ ...value, accountId })}
+        />
       ) : (
         <>
           <CredentialFields
@@ -120,11 +124,15 @@ export function AccountSelect(props: {
         ))}
       </select>
       {accounts.isFetching && <Spinner label="Loading the accounts" />}
-      <ErrorNote error={accounts.error} title="Could not load the accounts" onRetry={() => void accounts.refetch()} />
+      <ErrorNote
+        error={accounts.error}
+        title="Could not load the accounts"
+        onRetry={() => void accounts.refetch()}
+      />
       {accounts.data && choices.length === 0 && (
         <p className="muted">
           No {appWord}account yet:{" "}
-          {props.noAccountHint ?? "choose \"Add a new account\", or add one under Connected accounts."}
+          {props.noAccountHint ?? 'choose "Add a new account", or add one under Connected accounts.'}
         </p>
       )}
     </>

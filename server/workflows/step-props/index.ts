@@ -10,7 +10,12 @@
  * code again, as the builder's autosave does, reads nothing.
  */
 import { createHash } from "node:crypto";
-import { ERROR_CODES, type PropDescriptor, type StepProblem, type WorkflowStep } from "../../../shared/resources/index.js";
+import {
+  ERROR_CODES,
+  type PropDescriptor,
+  type StepProblem,
+  type WorkflowStep,
+} from "../../../shared/resources/index.js";
 import { InvalidRequestError } from "../../errors.js";
 import { ComponentLoadError, type ComponentDescriber } from "../../services.js";
 import type { Db } from "../../store/db.js";
@@ -42,7 +47,10 @@ export class StepProps {
     const known = this.declaredByHash.get(hash);
     if (known) return known;
     if (!this.deps.describer)
-      throw new ComponentLoadError("invalid_component", "this server runs without the runtime, which reads a step's props");
+      throw new ComponentLoadError(
+        "invalid_component",
+        "this server runs without the runtime, which reads a step's props",
+      );
     const d = await this.deps.describer.describe(code, undefined, { userId: ownerId, admin: false });
     this.declaredByHash.set(hash, d.props);
     if (this.declaredByHash.size > KEEP) this.declaredByHash.delete(this.declaredByHash.keys().next().value!);
@@ -50,7 +58,11 @@ export class StepProps {
   }
 
   /** A code step's issues; its declarations too (undefined when they cannot be read). */
-  private async issuesOf(ownerId: string, step: WorkflowStep, db?: Db): Promise<{ props?: PropDescriptor[]; issues: PropIssue[] }> {
+  private async issuesOf(
+    ownerId: string,
+    step: WorkflowStep,
+    db?: Db,
+  ): Promise<{ props?: PropDescriptor[]; issues: PropIssue[] }> {
     const configured = configuredOf(step);
     let props;
     try {
@@ -86,7 +98,11 @@ export class StepProps {
    * A draft's code steps (those whose code parses): what each declares, for the builder, and
    * what keeps the draft from being deployed.
    */
-  async forDraft(ownerId: string, steps: WorkflowStep[], skip: Set<string>): Promise<{ props: Record<string, PropDescriptor[]>; problems: StepProblem[] }> {
+  async forDraft(
+    ownerId: string,
+    steps: WorkflowStep[],
+    skip: Set<string>,
+  ): Promise<{ props: Record<string, PropDescriptor[]>; problems: StepProblem[] }> {
     const props: Record<string, PropDescriptor[]> = {};
     const problems: StepProblem[] = [];
     for (const step of steps) {

@@ -10,7 +10,9 @@ import type { StepPropType } from "./types.js";
 /** The allowed values of a prop with `options` (plain values, or `{label, value}`). */
 function optionValues(prop: PropDescriptor): unknown[] | undefined {
   if (!Array.isArray(prop.options) || prop.options.length === 0) return undefined;
-  return prop.options.map((o) => (o !== null && typeof o === "object" && "value" in o ? (o as { value: unknown }).value : o));
+  return prop.options.map((o) =>
+    o !== null && typeof o === "object" && "value" in o ? (o as { value: unknown }).value : o,
+  );
 }
 
 function inOptions(prop: PropDescriptor, value: unknown): string | undefined {
@@ -30,7 +32,8 @@ export const stringProp: StepPropType = {
 export const integerProp: StepPropType = {
   needs: "an integer",
   check: (prop, value) => {
-    if (typeof value !== "number" || !Number.isSafeInteger(value)) return `must be an integer, not ${kindOf(value)}`;
+    if (typeof value !== "number" || !Number.isSafeInteger(value))
+      return `must be an integer, not ${kindOf(value)}`;
     if (prop.min !== undefined && value < prop.min) return `must be at least ${prop.min}`;
     if (prop.max !== undefined && value > prop.max) return `must be at most ${prop.max}`;
     return inOptions(prop, value);
@@ -39,13 +42,15 @@ export const integerProp: StepPropType = {
 
 export const booleanProp: StepPropType = {
   needs: "true or false",
-  check: (_prop, value) => (typeof value === "boolean" ? undefined : `must be true or false, not ${kindOf(value)}`),
+  check: (_prop, value) =>
+    typeof value === "boolean" ? undefined : `must be true or false, not ${kindOf(value)}`,
 };
 
 /** How a value is named in a message: its JSON type (a number that is not whole says so). */
 export function kindOf(value: unknown): string {
   if (Array.isArray(value)) return "an array";
-  if (typeof value === "number") return Number.isInteger(value) ? `the number ${value}` : `the number ${value} (not whole)`;
+  if (typeof value === "number")
+    return Number.isInteger(value) ? `the number ${value}` : `the number ${value} (not whole)`;
   if (typeof value === "string") return "a string";
   if (typeof value === "boolean") return `${value}`;
   if (value === null) return "null";

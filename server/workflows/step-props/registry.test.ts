@@ -19,12 +19,15 @@ const ctx = {
     ].filter((a) => ids.includes(a.id)),
 };
 
-const issues = (configured: Record<string, unknown>, declared = DECLARED) => propIssues(declared, configured, ctx);
+const issues = (configured: Record<string, unknown>, declared = DECLARED) =>
+  propIssues(declared, configured, ctx);
 
 describe("code step prop checks", () => {
   it("takes right values, leaving out optional and defaulted props", async () => {
     expect(await issues({ github: { authProvisionId: "apn_gh" }, dry: false })).toEqual([]);
-    expect(await issues({ github: { authProvisionId: "apn_gh" }, dry: true, label: "b", limit: 100 })).toEqual([]);
+    expect(
+      await issues({ github: { authProvisionId: "apn_gh" }, dry: true, label: "b", limit: 100 }),
+    ).toEqual([]);
     // null is "not given": the default (or nothing) applies.
     expect(await issues({ github: { authProvisionId: "apn_gh" }, dry: true, limit: null })).toEqual([]);
   });
@@ -50,14 +53,21 @@ describe("code step prop checks", () => {
     const [missing] = await issues({ github: { authProvisionId: "apn_nothing" }, dry: true });
     expect(theirs!.message.replace("apn_theirs", "X")).toBe(missing!.message.replace("apn_nothing", "X"));
     expect(await issues({ github: { authProvisionId: "apn_gh", $auth: { t: 1 } }, dry: true })).toEqual([
-      { prop: "github", message: 'must be a connected account, {"authProvisionId": "apn_..."}, not an object' },
+      {
+        prop: "github",
+        message: 'must be a connected account, {"authProvisionId": "apn_..."}, not an object',
+      },
     ]);
   });
 
   it("a type with no module is refused, naming the types there are", async () => {
     expect(Object.keys(STEP_PROP_TYPES)).toEqual(["app", "string", "integer", "boolean"]);
     expect(await issues({}, [{ name: "store", type: "data_store" }])).toEqual([
-      { prop: "store", message: 'props of type "data_store" are not supported in a code step (the types: app, string, integer, boolean)' },
+      {
+        prop: "store",
+        message:
+          'props of type "data_store" are not supported in a code step (the types: app, string, integer, boolean)',
+      },
     ]);
   });
 });

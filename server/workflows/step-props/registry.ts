@@ -45,7 +45,10 @@ export async function propIssues(
     const type = STEP_PROP_TYPES[prop.type];
     if (!type) {
       const types = Object.keys(STEP_PROP_TYPES).join(", ");
-      issues.push({ prop: prop.name, message: `props of type "${prop.type}" are not supported in a code step (the types: ${types})` });
+      issues.push({
+        prop: prop.name,
+        message: `props of type "${prop.type}" are not supported in a code step (the types: ${types})`,
+      });
       continue;
     }
     const value = configured[prop.name];

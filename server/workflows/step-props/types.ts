@@ -18,7 +18,11 @@ export interface PropCheckContext {
 
 export interface StepPropType {
   /** The value is given (neither undefined nor null): what is wrong with it, or undefined. */
-  check(prop: PropDescriptor, value: unknown, ctx: PropCheckContext): Promise<string | undefined> | string | undefined;
+  check(
+    prop: PropDescriptor,
+    value: unknown,
+    ctx: PropCheckContext,
+  ): Promise<string | undefined> | string | undefined;
   /** What a missing value of a required prop needs, said to the user. */
   needs: string;
 }

@@ -22,7 +22,11 @@ export function propValue(p: PropDescriptor, input: string | boolean): unknown {
 }
 
 /** The configured props with one prop's value set (or left out). */
-export function withProp(configured: Record<string, unknown>, name: string, value: unknown): Record<string, unknown> {
+export function withProp(
+  configured: Record<string, unknown>,
+  name: string,
+  value: unknown,
+): Record<string, unknown> {
   const next = { ...configured };
   if (value === undefined) delete next[name];
   else next[name] = value;
@@ -72,9 +76,11 @@ function PropInput(props: {
   const label = p.label ?? p.name;
   const errId = `${id}-err`;
   const descId = `${id}-desc`;
-  const describedBy = [p.description ? descId : null, problem ? errId : null].filter(Boolean).join(" ") || undefined;
+  const describedBy =
+    [p.description ? descId : null, problem ? errId : null].filter(Boolean).join(" ") || undefined;
   const common = { id, "aria-invalid": problem ? true : undefined, "aria-describedby": describedBy };
-  const text = value === undefined || value === null ? "" : typeof value === "string" ? value : JSON.stringify(value);
+  const text =
+    value === undefined || value === null ? "" : typeof value === "string" ? value : JSON.stringify(value);
   const optional = p.optional || p.default !== undefined;
   let input;
   if (p.type === "app")
@@ -91,7 +97,12 @@ function PropInput(props: {
   else if (p.type === "boolean")
     input = (
       <label className="checkbox">
-        <input {...common} type="checkbox" checked={value === true} onChange={(e) => onChange(e.target.checked)} />
+        <input
+          {...common}
+          type="checkbox"
+          checked={value === true}
+          onChange={(e) => onChange(e.target.checked)}
+        />
         <span>{label}</span>
       </label>
     );
