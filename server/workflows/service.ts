@@ -251,6 +251,7 @@ export class WorkflowService {
     const built = await this.buildSteps(requester, body.steps);
     await this.stepProps.check(ownerId, built);
     await this.db.transaction().execute(async (trx) => {
+      await this.stepProps.recheckAccounts(ownerId, built, trx);
       row.steps_json = JSON.stringify(await this.bindIn(trx, ownerId, row.id, row.name, built));
       await insertWorkflow(trx, row);
       await insertVersionIn(trx, versionRow(row, contentOfRow(row), { origin: "create" }, now));
@@ -316,6 +317,7 @@ export class WorkflowService {
       const version = Number(row.version ?? 1);
       if (o.baseVersion !== undefined && o.baseVersion !== version) throw versionConflict(id, o.baseVersion, version);
       const current = contentOfRow(row);
+      if (built ?? named.steps) await this.stepProps.recheckAccounts(ownerId, (built ?? named.steps)!, trx);
       const steps = (built ?? named.steps) && (await this.bindIn(trx, ownerId, id, named.name ?? row.name, (built ?? named.steps)!));
       const next = changedContent(current, { ...named, ...(steps ? { steps } : {}) });
       const now = Date.now();

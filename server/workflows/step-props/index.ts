@@ -11,6 +11,7 @@
  */
 import { createHash } from "node:crypto";
 import {
+  accountIdOf,
   ERROR_CODES,
   type PropDescriptor,
   type StepProblem,
@@ -34,6 +35,13 @@ export interface StepPropsDeps {
 const KEEP = 1000;
 
 const configuredOf = (s: WorkflowStep) => s.configured_props ?? {};
+
+/** 400 `invalid_step` with one detail per bad value; nothing when there is none. */
+function refuse(details: Array<{ path: string; message: string }>): void {
+  if (details.length === 0) return;
+  const said = details.map((d) => `${d.path}: ${d.message}`).join("; ");
+  throw new InvalidRequestError(`invalid step props: ${said}`, ERROR_CODES.invalidStep, details);
+}
 
 export class StepProps {
   private readonly declaredByHash = new Map<string, PropDescriptor[]>();
@@ -89,9 +97,34 @@ export class StepProps {
           message: issue.message,
         });
     }
-    if (details.length === 0) return;
-    const said = details.map((d) => `${d.path}: ${d.message}`).join("; ");
-    throw new InvalidRequestError(`invalid step props: ${said}`, ERROR_CODES.invalidStep, details);
+    refuse(details);
+  }
+
+  /**
+   * In the write's transaction, after check(): the accounts the code steps reference are still
+   * the owner's (one deleted meanwhile is the same 400 as one that never was).
+   */
+  async recheckAccounts(ownerId: string, steps: WorkflowStep[], db: Db): Promise<void> {
+    const refs = steps.flatMap((s) =>
+      s.action !== undefined
+        ? []
+        : Object.entries(s.configured_props ?? {}).flatMap(([prop, v]) => {
+            const id = accountIdOf(v);
+            return id === undefined ? [] : [{ step: s.name, prop, id }];
+          }),
+    );
+    if (refs.length === 0) return;
+    const found = new Set(
+      (await this.deps.accounts(ownerId, [...new Set(refs.map((r) => r.id))], db)).map((a) => a.id),
+    );
+    refuse(
+      refs
+        .filter((r) => !found.has(r.id))
+        .map((r) => ({
+          path: `steps.${r.step}.configured_props.${r.prop}`,
+          message: `account ${r.id} not found`,
+        })),
+    );
   }
 
   /**
