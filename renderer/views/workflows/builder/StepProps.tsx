@@ -48,10 +48,24 @@ export function StepPropsSection(props: {
     if (Object.keys(configured).length === 0) return null;
     return <p className="muted">The props of step {step} show once the draft is saved.</p>;
   }
-  if (declared.length === 0) return null;
+  // Values of props the code no longer declares keep the draft from deploying: shown, to remove.
+  const stale = Object.keys(configured).filter((name) => !declared.some((p) => p.name === name));
+  if (declared.length === 0 && stale.length === 0) return null;
   return (
     <section className="step-props" aria-labelledby={headingId}>
       <h4 id={headingId}>Props of step {step}</h4>
+      {stale.map((name) => (
+        <p key={name} className="field-error">
+          {problems.find((x) => x.prop === name)?.message ?? `prop ${name}: not a prop of this step's code`}{" "}
+          <button
+            type="button"
+            className="btn small"
+            onClick={() => props.onChange(withProp(configured, name, undefined))}
+          >
+            Remove {name}
+          </button>
+        </p>
+      ))}
       {declared.map((p) => (
         <PropInput
           key={p.name}
