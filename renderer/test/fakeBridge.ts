@@ -20,7 +20,7 @@ import type {
   TestResponse,
 } from "../../shared/bridge.js";
 import { compareEventIds } from "../../shared/ids.js";
-import { cutEvent, rerunOf } from "./fakeRuns.js";
+import { cutEvent, makeRun, rerunOf, RUN_T0 } from "./fakeRuns.js";
 import { FakeTests } from "./fakeTests.js";
 import { FakeVersions } from "./fakeVersions.js";
 import type {
@@ -631,6 +631,46 @@ export class FakeBridge implements HeadwaterBridge {
       const next = rerunOf(r, body, `r_run${900 + ++this.rerunSeq}`);
       this.runs.set(id, [next, ...(this.runs.get(id) ?? [])]);
       return next;
+    });
+
+  /** Run now: a MANUAL run of the event (default {}), newest first; an inactive workflow is a 409. */
+  runWorkflow = (id: string, body: { event?: unknown } = {}) =>
+    this.respond("runWorkflow", [id, body], () => {
+      const wf = this.workflows.find((w) => w.id === id);
+      if (!wf) throw this.notFound(`workflow ${id}`);
+      if (!wf.active)
+        throw { status: 409, code: "workflow_inactive", message: `workflow ${id} is inactive` } satisfies BridgeError;
+      const run = makeRun(900 + ++this.rerunSeq, {
+        workflow_id: id,
+        status: "queued",
+        trigger: { type: "MANUAL" },
+        event: body.event ?? {},
+      });
+      this.runs.set(id, [run, ...(this.runs.get(id) ?? [])]);
+      return run;
+    });
+
+  /** Each schedule's next ticks from a fixed time (every interval, or hourly for a cron), merged. */
+  nextScheduleTicks = (id: string, count = 5) =>
+    this.respond("nextScheduleTicks", [id, count], () => {
+      const wf = this.workflows.find((w) => w.id === id);
+      if (!wf) throw this.notFound(`workflow ${id}`);
+      const ticks = (wf.schedules ?? []).flatMap((s, i) =>
+        Array.from({ length: count }, (_, n) => {
+          const step = "interval_seconds" in s ? s.interval_seconds * 1000 : 3_600_000;
+          const at = RUN_T0 + (n + 1) * step;
+          const zone = "cron" in s ? s.timezone : "UTC";
+          const iso = new Date(at).toISOString();
+          return {
+            schedule: i,
+            at_ms: at,
+            at: iso,
+            timezone: zone,
+            local: { date: iso.slice(0, 10), time: iso.slice(11, 19), weekday: "Tuesday", offset: "+00:00" },
+          };
+        }),
+      );
+      return ticks.sort((a, b) => a.at_ms - b.at_ms).slice(0, count);
     });
 
   /** The server's rule: a queued, retrying or delayed run is cancelled; any other is a 409. */
