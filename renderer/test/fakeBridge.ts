@@ -544,9 +544,14 @@ export class FakeBridge implements HeadwaterBridge {
   updateWorkflow = (id: string, body: Parameters<HeadwaterBridge["updateWorkflow"]>[1]) =>
     this.respond("updateWorkflow", [id, body], () => {
       const i = this.workflows.findIndex((w) => w.id === id);
-      const { steps, retry, ...rest } = body;
+      const { steps, retry, schedules, http_auth, ...rest } = body;
       const prev = this.workflows[i]!;
       const w: Workflow = { ...prev, ...rest };
+      // As the server answers them: a cron's zone UTC unless named; never a token.
+      if (schedules)
+        w.schedules = schedules.map((s) => ("cron" in s ? { cron: s.cron, timezone: s.timezone ?? "UTC" } : s));
+      if (http_auth)
+        w.http_auth = http_auth.type === "none" ? { type: "none" } : { type: "bearer", token_set: true };
       // A retry policy names only the fields it changes, as the server merges it.
       if (retry) w.retry = { max_attempts: 1, initial_delay_seconds: 5, max_delay_seconds: 3600, ...prev.retry, ...retry };
       if (steps) {

@@ -146,7 +146,13 @@ describe.each(testDatabases())("workflow triggers on $name", (db) => {
     expect(wf.http_auth).toEqual({ type: "bearer", token_set: true });
     const post = (headers: Record<string, string>) =>
       fetch(wf.endpoint_url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: '{"n":1}' });
-    for (const headers of [{}, { authorization: "Bearer wrong-token-0123456789" }, { authorization: TOKEN }, { authorization: `Basic ${TOKEN}` }]) {
+    const refused: Array<Record<string, string>> = [
+      {},
+      { authorization: "Bearer wrong-token-0123456789" },
+      { authorization: TOKEN },
+      { authorization: `Basic ${TOKEN}` },
+    ];
+    for (const headers of refused) {
       const res = await post(headers);
       expect(res.status).toBe(401);
       expect(await res.json()).toEqual({ error: expect.any(String), code: "unauthorized" });

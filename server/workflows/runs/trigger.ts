@@ -34,7 +34,8 @@ export function triggerOf(job: Pick<InvocationJob, "trigger" | "origin" | "rerun
     };
   if (job.trigger === "schedule") return { type: "SCHEDULE", schedule: job.schedule ?? 0 };
   if (job.trigger === "manual") return { type: "MANUAL" };
-  return { type: sourceType(job), ...origin };
+  const type = sourceType(job);
+  return { type: type === "TIMER" ? "SCHEDULE" : type, ...origin };
 }
 
 /** When the job was queued (its id starts with that time), so a run lists where its event came in. */
