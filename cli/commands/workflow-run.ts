@@ -19,7 +19,9 @@ const POLL_MS = 500;
 export function registerWorkflowRun(workflows: Command, act: Act) {
   workflows
     .command("run")
-    .description("run the deployed workflow now (a production run, trigger MANUAL) and print its id and status")
+    .description(
+      "run the deployed workflow now (a production run, trigger MANUAL) and print its id and status",
+    )
     .argument("<workflow>", "workflow id (p_...) or name")
     .option("--event <file>", "the trigger event, a JSON file (- reads stdin); default {}")
     .option("-f, --follow", "wait for the run to end and print each step's result (exit 1 if it fails)")
@@ -47,6 +49,8 @@ async function run(ctx: Context, ref: string, opts: Record<string, unknown>): Pr
   else out.stdout.write(runDetails(r, workflow, out.style));
   if (r.status === "error") {
     const e = r.error;
-    throw new CliError(`the run failed${e ? `: ${e.step ? `step ${e.step}: ` : ""}${e.code}: ${e.message}` : ""}`);
+    throw new CliError(
+      `the run failed${e ? `: ${e.step ? `step ${e.step}: ` : ""}${e.code}: ${e.message}` : ""}`,
+    );
   }
 }

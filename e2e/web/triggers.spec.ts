@@ -24,7 +24,10 @@ test("a schedule set in Settings starts runs; a token guards the endpoint; Run n
     steps: [{ name: "echo", code: step("return steps.trigger.event;") }],
   });
   await page.reload();
-  await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Workflows", exact: true }).click();
+  await page
+    .getByRole("navigation", { name: "Main" })
+    .getByRole("link", { name: "Workflows", exact: true })
+    .click();
   await page.getByRole("link", { name: /Ticking/ }).click();
   await page.getByRole("heading", { name: "Ticking", level: 2 }).waitFor();
   const triggers = page.getByRole("region", { name: "Triggers" });
@@ -35,7 +38,9 @@ test("a schedule set in Settings starts runs; a token guards the endpoint; Run n
     await triggers.getByRole("button", { name: "Add interval" }).click();
     await triggers.getByRole("textbox", { name: /Every \(seconds, schedule 1\)/ }).fill("1");
     await triggers.getByRole("button", { name: "Save schedules" }).click();
-    await expect.poll(async () => (await api.getWorkflow(workflow.id)).schedules).toEqual([{ interval_seconds: 1 }]);
+    await expect
+      .poll(async () => (await api.getWorkflow(workflow.id)).schedules)
+      .toEqual([{ interval_seconds: 1 }]);
     expect((await api.getWorkflow(workflow.id)).version).toBe(2);
     await expect(triggers.getByRole("list", { name: "Next ticks" }).getByRole("listitem")).toHaveCount(5);
     await screenshot(page, "triggers-01-schedule");
@@ -44,9 +49,13 @@ test("a schedule set in Settings starts runs; a token guards the endpoint; Run n
 
   await test.step("the schedule's runs come in, trigger SCHEDULE", async () => {
     await expect
-      .poll(async () => (await api.listWorkflowRuns(workflow.id)).data.filter((r) => r.trigger.type === "SCHEDULE").length, {
-        timeout: 30_000,
-      })
+      .poll(
+        async () =>
+          (await api.listWorkflowRuns(workflow.id)).data.filter((r) => r.trigger.type === "SCHEDULE").length,
+        {
+          timeout: 30_000,
+        },
+      )
       .toBeGreaterThanOrEqual(2);
     await page.getByRole("tab", { name: "Runs" }).click();
     const grid = page.getByRole("grid", { name: `Runs of ${workflow.id}` });
@@ -75,7 +84,11 @@ test("a schedule set in Settings starts runs; a token guards the endpoint; Run n
     expect(await page.content()).not.toContain(token);
     expect((await api.getWorkflow(workflow.id)).http_auth).toEqual({ type: "bearer", token_set: true });
     const post = (headers: Record<string, string>) =>
-      fetch(workflow.endpoint_url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: "{}" });
+      fetch(workflow.endpoint_url, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...headers },
+        body: "{}",
+      });
     expect((await post({})).status).toBe(401);
     expect((await post({ authorization: `Bearer ${token}` })).status).toBe(200);
   });
@@ -93,7 +106,10 @@ test("a schedule set in Settings starts runs; a token guards the endpoint; Run n
     await expect(dialog).toBeHidden({ timeout: 15_000 });
     await expect(page.getByRole("tab", { name: "Runs" })).toHaveAttribute("aria-selected", "true");
     await expect
-      .poll(async () => (await api.listWorkflowRuns(workflow.id)).data.find((r) => r.trigger.type === "MANUAL")?.event)
+      .poll(
+        async () =>
+          (await api.listWorkflowRuns(workflow.id)).data.find((r) => r.trigger.type === "MANUAL")?.event,
+      )
       .toEqual({ order: 42 });
     const grid = page.getByRole("grid", { name: `Runs of ${workflow.id}` });
     await expect(grid.getByText("Run now").first()).toBeVisible({ timeout: 20_000 });

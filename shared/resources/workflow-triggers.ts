@@ -31,7 +31,10 @@ export function isKnownTimeZone(zone: string): boolean {
 export const CronSchedule = z.object({
   cron: z
     .string()
-    .check(z.maxLength(200), z.regex(CRON_FIELDS, "a cron expression has five fields: minute hour day month weekday")),
+    .check(
+      z.maxLength(200),
+      z.regex(CRON_FIELDS, "a cron expression has five fields: minute hour day month weekday"),
+    ),
   /** An IANA time zone; default UTC. */
   timezone: z.optional(
     z
@@ -49,7 +52,10 @@ export const IntervalSchedule = z.object({
 });
 
 /** A schedule as create, update and a draft take it. */
-export const ScheduleInput = z.union([z.strictObject(CronSchedule.shape), z.strictObject(IntervalSchedule.shape)]);
+export const ScheduleInput = z.union([
+  z.strictObject(CronSchedule.shape),
+  z.strictObject(IntervalSchedule.shape),
+]);
 export type ScheduleInput = z.infer<typeof ScheduleInput>;
 
 /** A schedule as answered: a cron always with its zone. */

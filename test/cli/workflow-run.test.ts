@@ -33,7 +33,14 @@ describe("headwater workflows run", { timeout: 120_000 }, () => {
   it("runs the workflow now with the event of a file, and prints the run's id and status", async () => {
     const wf = await user.client.createWorkflow({
       name: "doubler",
-      steps: [{ name: "d", code: step("if (steps.trigger.event.fail) throw new Error('asked to fail'); return (steps.trigger.event.n ?? 0) * 2;") }],
+      steps: [
+        {
+          name: "d",
+          code: step(
+            "if (steps.trigger.event.fail) throw new Error('asked to fail'); return (steps.trigger.event.n ?? 0) * 2;",
+          ),
+        },
+      ],
     });
     const file = path.join(dir, "event.json");
     fs.writeFileSync(file, '{"n": 21}');
@@ -61,13 +68,18 @@ describe("headwater workflows run", { timeout: 120_000 }, () => {
   });
 
   it("a bad event file runs nothing (exit 2); an inactive workflow is refused (exit 1)", async () => {
-    const wf = await user.client.createWorkflow({ name: "quiet", steps: [{ name: "s", code: step("return 1;") }] });
+    const wf = await user.client.createWorkflow({
+      name: "quiet",
+      steps: [{ name: "s", code: step("return 1;") }],
+    });
     const bad = path.join(dir, "bad.json");
     fs.writeFileSync(bad, "{not json");
     const r = await hw(undefined, "workflows", "run", "quiet", "--event", bad);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/not JSON/);
-    expect((await hw(undefined, "workflows", "run", "quiet", "--event", path.join(dir, "missing.json"))).code).toBe(2);
+    expect(
+      (await hw(undefined, "workflows", "run", "quiet", "--event", path.join(dir, "missing.json"))).code,
+    ).toBe(2);
     expect((await user.client.listWorkflowRuns(wf.id)).data).toEqual([]);
     await user.client.updateWorkflow(wf.id, { active: false });
     const off = await hw(undefined, "workflows", "run", "quiet");

@@ -45,12 +45,19 @@ describe.each<Via>(["http", "stdio"])("workflow triggers over MCP (%s)", (via) =
       return r.status === "success" ? r : undefined;
     });
     expect(done.steps[0]!.return_value).toBe(42);
-    const theirs = await bob.client.createWorkflow({ name: "bob's", steps: [{ name: "s", code: step("return 1;") }] });
+    const theirs = await bob.client.createWorkflow({
+      name: "bob's",
+      steps: [{ name: "s", code: step("return 1;") }],
+    });
     expect((await refused(c, "run_workflow", { id: theirs.id })).code).toBe("not_found");
   });
 
   it("update_workflow sets schedules and a token; next_schedule_ticks lists the ticks; no result holds the token", async () => {
-    const wf = await alice.client.createWorkflow({ name: "mcp ticks", steps: [{ name: "s", code: step("return 1;") }], active: false });
+    const wf = await alice.client.createWorkflow({
+      name: "mcp ticks",
+      steps: [{ name: "s", code: step("return 1;") }],
+      active: false,
+    });
     const raw = JSON.stringify(
       await c.callTool({
         name: "update_workflow",
@@ -63,9 +70,13 @@ describe.each<Via>(["http", "stdio"])("workflow triggers over MCP (%s)", (via) =
     );
     expect(raw).not.toContain(TOKEN);
     expect(raw).toContain("token_set");
-    const { ticks } = await call<{ ticks: ScheduleTick[] }>(c, "next_schedule_ticks", { id: wf.id, count: 3 });
+    const { ticks } = await call<{ ticks: ScheduleTick[] }>(c, "next_schedule_ticks", {
+      id: wf.id,
+      count: 3,
+    });
     expect(ticks).toHaveLength(3);
-    for (const t of ticks) expect(t).toMatchObject({ schedule: 0, timezone: "Europe/Paris", local: { time: "09:00:00" } });
+    for (const t of ticks)
+      expect(t).toMatchObject({ schedule: 0, timezone: "Europe/Paris", local: { time: "09:00:00" } });
     expect(ticks[1]!.at_ms - ticks[0]!.at_ms).toBeGreaterThanOrEqual(23 * 3600_000);
     expect(JSON.stringify(await c.callTool({ name: "list_workflows", arguments: {} }))).not.toContain(TOKEN);
   });

@@ -45,16 +45,20 @@ describe.each(testDatabases())("workflow triggers on $name", (db) => {
       [Array.from({ length: 11 }, () => ({ interval_seconds: 60 })), "schedules"],
     ];
     for (const [schedules, path] of bad) {
-      const e = await expectApiError(
-        alice.client.updateWorkflow(wf.id, { schedules } as never),
-        400,
-      );
+      const e = await expectApiError(alice.client.updateWorkflow(wf.id, { schedules } as never), 400);
       expect(JSON.stringify(e.details), JSON.stringify(schedules)).toContain(path);
     }
-    for (const http_auth of [{ type: "bearer", token: "short" }, { type: "bearer", token: "x".repeat(20) + " y" }, { type: "basic" }])
+    for (const http_auth of [
+      { type: "bearer", token: "short" },
+      { type: "bearer", token: "x".repeat(20) + " y" },
+      { type: "basic" },
+    ])
       await expectApiError(alice.client.updateWorkflow(wf.id, { http_auth } as never), 400);
     // A bearer without a token keeps the one there is: there is none yet.
-    const e = await expectApiError(alice.client.updateWorkflow(wf.id, { http_auth: { type: "bearer" } }), 400);
+    const e = await expectApiError(
+      alice.client.updateWorkflow(wf.id, { http_auth: { type: "bearer" } }),
+      400,
+    );
     expect(JSON.stringify(e.details)).toContain("http_auth.token");
     const after = await alice.client.getWorkflow(wf.id);
     expect(after).toMatchObject({ version: 1, schedules: [], http_auth: { type: "none" } });
@@ -86,12 +90,20 @@ describe.each(testDatabases())("workflow triggers on $name", (db) => {
   });
 
   it("ticks an interval schedule into SCHEDULE runs with the tick's event; inactive, it does not tick", async () => {
-    const wf = await alice.client.createWorkflow({ name: "every second", steps: echo, schedules: [{ interval_seconds: 1 }] });
-    const runs = await until("three scheduled runs", async () => {
-      const page = await alice.client.listWorkflowRuns(wf.id, { expand: "event" });
-      const done = page.data.filter((r) => r.status === "success");
-      return done.length >= 3 ? done : undefined;
-    }, 20_000);
+    const wf = await alice.client.createWorkflow({
+      name: "every second",
+      steps: echo,
+      schedules: [{ interval_seconds: 1 }],
+    });
+    const runs = await until(
+      "three scheduled runs",
+      async () => {
+        const page = await alice.client.listWorkflowRuns(wf.id, { expand: "event" });
+        const done = page.data.filter((r) => r.status === "success");
+        return done.length >= 3 ? done : undefined;
+      },
+      20_000,
+    );
     for (const r of runs) {
       expect(r.trigger).toEqual({ type: "SCHEDULE", schedule: 0 });
       const event = r.event as Record<string, unknown>;
@@ -112,14 +124,28 @@ describe.each(testDatabases())("workflow triggers on $name", (db) => {
 
   it("replaces the schedules with a new version's, and a draft deploys them", async () => {
     const wf = await alice.client.createWorkflow({ name: "versions", steps: echo, active: false });
-    const v2 = await alice.client.updateWorkflow(wf.id, { schedules: [{ interval_seconds: 3600 }], base_version: 1 });
+    const v2 = await alice.client.updateWorkflow(wf.id, {
+      schedules: [{ interval_seconds: 3600 }],
+      base_version: 1,
+    });
     expect(v2).toMatchObject({ version: 2, schedules: [{ interval_seconds: 3600 }] });
-    await expectApiError(alice.client.updateWorkflow(wf.id, { schedules: [], base_version: 1 }), 409, "version_conflict");
-    const draft = await alice.client.updateWorkflowDraft(wf.id, { schedules: [{ cron: "*/5 * * * *", timezone: "Asia/Tokyo" }] });
+    await expectApiError(
+      alice.client.updateWorkflow(wf.id, { schedules: [], base_version: 1 }),
+      409,
+      "version_conflict",
+    );
+    const draft = await alice.client.updateWorkflowDraft(wf.id, {
+      schedules: [{ cron: "*/5 * * * *", timezone: "Asia/Tokyo" }],
+    });
     expect(draft.workflow.schedules).toEqual([{ cron: "*/5 * * * *", timezone: "Asia/Tokyo" }]);
     const deployed = await alice.client.deployWorkflowDraft(wf.id);
-    expect(deployed).toMatchObject({ version: 3, schedules: [{ cron: "*/5 * * * *", timezone: "Asia/Tokyo" }] });
-    expect((await alice.client.getWorkflowVersion(wf.id, 2)).workflow.schedules).toEqual([{ interval_seconds: 3600 }]);
+    expect(deployed).toMatchObject({
+      version: 3,
+      schedules: [{ cron: "*/5 * * * *", timezone: "Asia/Tokyo" }],
+    });
+    expect((await alice.client.getWorkflowVersion(wf.id, 2)).workflow.schedules).toEqual([
+      { interval_seconds: 3600 },
+    ]);
   });
 
   it("Run now starts a MANUAL production run with the event; another user's workflow is 404", async () => {
@@ -142,10 +168,18 @@ describe.each(testDatabases())("workflow triggers on $name", (db) => {
   });
 
   it("an endpoint with a bearer token: 401 without it or with another (nothing stored or run), runs with it", async () => {
-    const wf = await alice.client.createWorkflow({ name: "guarded", steps: echo, http_auth: { type: "bearer", token: TOKEN } });
+    const wf = await alice.client.createWorkflow({
+      name: "guarded",
+      steps: echo,
+      http_auth: { type: "bearer", token: TOKEN },
+    });
     expect(wf.http_auth).toEqual({ type: "bearer", token_set: true });
     const post = (headers: Record<string, string>) =>
-      fetch(wf.endpoint_url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: '{"n":1}' });
+      fetch(wf.endpoint_url, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...headers },
+        body: '{"n":1}',
+      });
     const refused: Array<Record<string, string>> = [
       {},
       { authorization: "Bearer wrong-token-0123456789" },
@@ -173,7 +207,11 @@ describe.each(testDatabases())("workflow triggers on $name", (db) => {
   });
 
   it("never answers the token; omitting http_auth keeps it, a new one replaces it, none removes it", async () => {
-    const wf = await alice.client.createWorkflow({ name: "write-only", steps: echo, http_auth: { type: "bearer", token: TOKEN } });
+    const wf = await alice.client.createWorkflow({
+      name: "write-only",
+      steps: echo,
+      http_auth: { type: "bearer", token: TOKEN },
+    });
     const rename = await alice.client.updateWorkflow(wf.id, { name: "renamed" });
     expect(rename.http_auth).toEqual({ type: "bearer", token_set: true });
     // `{type: "bearer"}` alone keeps it: no new version.
@@ -183,15 +221,24 @@ describe.each(testDatabases())("workflow triggers on $name", (db) => {
     const v3 = await alice.client.updateWorkflow(wf.id, { http_auth: { type: "bearer", token: rotated } });
     expect(v3.version).toBe(3);
     const post = (token: string) =>
-      fetch(wf.endpoint_url, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${token}` }, body: "{}" });
+      fetch(wf.endpoint_url, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+        body: "{}",
+      });
     expect((await post(TOKEN)).status).toBe(401);
     expect((await post(rotated)).status).toBe(200);
 
     const key = { authorization: `Bearer ${alice.key}` };
     const answers = await Promise.all(
-      [`/workflows/${wf.id}`, `/workflows/${wf.id}/versions`, `/workflows/${wf.id}/versions/1`, `/workflows/${wf.id}/versions/3`, `/workflows/${wf.id}/draft`, `/users/me/workflows`].map(
-        async (p) => (await fetch(`${srv.baseUrl}${p}`, { headers: key })).text(),
-      ),
+      [
+        `/workflows/${wf.id}`,
+        `/workflows/${wf.id}/versions`,
+        `/workflows/${wf.id}/versions/1`,
+        `/workflows/${wf.id}/versions/3`,
+        `/workflows/${wf.id}/draft`,
+        `/users/me/workflows`,
+      ].map(async (p) => (await fetch(`${srv.baseUrl}${p}`, { headers: key })).text()),
     );
     for (const text of answers) {
       expect(text).not.toContain(TOKEN);

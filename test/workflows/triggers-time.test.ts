@@ -60,7 +60,9 @@ describe("schedule ticks in a time zone", () => {
       "2026-10-26T01:30:00.000Z",
     ]);
     // Started during the second 02:30-03:00 hour: the repeated wall time is not run again.
-    expect(ticks("45 2 * * *", "Europe/Paris", "2026-10-25T01:40:00Z", 1)).toEqual(["2026-10-26T01:45:00.000Z"]);
+    expect(ticks("45 2 * * *", "Europe/Paris", "2026-10-25T01:40:00Z", 1)).toEqual([
+      "2026-10-26T01:45:00.000Z",
+    ]);
   });
 
   it("says the local date, time, weekday and offset of a tick", () => {
@@ -89,6 +91,8 @@ describe("schedule ticks in a time zone", () => {
     // An interval keeps its phase, after now.
     expect(iso(followingTick({ interval_seconds: 600 }, due, now))).toBe("2026-05-01T13:10:00.000Z");
     // A cron's next is after now, not after the missed tick.
-    expect(iso(followingTick({ cron: "0 * * * *", timezone: "UTC" }, due, now))).toBe("2026-05-01T14:00:00.000Z");
+    expect(iso(followingTick({ cron: "0 * * * *", timezone: "UTC" }, due, now))).toBe(
+      "2026-05-01T14:00:00.000Z",
+    );
   });
 });

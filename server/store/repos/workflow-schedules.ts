@@ -13,13 +13,22 @@ import { insertJobs, type NewJob } from "./jobs.js";
 type Exec = Kysely<Database>;
 export type WorkflowScheduleRow = Selectable<WorkflowSchedulesTable>;
 
-export async function replaceSchedulesIn(trx: Exec, workflowId: string, rows: WorkflowScheduleRow[]): Promise<void> {
+export async function replaceSchedulesIn(
+  trx: Exec,
+  workflowId: string,
+  rows: WorkflowScheduleRow[],
+): Promise<void> {
   await trx.deleteFrom("workflow_schedules").where("workflow_id", "=", workflowId).execute();
   if (rows.length > 0) await trx.insertInto("workflow_schedules").values(rows).execute();
 }
 
 export async function schedulesOfWorkflow(db: Exec, workflowId: string): Promise<WorkflowScheduleRow[]> {
-  return db.selectFrom("workflow_schedules").selectAll().where("workflow_id", "=", workflowId).orderBy("idx").execute();
+  return db
+    .selectFrom("workflow_schedules")
+    .selectAll()
+    .where("workflow_id", "=", workflowId)
+    .orderBy("idx")
+    .execute();
 }
 
 export class WorkflowSchedulesRepo {

@@ -68,7 +68,13 @@ export class WorkflowTriggerService {
       let at = row ? Number(row.next_run_at) : nextTick(s, now);
       const zone = zoneOf(s);
       for (let n = 0; n < count; n++) {
-        ticks.push({ schedule: i, at_ms: at, at: new Date(at).toISOString(), timezone: zone, local: localTimeOf(zone, at) });
+        ticks.push({
+          schedule: i,
+          at_ms: at,
+          at: new Date(at).toISOString(),
+          timezone: zone,
+          local: localTimeOf(zone, at),
+        });
         at = nextTick(s, at);
       }
     });

@@ -29,7 +29,8 @@ export async function syncSchedulesIn(
   const want = schedulesText(after);
   if (before && after && want === schedulesText(before)) return;
   if (!before && after && want === "[]") return;
-  const schedules = after && Number(after.active) === 1 ? parseTriggersJson(after.triggers_json).schedules : [];
+  const schedules =
+    after && Number(after.active) === 1 ? parseTriggersJson(after.triggers_json).schedules : [];
   await replaceSchedulesIn(
     trx,
     id,

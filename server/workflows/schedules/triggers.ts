@@ -6,12 +6,7 @@
  * compare). How inputs become that form, checked; and how it is answered (never the token).
  */
 import { createHash } from "node:crypto";
-import type {
-  HttpAuth,
-  HttpAuthInput,
-  Schedule,
-  ScheduleInput,
-} from "../../../shared/resources/index.js";
+import type { HttpAuth, HttpAuthInput, Schedule, ScheduleInput } from "../../../shared/resources/index.js";
 import { checkCron } from "./zone-time.js";
 
 /** Endpoint auth as stored: the token's digest (hex). */
@@ -37,7 +32,9 @@ export const NO_AUTH: StoredHttpAuth = { type: "none" };
 export const tokenDigest = (token: string): Buffer => createHash("sha256").update(token, "utf8").digest();
 
 /** A row's `triggers_json` (or a version's fields), defaults filled in. */
-export function triggersOf(stored: { schedules?: unknown; http_auth?: unknown } | null | undefined): WorkflowTriggers {
+export function triggersOf(
+  stored: { schedules?: unknown; http_auth?: unknown } | null | undefined,
+): WorkflowTriggers {
   const auth = stored?.http_auth as StoredHttpAuth | undefined;
   return {
     schedules: Array.isArray(stored?.schedules) ? (stored.schedules as Schedule[]) : [],
@@ -71,11 +68,13 @@ export function schedulesOf(inputs: ScheduleInput[]): Schedule[] {
  */
 export function httpAuthOf(input: HttpAuthInput, current: StoredHttpAuth): StoredHttpAuth {
   if (input.type === "none") return NO_AUTH;
-  if (input.token !== undefined) return { type: "bearer", token_sha256: tokenDigest(input.token).toString("hex") };
+  if (input.token !== undefined)
+    return { type: "bearer", token_sha256: tokenDigest(input.token).toString("hex") };
   if (current.type === "bearer") return current;
-  throw new TriggerInputError("http_auth.token: the endpoint has no token yet: give one (16 to 256 printable characters)", [
-    { path: "http_auth.token", message: "required: the endpoint has no token yet" },
-  ]);
+  throw new TriggerInputError(
+    "http_auth.token: the endpoint has no token yet: give one (16 to 256 printable characters)",
+    [{ path: "http_auth.token", message: "required: the endpoint has no token yet" }],
+  );
 }
 
 /** The fields of a change after its trigger inputs, against the current triggers. */

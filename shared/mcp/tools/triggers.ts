@@ -41,7 +41,10 @@ export const nextScheduleTicks = tool({
   title: "Next ticks of a workflow's schedules",
   description:
     "When the workflow's schedules run next: the next `count` ticks (1..50, default 5) over all its schedules, in time order, each with its local time in the schedule's zone (daylight saving followed). Use it to check a cron and time zone before or after setting them with update_workflow.",
-  input: { id: WorkflowRef, count: z.number().int().min(1).max(50).optional().describe("how many (default 5)") },
+  input: {
+    id: WorkflowRef,
+    count: z.number().int().min(1).max(50).optional().describe("how many (default 5)"),
+  },
   output: { id: z.string(), ticks: z.array(TickOut) },
   annotations: READ,
   run: async (a, { deps }) => {

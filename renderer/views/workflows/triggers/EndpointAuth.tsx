@@ -59,7 +59,12 @@ export function EndpointAuth({ workflow: w }: { workflow: Workflow }) {
           Use my own token
         </button>
         {bearer && (
-          <button type="button" className="btn small danger" disabled={busy} onClick={() => save.mutate({ type: "none" })}>
+          <button
+            type="button"
+            className="btn small danger"
+            disabled={busy}
+            onClick={() => save.mutate({ type: "none" })}
+          >
             Remove token
           </button>
         )}
@@ -72,8 +77,20 @@ export function EndpointAuth({ workflow: w }: { workflow: Workflow }) {
             submitOwn();
           }}
         >
-          <Field id={`own-token-${w.id}`} label="Token" error={ownError} hint="It replaces the current one; it is never shown again.">
-            <input id={`own-token-${w.id}`} type="password" autoComplete="off" value={own} disabled={busy} onChange={(e) => setOwn(e.target.value)} />
+          <Field
+            id={`own-token-${w.id}`}
+            label="Token"
+            error={ownError}
+            hint="It replaces the current one; it is never shown again."
+          >
+            <input
+              id={`own-token-${w.id}`}
+              type="password"
+              autoComplete="off"
+              value={own}
+              disabled={busy}
+              onChange={(e) => setOwn(e.target.value)}
+            />
           </Field>
           <button type="submit" className="btn primary small" disabled={busy}>
             Set token
@@ -83,10 +100,25 @@ export function EndpointAuth({ workflow: w }: { workflow: Workflow }) {
           </button>
         </form>
       )}
-      <ErrorNote error={save.error} title="Could not change the endpoint's auth" onDismiss={() => save.reset()} />
+      <ErrorNote
+        error={save.error}
+        title="Could not change the endpoint's auth"
+        onDismiss={() => save.reset()}
+      />
       {shown && (
-        <Modal title="The endpoint's new token" onClose={() => setShown(null)} footer={<button type="button" className="btn primary" onClick={() => setShown(null)}>Done</button>}>
-          <p>Copy it now: it is not shown again. Callers send it as <code>Authorization: Bearer &lt;token&gt;</code>.</p>
+        <Modal
+          title="The endpoint's new token"
+          onClose={() => setShown(null)}
+          footer={
+            <button type="button" className="btn primary" onClick={() => setShown(null)}>
+              Done
+            </button>
+          }
+        >
+          <p>
+            Copy it now: it is not shown again. Callers send it as{" "}
+            <code>Authorization: Bearer &lt;token&gt;</code>.
+          </p>
           <p>
             <code className="token-once">{shown}</code> <CopyButton text={shown} label="Copy token" />
           </p>

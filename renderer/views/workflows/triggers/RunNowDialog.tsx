@@ -69,10 +69,15 @@ export function RunNowDialog({ workflow: w, onClose }: { workflow: Workflow; onC
         }}
       >
         <p className="muted">
-          A production run of version {w.version ?? 1}, through the workflow&apos;s queue (retries, concurrency and
-          throttle apply). Its steps run for real.
+          A production run of version {w.version ?? 1}, through the workflow&apos;s queue (retries,
+          concurrency and throttle apply). Its steps run for real.
         </p>
-        <Field id="run-now-event" label="Event (JSON, optional)" error={error} hint="steps.trigger.event; empty: {}">
+        <Field
+          id="run-now-event"
+          label="Event (JSON, optional)"
+          error={error}
+          hint="steps.trigger.event; empty: {}"
+        >
           <textarea
             id="run-now-event"
             className="mono"

@@ -52,7 +52,10 @@ function Schedules({ workflow: w }: { workflow: Workflow }) {
     mutationFn: (edited: ScheduleRow[]) => {
       const parsed = schedulesOf(edited);
       if ("errors" in parsed) throw parsed;
-      return call("updateWorkflow", w.id, { schedules: parsed.schedules, ...(w.version ? { base_version: w.version } : {}) });
+      return call("updateWorkflow", w.id, {
+        schedules: parsed.schedules,
+        ...(w.version ? { base_version: w.version } : {}),
+      });
     },
     onSuccess: (saved) => {
       qc.setQueryData(keys.workflow(w.id), saved);
@@ -61,7 +64,8 @@ function Schedules({ workflow: w }: { workflow: Workflow }) {
       toast(`Schedules saved as version ${saved.version ?? ""}`.trim());
     },
     onError: (err) => {
-      if (err && typeof err === "object" && "errors" in err) setErrors((err as { errors: Record<number, string> }).errors);
+      if (err && typeof err === "object" && "errors" in err)
+        setErrors((err as { errors: Record<number, string> }).errors);
       else if (err instanceof BridgeCallError && err.details?.length) setErrors(errorsByRow(err.details));
     },
   });
@@ -101,20 +105,44 @@ function Schedules({ workflow: w }: { workflow: Workflow }) {
               <>
                 <label>
                   <span>Cron (schedule {i + 1})</span>
-                  <input className="mono" value={r.cron} disabled={busy} spellCheck={false} aria-invalid={!!errors[i]} onChange={(e) => edit(i, { cron: e.target.value })} />
+                  <input
+                    className="mono"
+                    value={r.cron}
+                    disabled={busy}
+                    spellCheck={false}
+                    aria-invalid={!!errors[i]}
+                    onChange={(e) => edit(i, { cron: e.target.value })}
+                  />
                 </label>
                 <label>
                   <span>Time zone</span>
-                  <input list={`zones-${w.id}`} value={r.timezone} disabled={busy} spellCheck={false} onChange={(e) => edit(i, { timezone: e.target.value })} />
+                  <input
+                    list={`zones-${w.id}`}
+                    value={r.timezone}
+                    disabled={busy}
+                    spellCheck={false}
+                    onChange={(e) => edit(i, { timezone: e.target.value })}
+                  />
                 </label>
               </>
             ) : (
               <label>
                 <span>Every (seconds, schedule {i + 1})</span>
-                <input inputMode="numeric" value={r.interval} disabled={busy} aria-invalid={!!errors[i]} onChange={(e) => edit(i, { interval: e.target.value })} />
+                <input
+                  inputMode="numeric"
+                  value={r.interval}
+                  disabled={busy}
+                  aria-invalid={!!errors[i]}
+                  onChange={(e) => edit(i, { interval: e.target.value })}
+                />
               </label>
             )}
-            <button type="button" className="btn small" disabled={busy} onClick={() => setRows((rs) => rs.filter((_, j) => j !== i))}>
+            <button
+              type="button"
+              className="btn small"
+              disabled={busy}
+              onClick={() => setRows((rs) => rs.filter((_, j) => j !== i))}
+            >
               Remove schedule {i + 1}
             </button>
             {errors[i] && (
@@ -126,10 +154,20 @@ function Schedules({ workflow: w }: { workflow: Workflow }) {
         ))}
       </ol>
       <div className="actions">
-        <button type="button" className="btn small" disabled={busy || rows.length >= MAX_WORKFLOW_SCHEDULES} onClick={() => setRows((rs) => [...rs, newRow("cron")])}>
+        <button
+          type="button"
+          className="btn small"
+          disabled={busy || rows.length >= MAX_WORKFLOW_SCHEDULES}
+          onClick={() => setRows((rs) => [...rs, newRow("cron")])}
+        >
           Add cron
         </button>
-        <button type="button" className="btn small" disabled={busy || rows.length >= MAX_WORKFLOW_SCHEDULES} onClick={() => setRows((rs) => [...rs, newRow("interval")])}>
+        <button
+          type="button"
+          className="btn small"
+          disabled={busy || rows.length >= MAX_WORKFLOW_SCHEDULES}
+          onClick={() => setRows((rs) => [...rs, newRow("interval")])}
+        >
           Add interval
         </button>
         <button type="submit" className="btn primary small" disabled={busy || !dirty}>
@@ -146,6 +184,8 @@ function NextTicks({ workflow: w }: { workflow: Workflow }) {
     queryKey: ticksKey(w.id),
     queryFn: () => call("nextScheduleTicks", w.id, 5),
     enabled: (w.schedules ?? []).length > 0,
+    // The list moves on as ticks pass.
+    refetchInterval: 30_000,
   });
   if ((w.schedules ?? []).length === 0) return null;
   return (
@@ -153,13 +193,18 @@ function NextTicks({ workflow: w }: { workflow: Workflow }) {
       <h4>Next ticks</h4>
       {!w.active && <p className="muted">Inactive: these ticks run only once the workflow is turned on.</p>}
       {ticks.error ? (
-        <ErrorNote error={ticks.error} title="Could not read the next ticks" onRetry={() => void ticks.refetch()} />
+        <ErrorNote
+          error={ticks.error}
+          title="Could not read the next ticks"
+          onRetry={() => void ticks.refetch()}
+        />
       ) : (
         <ol aria-label="Next ticks">
           {(ticks.data ?? []).map((t) => (
             <li key={`${t.schedule}-${t.at_ms}`}>
               <time dateTime={t.at}>
-                {t.local.weekday} {t.local.date} {t.local.time.slice(0, 5)}
+                {t.local.weekday} {t.local.date}{" "}
+                {t.local.time.endsWith(":00") ? t.local.time.slice(0, 5) : t.local.time}
               </time>{" "}
               <span className="muted">
                 {t.timezone} (UTC{t.local.offset}), schedule {t.schedule + 1}

@@ -41,7 +41,9 @@ export function timeZones(): string[] {
 }
 
 /** The rows as `schedules`, or the first problem of each row by its index. */
-export function schedulesOf(rows: ScheduleRow[]): { schedules: ScheduleInput[] } | { errors: Record<number, string> } {
+export function schedulesOf(
+  rows: ScheduleRow[],
+): { schedules: ScheduleInput[] } | { errors: Record<number, string> } {
   const errors: Record<number, string> = {};
   const schedules: ScheduleInput[] = [];
   rows.forEach((r, i) => {
@@ -60,7 +62,9 @@ export function schedulesOf(rows: ScheduleRow[]): { schedules: ScheduleInput[] }
 }
 
 /** A server's 400 details (`schedules.1.cron`) by row index. */
-export function errorsByRow(details: ReadonlyArray<{ path: string; message: string }>): Record<number, string> {
+export function errorsByRow(
+  details: ReadonlyArray<{ path: string; message: string }>,
+): Record<number, string> {
   const out: Record<number, string> = {};
   for (const d of details) {
     const m = /schedules\.(\d+)/.exec(d.path);
