@@ -2,7 +2,10 @@
  * Active workflows' schedules with their next tick (0015). Each tick is claimed with `UPDATE
  * workflow_schedules SET next_run_at = <next> WHERE workflow_id = ? AND idx = ? AND next_run_at =
  * <seen>`: of several servers that saw the same due row, exactly one updates it, and that one
- * enqueues the tick's run in the same transaction (as timers.ts does for sources).
+ * enqueues the tick's run in the same transaction (as timers.ts does for sources). The ticks due
+ * together are claimed in one transaction (1,000 workflows on one cron are due at once: one
+ * commit, not 1,000), in one order (due time, workflow, index) on every server, so that two
+ * servers claiming the same rows on PostgreSQL wait for each other rather than deadlock.
  */
 import type { Kysely, Selectable } from "kysely";
 import type { Db } from "../db.js";
@@ -31,6 +34,13 @@ export async function schedulesOfWorkflow(db: Exec, workflowId: string): Promise
     .execute();
 }
 
+/** A due tick to claim: its row as seen, its next tick, and its run's job. */
+export interface TickClaim {
+  row: WorkflowScheduleRow;
+  nextRunAt: number;
+  job: NewJob;
+}
+
 export class WorkflowSchedulesRepo {
   constructor(private readonly db: Db) {}
 
@@ -40,6 +50,8 @@ export class WorkflowSchedulesRepo {
       .selectAll()
       .where("next_run_at", "<=", now)
       .orderBy("next_run_at")
+      .orderBy("workflow_id")
+      .orderBy("idx")
       .limit(limit)
       .execute();
   }
@@ -52,19 +64,26 @@ export class WorkflowSchedulesRepo {
     return row?.m == null ? undefined : Number(row.m);
   }
 
-  /** Claims the tick `row.next_run_at` by moving it to `nextRunAt`; the winner's run is enqueued with it. */
-  async claimTick(row: WorkflowScheduleRow, nextRunAt: number, job: NewJob): Promise<boolean> {
+  /**
+   * Claims each tick `row.next_run_at` by moving it to `nextRunAt`, in one transaction; the runs
+   * of the ticks this caller won are enqueued in it. Answers the claims won.
+   */
+  async claimTicks(claims: TickClaim[]): Promise<TickClaim[]> {
+    if (claims.length === 0) return [];
     return this.db.transaction().execute(async (trx) => {
-      const res = await trx
-        .updateTable("workflow_schedules")
-        .set({ next_run_at: nextRunAt })
-        .where("workflow_id", "=", row.workflow_id)
-        .where("idx", "=", row.idx)
-        .where("next_run_at", "=", row.next_run_at)
-        .executeTakeFirst();
-      if (Number(res.numUpdatedRows) !== 1) return false;
-      await insertJobs(trx, [job]);
-      return true;
+      const won: TickClaim[] = [];
+      for (const c of claims) {
+        const res = await trx
+          .updateTable("workflow_schedules")
+          .set({ next_run_at: c.nextRunAt })
+          .where("workflow_id", "=", c.row.workflow_id)
+          .where("idx", "=", c.row.idx)
+          .where("next_run_at", "=", c.row.next_run_at)
+          .executeTakeFirst();
+        if (Number(res.numUpdatedRows) === 1) won.push(c);
+      }
+      if (won.length > 0) await insertJobs(trx, won.map((c) => c.job));
+      return won;
     });
   }
 }

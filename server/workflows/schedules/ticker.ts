@@ -11,7 +11,11 @@
  */
 import type { Schedule } from "../../../shared/resources/index.js";
 import { payloadText } from "../../runtime/queue-jobs.js";
-import type { WorkflowScheduleRow, WorkflowSchedulesRepo } from "../../store/repos/workflow-schedules.js";
+import type {
+  TickClaim,
+  WorkflowScheduleRow,
+  WorkflowSchedulesRepo,
+} from "../../store/repos/workflow-schedules.js";
 import { nextTick, tickEvent } from "./zone-time.js";
 
 export interface ScheduleTickerOptions {
@@ -23,7 +27,7 @@ export interface ScheduleTickerOptions {
 }
 
 /** Due rows claimed per pass. */
-const BATCH = 500;
+const BATCH = 250;
 
 /** The next tick after a due one at `now`: a cron's next after now; an interval's keeps its phase. */
 export function followingTick(s: Schedule, dueAt: number, now: number): number {
@@ -78,14 +82,14 @@ export class ScheduleTicker {
     for (;;) {
       const now = this.now();
       const due = await this.repo.due(now, BATCH);
-      const fired = new Set<string>();
-      for (const row of due) if (await this.fire(row, now)) fired.add(row.workflow_id);
-      if (fired.size > 0) this.options.onFired([...fired]);
+      const won = await this.repo.claimTicks(due.map((row) => this.claimOf(row, now)));
+      if (won.length > 0) this.options.onFired([...new Set(won.map((c) => c.row.workflow_id))]);
       if (due.length < BATCH || this.stopped) return;
     }
   }
 
-  private async fire(row: WorkflowScheduleRow, now: number): Promise<boolean> {
+  /** A due row's claim: the tick's run as a job, and the row's next tick. */
+  private claimOf(row: WorkflowScheduleRow, now: number): TickClaim {
     const schedule = JSON.parse(row.spec_json) as Schedule;
     const dueAt = Number(row.next_run_at);
     const job = {
@@ -95,11 +99,10 @@ export class ScheduleTicker {
       event: tickEvent(schedule, dueAt),
       schedule: Number(row.idx),
     };
-    return this.repo.claimTick({ ...row, next_run_at: dueAt }, followingTick(schedule, dueAt, now), {
-      targetId: job.targetId,
-      ownerId: job.ownerId,
-      trigger: job.trigger,
-      payload: payloadText(job),
-    });
+    return {
+      row: { ...row, next_run_at: dueAt },
+      nextRunAt: followingTick(schedule, dueAt, now),
+      job: { targetId: job.targetId, ownerId: job.ownerId, trigger: job.trigger, payload: payloadText(job) },
+    };
   }
 }
