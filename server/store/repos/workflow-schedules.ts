@@ -82,7 +82,11 @@ export class WorkflowSchedulesRepo {
           .executeTakeFirst();
         if (Number(res.numUpdatedRows) === 1) won.push(c);
       }
-      if (won.length > 0) await insertJobs(trx, won.map((c) => c.job));
+      if (won.length > 0)
+        await insertJobs(
+          trx,
+          won.map((c) => c.job),
+        );
       return won;
     });
   }
