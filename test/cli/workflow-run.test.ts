@@ -19,6 +19,8 @@ describe("headwater workflows run", { timeout: 120_000 }, () => {
   let dir: string;
   const hw = (input: string | undefined, ...args: string[]) =>
     runCli([...flags(server.baseUrl, user.key), ...args], input === undefined ? {} : { input });
+  const push = (folder: string, env: Record<string, string>) =>
+    runCli([...flags(server.baseUrl, user.key), "workflows", "push", folder], { env });
 
   beforeAll(async () => {
     server = await startServer();
@@ -85,5 +87,54 @@ describe("headwater workflows run", { timeout: 120_000 }, () => {
     const off = await hw(undefined, "workflows", "run", "quiet");
     expect(off.code).toBe(1);
     expect(off.stderr).toMatch(/inactive/);
+  });
+
+  it("push sets the endpoint's token from token_env, keeps it when the variable is unset, and rotates it", async () => {
+    const folder = path.join(dir, "guarded");
+    fs.mkdirSync(folder);
+    fs.writeFileSync(path.join(folder, "a.mjs"), step("return 1;"));
+    const yaml = (name: string) =>
+      fs.writeFileSync(
+        path.join(folder, "workflow.yaml"),
+        `name: ${name}\nschedules:\n  - cron: "0 9 * * 1-5"\n    timezone: Europe/Paris\nhttp_auth:\n  type: bearer\n  token_env: GUARD_TOKEN\nsteps:\n  - name: a\n    file: a.mjs\n`,
+      );
+    yaml("guarded");
+    const first = "first-token-0123456789";
+    const created = await push(folder, { GUARD_TOKEN: first });
+    expect(created.code, created.stderr).toBe(0);
+    const wf = (await user.client.listMyWorkflows()).data.find((w) => w.name === "guarded")!;
+    expect(wf).toMatchObject({
+      schedules: [{ cron: "0 9 * * 1-5", timezone: "Europe/Paris" }],
+      http_auth: { type: "bearer", token_set: true },
+    });
+    const send = (token?: string) =>
+      fetch(wf.endpoint_url, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          ...(token ? { authorization: `Bearer ${token}` } : {}),
+        },
+        body: "{}",
+      });
+    expect((await send()).status).toBe(401);
+    expect((await send(first)).status).toBe(200);
+    // The file never holds the token.
+    expect(fs.readFileSync(path.join(folder, "workflow.yaml"), "utf8")).not.toContain(first);
+
+    /** The pushed folder's workflow.yaml (it now has the workflow's id and version) under another name. */
+    const rename = (name: string) => {
+      const file = path.join(folder, "workflow.yaml");
+      fs.writeFileSync(file, fs.readFileSync(file, "utf8").replace(/^name: .*$/m, `name: ${name}`));
+    };
+    // Unset: the server's token stays.
+    rename("guarded again");
+    expect((await push(folder, {})).code).toBe(0);
+    expect((await send(first)).status).toBe(200);
+    // Set to another: rotated.
+    const second = "second-token-9876543210";
+    rename("guarded rotated");
+    expect((await push(folder, { GUARD_TOKEN: second })).code).toBe(0);
+    expect((await send(first)).status).toBe(401);
+    expect((await send(second)).status).toBe(200);
   });
 });
