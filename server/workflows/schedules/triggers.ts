@@ -7,7 +7,7 @@
  */
 import { createHash } from "node:crypto";
 import type { HttpAuth, HttpAuthInput, Schedule, ScheduleInput } from "../../../shared/resources/index.js";
-import { checkCron } from "./zone-time.js";
+import { checkCron, nextCronTick } from "./zone-time.js";
 
 /** Endpoint auth as stored: the token's digest (hex). */
 export type StoredHttpAuth = { type: "none" } | { type: "bearer"; token_sha256: string };
@@ -52,6 +52,8 @@ export function schedulesOf(inputs: ScheduleInput[]): Schedule[] {
     const cron = s.cron.trim().split(/\s+/).join(" ");
     try {
       checkCron(cron);
+      // One that never comes (none left in cron-parser's range) is refused here, not when it is stored.
+      nextCronTick(cron, s.timezone ?? "UTC", Date.now());
     } catch (err) {
       const why = (err as Error).message;
       throw new TriggerInputError(`schedules[${i}].cron: invalid cron expression "${cron}": ${why}`, [
