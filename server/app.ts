@@ -53,6 +53,11 @@ import { startFenceFor } from "./workflows/runs/start-fence.js";
 import { runTargetsOf } from "./workflows/targets.js";
 import { callerAnswers } from "./workflows/runs/respond.js";
 import { RunService } from "./workflows/runs/service.js";
+import { workflowTriggerRoutes } from "./http/routes/workflow-triggers.js";
+import { ScheduleTicker } from "./workflows/schedules/ticker.js";
+import { bearerOf } from "./workflows/schedules/triggers.js";
+import { WorkflowTriggerService } from "./workflows/schedules/service.js";
+import { WorkflowSchedulesRepo } from "./store/repos/workflow-schedules.js";
 import { accountRoutes } from "./http/routes/accounts.js";
 import { envRoutes } from "./http/routes/env.js";
 import { RunEnvs } from "./env/run-envs.js";
@@ -222,6 +227,13 @@ export async function createServer(config: Config): Promise<Server> {
       moveDueJobs({ ...runDispatch, db: store.db }, jobs),
     );
     events.workflows.onChanged((id) => runtime.forgetHttpTarget(id));
+    // Workflows' schedules: one loop per server, each tick claimed once across servers.
+    const ticker = new ScheduleTicker(new WorkflowSchedulesRepo(store.db), {
+      onFired: (ids) => runtime.queue.wake(ids),
+      log: (msg, err) => log.error({ err }, msg),
+    });
+    closers.push(() => ticker.stop());
+    events.workflows.onChanged(() => ticker.poke());
     // A workflow turned on again: its parked runs go on at once.
     events.workflows.onResumed((id) => runtime.queue.wake(runTargetsOf(id)));
     runtime.registerHttpTarget("p_", async (id) => {
@@ -233,6 +245,7 @@ export async function createServer(config: Config): Promise<Server> {
           customResponse: wf.http_response === "workflow",
           ownerDisabled: await isUserDisabled(store.db, wf.owner_id),
           workflow: { responseTimeoutMs: config.workflowResponseTimeoutMs },
+          ...bearerOf(wf.triggers_json),
         }
       );
     });
@@ -344,6 +357,10 @@ export async function createServer(config: Config): Promise<Server> {
     });
     await app.register(testRunRoutes, { prefix: "/v1", tests });
     await app.register(runRoutes, { prefix: "/v1", runs });
+    await app.register(workflowTriggerRoutes, {
+      prefix: "/v1",
+      triggers: new WorkflowTriggerService(store.db, runtime.queue, runs),
+    });
     await app.register(compareRunRoutes, { prefix: "/v1", comparer: new RunComparer(store.db, runs) });
     await app.register(schemaRoutes, { prefix: "/v1", publicUrl: getPublicUrl });
     await app.register(accountRoutes, { prefix: "/v1", accounts });
@@ -369,6 +386,7 @@ export async function createServer(config: Config): Promise<Server> {
     const url = listeningUrl(app, config.host);
     publicUrl = config.publicUrl ?? url;
     await runtime.start();
+    ticker.start();
     await events.startDelivery(runtime.queue);
 
     return {

@@ -188,7 +188,8 @@ export interface EventStore {
 // ---------------------------------------------------------------------------------------------
 // Invocations (implemented in runtime/)
 
-export type TriggerKind = "http" | "timer" | "event";
+/** `schedule` and `manual`: a workflow's own schedules and its Run now (workflows/schedules/). */
+export type TriggerKind = "http" | "timer" | "event" | "schedule" | "manual";
 
 export interface InvocationJob {
   /** A source (`dc_`) or workflow (`p_`). */
@@ -206,6 +207,8 @@ export interface InvocationJob {
   runId?: string;
   /** Its id, chosen before the insert (a re-run's run names the job a cancel deletes). */
   jobId?: string;
+  /** A workflow's scheduled run: the index of its schedule. */
+  schedule?: number;
 }
 
 /** A run going on from a step: its record is read back, the steps before `from` keep their results. */

@@ -61,6 +61,8 @@ export const BRIDGE_METHOD_NAMES = [
   "getWorkflowRun",
   "rerunWorkflowRun",
   "cancelWorkflowRun",
+  "runWorkflow",
+  "nextScheduleTicks",
   "testWorkflow",
   "compareWorkflowRuns",
   "createAccount",

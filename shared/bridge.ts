@@ -41,6 +41,7 @@ import {
   PropOptionsBody,
   ReplayEventsBody,
   RerunBody,
+  RunWorkflowBody,
   RestoreVersionBody,
   DraftBody,
   DeployDraftBody,
@@ -66,6 +67,7 @@ import {
   type ReplayResult,
   type Run,
   type RunComparison,
+  type ScheduleTick,
   LAST_SUCCESS,
   type Source,
   type Stats,
@@ -397,6 +399,8 @@ export const bridgeArgs = {
   getWorkflowRun: z.tuple([WorkflowId, RunId]),
   rerunWorkflowRun: z.tuple([WorkflowId, RunId, z.optional(RerunBody)]),
   cancelWorkflowRun: z.tuple([WorkflowId, RunId]),
+  runWorkflow: z.tuple([WorkflowId, z.optional(RunWorkflowBody)]),
+  nextScheduleTicks: z.tuple([WorkflowId, z.optional(z.number().check(z.int(), z.gte(1), z.lte(50)))]),
   testWorkflow: z.tuple([WorkflowId, z.optional(TestRunBody)]),
   /** `with`: another run's id, or "last_success". */
   compareWorkflowRuns: z.tuple([WorkflowId, RunId, z.optional(z.union([RunId, z.literal(LAST_SUCCESS)]))]),
@@ -542,6 +546,10 @@ export interface HeadwaterBridge {
   rerunWorkflowRun(id: string, runId: string, body?: RerunBody): R<Run>;
   /** Cancels a queued, retrying or delayed run (answered `cancelled`); 409 `run_not_cancellable` once it started or ended. */
   cancelWorkflowRun(id: string, runId: string): R<Run>;
+  /** Run now: a production run (trigger MANUAL) with the event (default {}), answered queued; 409 when inactive. */
+  runWorkflow(id: string, body?: RunWorkflowBody): R<Run>;
+  /** The next `count` ticks (default 5) over all the workflow's schedules, in time order. */
+  nextScheduleTicks(id: string, count?: number): R<ScheduleTick[]>;
   /**
    * A test run of the draft (or the current version, or `body.steps`) on a chosen event: its emits
    * and answer are recorded, never sent. Answered once it ended, or as it is after ~60 s (follow it with getWorkflowRun).

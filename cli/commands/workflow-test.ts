@@ -49,7 +49,7 @@ export function registerWorkflowTest(workflows: Command, act: Act) {
 }
 
 /** The event given with --event: the file's JSON (stdin for -), or a usage error naming the file. */
-function eventFrom(file: string): unknown {
+export function eventFrom(file: string): unknown {
   const where = file === "-" ? "stdin" : file;
   let text: string;
   try {

@@ -24,6 +24,7 @@ import { resolveWorkflow } from "../sources.js";
 import { registerWorkflowFiles } from "./workflow-files.js";
 import { registerWorkflowHistory } from "./workflow-history.js";
 import { registerWorkflowTest } from "./workflow-test.js";
+import { registerWorkflowRun } from "./workflow-run.js";
 
 const L = CONTROL_LIMITS;
 
@@ -31,7 +32,7 @@ export function registerWorkflows(program: Command, act: Act) {
   const workflows = program
     .command("workflows")
     .description(
-      "a workflow: show, set its execution controls (retries, concurrency, throttle), its versions, diff, restore; pull and push it as files, test the files",
+      "a workflow: show, set its execution controls (retries, concurrency, throttle), its versions, diff, restore; pull and push it as files, test the files; run it now",
     );
   workflows
     .command("show")
@@ -72,6 +73,7 @@ export function registerWorkflows(program: Command, act: Act) {
   registerWorkflowHistory(workflows, act);
   registerWorkflowFiles(workflows, act);
   registerWorkflowTest(workflows, act);
+  registerWorkflowRun(workflows, act);
 }
 
 /** `--throttle 10/60`: N runs per SECONDS. */

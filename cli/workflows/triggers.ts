@@ -4,9 +4,9 @@
  * comparison. Both are optional everywhere: a file without them sends neither (the workflow
  * keeps its own), and a server that does not have them answers neither.
  *
- * The endpoint's token is never in a file. `{type: "bearer"}` keeps the token the server has;
- * when it has none yet (a new workflow, or one whose endpoint was open), `token_env` names the
- * environment variable whose value is set as the token.
+ * The endpoint's token is never in a file. `token_env` names the environment variable of the
+ * CLI's shell that holds it: set, its value is sent (a new token replaces the server's); unset,
+ * the server keeps the token it has, and a workflow without one yet is refused.
  */
 import type { Workflow, WorkflowFile } from "../../shared/resources/index.js";
 import { UsageError } from "../errors.js";
@@ -37,8 +37,8 @@ export function comparableTriggers(w: object): Record<string, unknown> {
 
 /**
  * The triggers the file sends (`current`: the workflow as the server has it; undefined for a
- * new one). A bearer the server has a token for is left as it is; one it has none for takes
- * the token from `token_env`, else the push stops, saying so.
+ * new one). A bearer takes the token in `token_env`'s variable when it is set; unset, the
+ * server's token is left as it is, and a workflow that has none stops the push, saying so.
  */
 export function triggerFields(
   file: WorkflowFile,
@@ -52,6 +52,12 @@ export function triggerFields(
   if (auth?.type === "none") out.http_auth = { type: "none" };
   if (auth?.type !== "bearer") return out;
   const hasToken = (current?.http_auth as { type?: unknown } | undefined)?.type === "bearer";
+  // A token in the named variable is sent (set, or rotated); unset, the server's is kept.
+  const given = auth.token_env !== undefined ? env[auth.token_env] : undefined;
+  if (given) {
+    out.http_auth = { type: "bearer", token: given };
+    return out;
+  }
   if (hasToken) return out;
   if (auth.token_env === undefined)
     throw new UsageError(

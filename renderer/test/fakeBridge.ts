@@ -20,7 +20,7 @@ import type {
   TestResponse,
 } from "../../shared/bridge.js";
 import { compareEventIds } from "../../shared/ids.js";
-import { cutEvent, rerunOf } from "./fakeRuns.js";
+import { cutEvent, makeRun, rerunOf, RUN_T0 } from "./fakeRuns.js";
 import { FakeTests } from "./fakeTests.js";
 import { FakeVersions } from "./fakeVersions.js";
 import type {
@@ -544,9 +544,14 @@ export class FakeBridge implements HeadwaterBridge {
   updateWorkflow = (id: string, body: Parameters<HeadwaterBridge["updateWorkflow"]>[1]) =>
     this.respond("updateWorkflow", [id, body], () => {
       const i = this.workflows.findIndex((w) => w.id === id);
-      const { steps, retry, ...rest } = body;
+      const { steps, retry, schedules, http_auth, ...rest } = body;
       const prev = this.workflows[i]!;
       const w: Workflow = { ...prev, ...rest };
+      // As the server answers them: a cron's zone UTC unless named; never a token.
+      if (schedules)
+        w.schedules = schedules.map((s) => ("cron" in s ? { cron: s.cron, timezone: s.timezone ?? "UTC" } : s));
+      if (http_auth)
+        w.http_auth = http_auth.type === "none" ? { type: "none" } : { type: "bearer", token_set: true };
       // A retry policy names only the fields it changes, as the server merges it.
       if (retry) w.retry = { max_attempts: 1, initial_delay_seconds: 5, max_delay_seconds: 3600, ...prev.retry, ...retry };
       if (steps) {
@@ -631,6 +636,46 @@ export class FakeBridge implements HeadwaterBridge {
       const next = rerunOf(r, body, `r_run${900 + ++this.rerunSeq}`);
       this.runs.set(id, [next, ...(this.runs.get(id) ?? [])]);
       return next;
+    });
+
+  /** Run now: a MANUAL run of the event (default {}), newest first; an inactive workflow is a 409. */
+  runWorkflow = (id: string, body: { event?: unknown } = {}) =>
+    this.respond("runWorkflow", [id, body], () => {
+      const wf = this.workflows.find((w) => w.id === id);
+      if (!wf) throw this.notFound(`workflow ${id}`);
+      if (!wf.active)
+        throw { status: 409, code: "workflow_inactive", message: `workflow ${id} is inactive` } satisfies BridgeError;
+      const run = makeRun(900 + ++this.rerunSeq, {
+        workflow_id: id,
+        status: "queued",
+        trigger: { type: "MANUAL" },
+        event: body.event ?? {},
+      });
+      this.runs.set(id, [run, ...(this.runs.get(id) ?? [])]);
+      return run;
+    });
+
+  /** Each schedule's next ticks from a fixed time (every interval, or hourly for a cron), merged. */
+  nextScheduleTicks = (id: string, count = 5) =>
+    this.respond("nextScheduleTicks", [id, count], () => {
+      const wf = this.workflows.find((w) => w.id === id);
+      if (!wf) throw this.notFound(`workflow ${id}`);
+      const ticks = (wf.schedules ?? []).flatMap((s, i) =>
+        Array.from({ length: count }, (_, n) => {
+          const step = "interval_seconds" in s ? s.interval_seconds * 1000 : 3_600_000;
+          const at = RUN_T0 + (n + 1) * step;
+          const zone = "cron" in s ? s.timezone : "UTC";
+          const iso = new Date(at).toISOString();
+          return {
+            schedule: i,
+            at_ms: at,
+            at: iso,
+            timezone: zone,
+            local: { date: iso.slice(0, 10), time: iso.slice(11, 19), weekday: "Tuesday", offset: "+00:00" },
+          };
+        }),
+      );
+      return ticks.sort((a, b) => a.at_ms - b.at_ms).slice(0, count);
     });
 
   /** The server's rule: a queued, retrying or delayed run is cancelled; any other is a 409. */

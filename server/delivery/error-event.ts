@@ -16,7 +16,7 @@ export interface ErrorEventInput {
   originalEvent: unknown;
   /** Id of the triggering event or request. */
   contextId: string;
-  sourceType: "SOURCE" | "WORKFLOW" | "HTTP";
+  sourceType: "SOURCE" | "WORKFLOW" | "HTTP" | "TIMER" | "MANUAL";
   code: string;
   message: string;
   cellId: string;

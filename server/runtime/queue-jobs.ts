@@ -71,6 +71,7 @@ export function payloadText(j: EnqueueJob): string {
     rerun: j.rerun,
     resume: j.resume,
     runId: j.runId,
+    schedule: j.schedule,
   });
 }
 
@@ -87,6 +88,7 @@ export interface JobPayload {
   rerun?: InvocationJob["rerun"];
   resume?: InvocationJob["resume"];
   runId?: string;
+  schedule?: number;
 }
 
 /** A row's payload: the job's own, for a job handed over before its insert, else parsed from the row. */
@@ -99,6 +101,7 @@ export function payloadOf(row: JobRow, handed?: EnqueueJob): JobPayload {
       rerun: handed.rerun,
       resume: handed.resume,
       runId: handed.runId,
+      schedule: handed.schedule,
     };
   return JSON.parse(row.payload) as JobPayload;
 }

@@ -562,6 +562,7 @@ export class DurableQueue implements InvocationQueue {
         ...(payload.rerun ? { rerun: payload.rerun } : {}),
         ...(payload.resume ? { resume: payload.resume } : {}),
         ...(payload.runId ? { runId: payload.runId } : {}),
+        ...(payload.schedule !== undefined ? { schedule: payload.schedule } : {}),
         attempts: row.attempts,
         ...(this.held.has(row.id)
           ? { stored: this.held.get(row.id)!.durable, hold: this.held.get(row.id)! }

@@ -42,6 +42,8 @@ import {
   type ContentFields,
   type WorkflowContent,
 } from "./versions/content.js";
+import { httpAuthAnswer, parseTriggersJson, triggerFieldsOf, triggersJson, type WorkflowTriggers } from "./schedules/triggers.js";
+import { syncSchedulesIn } from "./schedules/sync.js";
 import {
   deleteWorkflow,
   getWorkflow,
@@ -179,6 +181,7 @@ export class WorkflowService {
       created_at: Number(row.created_at),
       updated_at: Number(row.updated_at),
       version: Number(row.version ?? 1),
+      ...triggersAnswer(parseTriggersJson(row.triggers_json)),
     };
   }
 
@@ -248,12 +251,15 @@ export class WorkflowService {
       updated_at: Math.floor(now / 1000),
       version: 1,
     };
+    const none = parseTriggersJson(null);
+    row.triggers_json = triggersJson({ ...none, ...triggerFieldsOf(body, none) });
     const built = await this.buildSteps(requester, body.steps);
     await this.stepProps.check(ownerId, built);
     await this.db.transaction().execute(async (trx) => {
       await this.stepProps.recheckAccounts(ownerId, built, trx);
       row.steps_json = JSON.stringify(await this.bindIn(trx, ownerId, row.id, row.name, built));
       await insertWorkflow(trx, row);
+      await syncSchedulesIn(trx, undefined, row, now);
       await insertVersionIn(trx, versionRow(row, contentOfRow(row), { origin: "create" }, now));
     });
     await this.hooks.created(ownerId, row.id);
@@ -271,11 +277,11 @@ export class WorkflowService {
     body: UpdateWorkflowBody,
     requester: Requester = { userId: ownerId, admin: false },
   ): Promise<Workflow | undefined> {
-    const { steps, active, base_version, message, origin, ...fields } = body;
+    const { steps, active, base_version, message, origin, schedules, http_auth, ...fields } = body;
     return this.change(
       ownerId,
       id,
-      { ...fields, ...(steps ? { stepInputs: steps } : {}) },
+      { ...fields, ...(steps ? { stepInputs: steps } : {}), triggerInputs: { schedules, http_auth } },
       {
         origin: origin ?? "update",
         ...(active !== undefined ? { active } : {}),
@@ -297,13 +303,13 @@ export class WorkflowService {
   async change(
     ownerId: string,
     id: string,
-    fields: ContentFields & { stepInputs?: StepInput[] },
+    fields: ContentFields & { stepInputs?: StepInput[]; triggerInputs?: Parameters<typeof triggerFieldsOf>[0] },
     o: ChangeOptions,
     requester: Requester = { userId: ownerId, admin: false },
   ): Promise<Workflow | undefined> {
     const before = await getWorkflow(this.db, ownerId, id);
     if (!before) return undefined;
-    const { stepInputs, ...named } = fields;
+    const { stepInputs, triggerInputs, ...named } = fields;
     const built = stepInputs
       ? await this.buildSteps(requester, stepInputs, JSON.parse(before.steps_json) as WorkflowStep[])
       : undefined;
@@ -319,7 +325,8 @@ export class WorkflowService {
       const current = contentOfRow(row);
       if (built ?? named.steps) await this.stepProps.recheckAccounts(ownerId, (built ?? named.steps)!, trx);
       const steps = (built ?? named.steps) && (await this.bindIn(trx, ownerId, id, named.name ?? row.name, (built ?? named.steps)!));
-      const next = changedContent(current, { ...named, ...(steps ? { steps } : {}) });
+      const triggers = triggerInputs ? triggerFieldsOf(triggerInputs, current) : {};
+      const next = changedContent(current, { ...named, ...triggers, ...(steps ? { steps } : {}) });
       const now = Date.now();
       const patch: Partial<WorkflowRow> = {};
       if (contentText(next) !== contentText(current)) {
@@ -338,6 +345,7 @@ export class WorkflowService {
       }
       await o.alsoIn?.(trx);
       if (Object.keys(patch).length > 0) await updateWorkflow(trx, ownerId, id, patch);
+      await syncSchedulesIn(trx, row, { ...row, ...patch }, now);
       return { ...row, ...patch };
     });
     if (!changed) return undefined;
@@ -362,6 +370,7 @@ export class WorkflowService {
       await deleteRunsOf(trx, id);
       await deleteHistoryIn(trx, id);
       await deleteTestRunsIn(trx, id);
+      await syncSchedulesIn(trx, undefined, undefined, Date.now(), id);
       return true;
     });
     if (deleted) {
@@ -375,4 +384,9 @@ export class WorkflowService {
     const page = await pageByCreation<WorkflowRow>(this.db, "workflows", { owner_id: ownerId }, req);
     return { rows: page.rows.map((r) => this.toResource(r)), totalCount: page.totalCount };
   }
+}
+
+/** A workflow's triggers as answered: the token never, only whether one is set. */
+function triggersAnswer(t: WorkflowTriggers): Pick<Workflow, "schedules" | "http_auth"> {
+  return { schedules: t.schedules, http_auth: httpAuthAnswer(t.http_auth) };
 }

@@ -7,6 +7,7 @@ export * from "./source.js";
 export * from "./subscription.js";
 export * from "./event.js";
 export * from "./workflow.js";
+export * from "./workflow-triggers.js";
 export * from "./inspection.js";
 export * from "./account.js";
 export * from "./action.js";

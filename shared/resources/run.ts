@@ -69,7 +69,7 @@ export const RunStep = z.looseObject({
 });
 export type RunStep = z.infer<typeof RunStep>;
 
-export const RUN_TRIGGER_TYPES = ["HTTP", "SOURCE", "WORKFLOW", "RERUN", "TEST"] as const;
+export const RUN_TRIGGER_TYPES = ["HTTP", "SOURCE", "WORKFLOW", "RERUN", "TEST", "SCHEDULE", "MANUAL"] as const;
 export const RunTrigger = z.looseObject({
   type: z.enum(RUN_TRIGGER_TYPES),
   emitter_id: z.optional(z.string()),
@@ -77,6 +77,8 @@ export const RunTrigger = z.looseObject({
   /** A re-run: the run it re-ran, and the step it started from. */
   rerun_of: z.optional(z.string()),
   from_step: z.optional(z.string()),
+  /** A SCHEDULE run: the index of its schedule in the workflow's `schedules`. */
+  schedule: z.optional(z.number().check(z.int())),
 });
 export type RunTrigger = z.infer<typeof RunTrigger>;
 

@@ -2,6 +2,7 @@ import * as z from "../zod.js";
 import { UnixSeconds } from "./common.js";
 import { MAX_COMPONENT_CODE_BYTES, PropDescriptor } from "./component.js";
 import { HttpResponseMode } from "./run.js";
+import { HttpAuth, Schedule, TriggerInputs } from "./workflow-triggers.js";
 
 /**
  * A step runs code, or an action by key (decisions.md "Actions"): `action` is the key asked for,
@@ -89,6 +90,10 @@ export const Workflow = z.looseObject({
   updated_at: UnixSeconds,
   /** Its current version (decisions.md "Building workflows"): 1 on create, +1 on each change of its content. */
   version: z.optional(z.number().check(z.int(), z.positive())),
+  /** Its schedules (decisions.md "Workflow triggers"; absent from older servers). */
+  schedules: z.optional(z.array(Schedule)),
+  /** Whether its endpoint needs a bearer token (never the token itself). */
+  http_auth: z.optional(HttpAuth),
 });
 export type Workflow = z.infer<typeof Workflow>;
 
@@ -130,6 +135,7 @@ export const CreateWorkflowBody = z.object({
   active: z.optional(z.boolean()),
   http_response: z.optional(HttpResponseMode),
   ...Controls,
+  ...TriggerInputs,
 });
 export type CreateWorkflowBody = z.infer<typeof CreateWorkflowBody>;
 
@@ -147,6 +153,7 @@ export const UpdateWorkflowBody = z.object({
   active: z.optional(z.boolean()),
   http_response: z.optional(HttpResponseMode),
   ...Controls,
+  ...TriggerInputs,
   base_version: z.optional(Version),
   message: Message,
   /** What made the change, as its version records it (`push`: workflow files, the CLI's push). */
@@ -194,6 +201,7 @@ export const DraftBody = z.object({
   steps: z.optional(z.array(DraftStepInput).check(z.maxLength(50))),
   http_response: z.optional(HttpResponseMode),
   ...Controls,
+  ...TriggerInputs,
 });
 export type DraftBody = z.infer<typeof DraftBody>;
 

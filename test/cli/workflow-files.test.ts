@@ -54,7 +54,7 @@ describe("workflow files from the command line", { timeout: 120_000 }, () => {
     expect(read(dir, "parse.mjs")).toBe(PARSE);
     expect(read(dir, "notify.mjs")).toBe(NOTIFY);
     expect(Object.keys(parse(read(dir, "workflow.yaml")) as object)).toEqual([
-      "id", "version", "name", "http_response", "retry", "concurrency", "throttle", "steps",
+      "id", "version", "name", "http_response", "retry", "concurrency", "throttle", "schedules", "http_auth", "steps",
     ]);
     expect(parse(read(dir, "workflow.yaml"))).toEqual({
       id: wf.id,
@@ -64,6 +64,9 @@ describe("workflow files from the command line", { timeout: 120_000 }, () => {
       retry: { max_attempts: 1, initial_delay_seconds: 5, max_delay_seconds: 3600 },
       concurrency: 2,
       throttle: null,
+      // The server's triggers: none yet, and an open endpoint.
+      schedules: [],
+      http_auth: { type: "none" },
       steps: [
         { name: "parse", file: "parse.mjs" },
         { name: "notify", file: "notify.mjs" },

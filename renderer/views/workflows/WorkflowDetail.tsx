@@ -21,6 +21,7 @@ import { StepsBuilder } from "./builder/StepsBuilder.js";
 import { HistoryPanel } from "./history/HistoryPanel.js";
 import { RunsPanel } from "./runs/RunsPanel.js";
 import { WorkflowSettings } from "./WorkflowSettings.js";
+import { RunNowDialog } from "./triggers/RunNowDialog.js";
 
 export function WorkflowDetail({ id }: { id: string }) {
   const wf = useWorkflow(id);
@@ -72,6 +73,7 @@ export function WorkflowDetail({ id }: { id: string }) {
 function WorkflowHeader({ workflow: w }: { workflow: Workflow }) {
   const qc = useQueryClient();
   const [confirmDelete, setConfirmDelete] = useState(false);
+  const [runNow, setRunNow] = useState(false);
   const setActive = useMutation({
     mutationFn: (active: boolean) => call("updateWorkflow", w.id, { active }),
     onMutate: (active) => {
@@ -102,6 +104,17 @@ function WorkflowHeader({ workflow: w }: { workflow: Workflow }) {
             onChange={(a) => setActive.mutate(a)}
           />
         </label>
+        {w.schedules !== undefined && (
+          <button
+            type="button"
+            className="btn small"
+            disabled={!w.active}
+            title={w.active ? undefined : "Turn the workflow on to run it"}
+            onClick={() => setRunNow(true)}
+          >
+            Run now
+          </button>
+        )}
         <button type="button" className="btn small danger" onClick={() => setConfirmDelete(true)}>
           Delete workflow
         </button>
@@ -127,6 +140,7 @@ function WorkflowHeader({ workflow: w }: { workflow: Workflow }) {
           onActivate={() => setActive.mutate(true)}
         />
       )}
+      {runNow && <RunNowDialog workflow={w} onClose={() => setRunNow(false)} />}
       {confirmDelete && (
         <ConfirmDialog
           title={`Delete ${w.name}?`}

@@ -1,5 +1,6 @@
 /**
- * A workflow's settings: how its endpoint answers HTTP callers (`http_response`), and its
+ * A workflow's settings: how its endpoint answers HTTP callers (`http_response`), its triggers
+ * (schedules and endpoint auth: triggers/TriggersSection.tsx), and its
  * execution controls (ExecutionControls.tsx, saved with a button). The answer mode's change is
  * saved at once, shown at once, and rolled back with the error if the server refuses it. A
  * server whose workflows have no such setting (the hosted service) is said to answer at once.
@@ -11,6 +12,7 @@ import { keys } from "../../state/queries.js";
 import { ErrorNote } from "../../ui/ErrorNote.js";
 import { toast } from "../../ui/Toasts.js";
 import { ExecutionControls } from "./ExecutionControls.js";
+import { TriggersSection } from "./triggers/TriggersSection.js";
 
 const MODES: { value: HttpResponseMode; label: string; hint: string }[] = [
   {
@@ -77,6 +79,7 @@ export function WorkflowSettings({ workflow: w }: { workflow: Workflow }) {
         title="Could not change how callers are answered"
         onDismiss={() => save.reset()}
       />
+      <TriggersSection workflow={w} />
       <ExecutionControls key={w.id} workflow={w} />
     </div>
   );

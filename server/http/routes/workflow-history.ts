@@ -20,6 +20,7 @@ import {
 } from "../../../shared/resources/index.js";
 import { HistoryInputError, type WorkflowHistory } from "../../workflows/versions/history.js";
 import { WorkflowInputError } from "../../workflows/service.js";
+import { TriggerInputError } from "../../workflows/schedules/triggers.js";
 import { badRequest, HttpError, notFound } from "../errors.js";
 import { pageInfo, pageRequest } from "../paging.js";
 import { route } from "../route.js";
@@ -37,6 +38,7 @@ async function as400<T>(fn: () => Promise<T>): Promise<T> {
   } catch (err) {
     if (err instanceof HistoryInputError) throw new HttpError(400, err.code, err.message, err.details);
     if (err instanceof WorkflowInputError) throw badRequest(err.message, ERROR_CODES.invalidStep);
+    if (err instanceof TriggerInputError) throw new HttpError(400, ERROR_CODES.badRequest, err.message, err.details);
     throw err;
   }
 }

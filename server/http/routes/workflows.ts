@@ -8,7 +8,8 @@ import {
   Workflow,
 } from "../../../shared/resources/index.js";
 import { WorkflowInputError, type WorkflowService } from "../../workflows/service.js";
-import { badRequest, notFound } from "../errors.js";
+import { TriggerInputError } from "../../workflows/schedules/triggers.js";
+import { badRequest, HttpError, notFound } from "../errors.js";
 import { pageBody, pageRequest } from "../paging.js";
 import { route } from "../route.js";
 import { Data, IdParams } from "../schemas.js";
@@ -18,6 +19,7 @@ async function as400<T>(fn: () => Promise<T>): Promise<T> {
     return await fn();
   } catch (err) {
     if (err instanceof WorkflowInputError) throw badRequest(err.message);
+    if (err instanceof TriggerInputError) throw new HttpError(400, "bad_request", err.message, err.details);
     throw err;
   }
 }

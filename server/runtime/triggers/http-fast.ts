@@ -11,7 +11,7 @@
  *
  * Everything else goes to Fastify untouched (this returns false before reading anything): other
  * methods, sub-paths, other content types, chunked or oversized bodies, unknown, inactive,
- * disabled or custom-response targets, a quota read due or used up (the route records the
+ * disabled or custom-response targets, a missing or wrong bearer token, a quota read due or used up (the route records the
  * refusal), per-endpoint rate limits, a stopping server (app.ts checks that before calling).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -21,7 +21,7 @@ import { httpRequestDuration, httpRequests } from "../../http/request-metrics.js
 import type { EnqueueJob } from "../queue-jobs.js";
 import { RUN_ID_HEADER } from "../../../shared/resources/index.js";
 import { runIdOfJob } from "../../../shared/ids.js";
-import { httpEventOf, type HttpTarget } from "./http.js";
+import { authorized, httpEventOf, type HttpTarget } from "./http.js";
 
 export interface FastIngestDeps {
   /** The target as remembered (no read): undefined when it is not. */
@@ -81,6 +81,8 @@ export function endpointFastPath(deps: FastIngestDeps): FastPath {
     if (size > deps.bodyLimit || type === undefined || !JSON_TYPE.test(type)) return false;
     const target = deps.target(id);
     if (!target || !target.active || target.ownerDisabled || target.customResponse) return false;
+    // A missing or wrong token is answered by the route (401); a right one costs a hash here.
+    if (target.bearerSha256 && !authorized(target, headers.authorization)) return false;
     if (!deps.admits(target.ownerId)) return false;
 
     // Taken: from here this request is answered here.
@@ -93,7 +95,7 @@ export function endpointFastPath(deps: FastIngestDeps): FastPath {
       const raw = chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8");
       let job: EnqueueJob;
       try {
-        job = { targetId: id, ownerId: target.ownerId, trigger: "http", event: httpEventOf(method, url, headers, raw, id) };
+        job = { targetId: id, ownerId: target.ownerId, trigger: "http", event: httpEventOf(method, url, headers, raw, id, target.bearerSha256 !== undefined) };
       } catch (err) {
         return fail(err);
       }

@@ -5,13 +5,15 @@
  * - Without customResponse: 200 `{"success":true}` once the job is durably queued.
  * - With customResponse: the first `this.http.respond` is the answer; 504 if the run ends or
  *   times out without one.
- * - Unknown id, or a source without an HTTP interface: 404 `not_found`. An inactive target:
+ * - Unknown id, or a source without an HTTP interface: 404 `not_found`. A workflow whose endpoint
+ *   needs a bearer token, without it (or with another): 401 `unauthorized`, nothing stored or
+ *   run; with it, the `authorization` header is left out of the event. An inactive target:
  *   404 `inactive` (nothing runs; re-enabling resumes). A disabled owner's: 403 `user_disabled`.
  *   Over quota: 429 `quota_exceeded`
  *   (recorded on the target's `$errors`).
  * Targets are resolved per id prefix, so workflows (`p_`) share this endpoint.
  */
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { documentRoute } from "../../http/route.js";
@@ -36,7 +38,29 @@ export interface HttpTarget {
    * for the run (`customResponse`) waits this long before a 504 `workflow_response_timeout`.
    */
   workflow?: { responseTimeoutMs: number };
+  /** The SHA-256 digest of the bearer token its requests must carry (a workflow's `http_auth`). */
+  bearerSha256?: Buffer;
 }
+
+const BEARER = /^Bearer +(\S+) *$/i;
+
+/**
+ * Whether a request may reach the target: any, without a token; else only with `Authorization:
+ * Bearer <token>` whose digest equals the target's (compared in constant time: digests have one
+ * length whatever the token's).
+ */
+export function authorized(target: HttpTarget, header: string | string[] | undefined): boolean {
+  const want = target.bearerSha256;
+  if (!want) return true;
+  const m = typeof header === "string" ? BEARER.exec(header) : null;
+  if (!m) return false;
+  return timingSafeEqual(createHash("sha256").update(m[1]!, "utf8").digest(), want);
+}
+
+export const UNAUTHORIZED = {
+  error: "this endpoint needs Authorization: Bearer <token> with the workflow's token",
+  code: "unauthorized",
+} as const;
 
 /** Finds an id's target; undefined when it does not exist or has no HTTP interface. */
 export type HttpTargetResolver = (id: string) => Promise<HttpTarget | undefined>;
@@ -122,6 +146,8 @@ export function httpEventOf(
   reqHeaders: IncomingHttpHeaders,
   raw: string,
   id: string,
+  /** Leaves the `authorization` header out (an endpoint with a bearer token: the token is kept nowhere). */
+  dropAuthorization = false,
 ) {
   let path = "/";
   const query: Record<string, string | string[]> = {};
@@ -137,6 +163,7 @@ export function httpEventOf(
   }
   const headers: Record<string, string> = {};
   for (const k in reqHeaders) {
+    if (dropAuthorization && k === "authorization") continue;
     const v = reqHeaders[k];
     if (v !== undefined) headers[k.toLowerCase()] = Array.isArray(v) ? v.join(", ") : v;
   }
@@ -149,9 +176,9 @@ export function httpEventOf(
   };
 }
 
-function httpEvent(req: FastifyRequest, id: string) {
+function httpEvent(req: FastifyRequest, id: string, dropAuthorization: boolean) {
   const raw = Buffer.isBuffer(req.body) ? req.body.toString("utf8") : "";
-  return httpEventOf(req.method, req.url, req.headers, raw, id);
+  return httpEventOf(req.method, req.url, req.headers, raw, id, dropAuthorization);
 }
 
 const HOP_BY_HOP = new Set(["content-length", "transfer-encoding", "connection", "keep-alive"]);
@@ -185,6 +212,8 @@ export function httpTriggerRoutes(deps: HttpTriggerDeps) {
       const resolver = [...deps.resolvers].find(([prefix]) => id.startsWith(prefix))?.[1];
       const target = resolver && /^[a-z]+_[A-Za-z0-9]+$/.test(id) ? await resolver(id) : undefined;
       if (!target) return reply.code(404).send({ error: `no HTTP endpoint ${id}`, code: "not_found" });
+      if (!authorized(target, req.headers.authorization))
+        return reply.code(401).header("www-authenticate", "Bearer").send(UNAUTHORIZED);
       if (target.ownerDisabled) {
         return reply
           .code(403)
@@ -197,7 +226,7 @@ export function httpTriggerRoutes(deps: HttpTriggerDeps) {
         return reply
           .code(404)
           .send({ error: `${id} is inactive: its endpoint accepts no requests`, code: "inactive" });
-      const event = httpEvent(req, id);
+      const event = httpEvent(req, id, target.bearerSha256 !== undefined);
       const refused = await deps.overQuota(id, target.ownerId, event);
       if (refused) return reply.code(429).send({ error: refused, code: "quota_exceeded" });
       const job: EnqueueJob = { targetId: id, ownerId: target.ownerId, trigger: "http", event };

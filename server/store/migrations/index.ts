@@ -17,6 +17,7 @@ import * as workflowRuns from "./0011_workflow_runs.js";
 import * as executionControls from "./0012_execution_controls.js";
 import * as runsOneIndex from "./0013_runs_one_index.js";
 import * as workflowVersions from "./0014_workflow_versions.js";
+import * as workflowSchedules from "./0015_workflow_schedules.js";
 import * as envVars from "./0016_env_vars.js";
 
 export const migrations: Record<string, Migration> = {
@@ -34,5 +35,6 @@ export const migrations: Record<string, Migration> = {
   "0012_execution_controls": executionControls,
   "0013_runs_one_index": runsOneIndex,
   "0014_workflow_versions": workflowVersions,
+  "0015_workflow_schedules": workflowSchedules,
   "0016_env_vars": envVars,
 };

@@ -31,7 +31,7 @@ export async function updateWorkflow(
   patch: Partial<
     Pick<
       WorkflowRow,
-      "name" | "steps_json" | "active" | "updated_at" | "deployment_id" | "http_response" | "controls_json" | "version"
+      "name" | "steps_json" | "active" | "updated_at" | "deployment_id" | "http_response" | "controls_json" | "version" | "triggers_json"
     >
   >,
 ): Promise<void> {

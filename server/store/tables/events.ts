@@ -102,6 +102,19 @@ export interface WorkflowsTable {
   updated_at: number;
   /** Its current version (0014): 1 on create, +1 on each change of its content. */
   version?: number;
+  /** JSON {schedules?, http_auth?} as its content has them (0015); NULL: neither. */
+  triggers_json?: string | null;
+}
+
+/** One schedule of an active workflow with its next tick (0015). */
+export interface WorkflowSchedulesTable {
+  workflow_id: string;
+  /** Its index in the workflow's `schedules`. */
+  idx: number;
+  owner_id: string;
+  /** The schedule as the workflow has it: {cron, timezone} | {interval_seconds}. */
+  spec_json: string;
+  next_run_at: number;
 }
 
 /** A workflow's version (0014): its content as deployed, immutable while the workflow exists. */
@@ -179,4 +192,5 @@ export interface EventTables {
   /** Test runs (0014): the columns of `runs`. */
   test_runs: RunsTable;
   workflow_drafts: WorkflowDraftsTable;
+  workflow_schedules: WorkflowSchedulesTable;
 }

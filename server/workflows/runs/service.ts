@@ -8,7 +8,7 @@
 import { jobIdOfRun, runIdOfJob } from "../../../shared/ids.js";
 import type { Run, RunListQuery, WorkflowStep } from "../../../shared/resources/index.js";
 import { ENDED_RUN_STATUSES, ERROR_CODES } from "../../../shared/resources/index.js";
-import type { InvocationQueue, RerunOrder } from "../../services.js";
+import type { InvocationJob, InvocationQueue, RerunOrder } from "../../services.js";
 import type { Db } from "../../store/db.js";
 import type { PageRequest, PageRows } from "../../store/repos/paging.js";
 import { ConflictError } from "../../errors.js";
@@ -108,7 +108,11 @@ export class RunService {
       id: runId,
       workflowId,
       ownerId,
-      trigger: triggerOf({ trigger: job.trigger as "http" | "event", origin: payload.origin }),
+      trigger: triggerOf({
+        trigger: job.trigger as InvocationJob["trigger"],
+        origin: payload.origin,
+        ...(payload.schedule !== undefined ? { schedule: payload.schedule } : {}),
+      }),
       attempt: 1,
       createdMs: queuedMs(job.id),
       eventJson: JSON.stringify(event ?? null),

@@ -13,12 +13,17 @@ import type { RunHeader } from "./record.js";
 /** A workflow's job as the runner gets it from the queue (`attempts`: its platform failures so far). */
 export type JobOfRun = InvocationJob & { id?: string; respondTo?: string; attempts?: number };
 
-export function sourceType(job: Pick<InvocationJob, "trigger" | "origin">): "SOURCE" | "WORKFLOW" | "HTTP" {
+/** `steps.trigger.context.source_type`: a schedule's run says TIMER, as the hosted service's timer-triggered runs do. */
+export function sourceType(
+  job: Pick<InvocationJob, "trigger" | "origin">,
+): "SOURCE" | "WORKFLOW" | "HTTP" | "TIMER" | "MANUAL" {
   if (job.trigger === "http") return "HTTP";
+  if (job.trigger === "schedule") return "TIMER";
+  if (job.trigger === "manual") return "MANUAL";
   return job.origin?.emitterId.startsWith("p_") ? "WORKFLOW" : "SOURCE";
 }
 
-export function triggerOf(job: Pick<InvocationJob, "trigger" | "origin" | "rerun">): RunTrigger {
+export function triggerOf(job: Pick<InvocationJob, "trigger" | "origin" | "rerun" | "schedule">): RunTrigger {
   const origin = job.origin ? { emitter_id: job.origin.emitterId, event_id: job.origin.eventId } : {};
   if (job.rerun)
     return {
@@ -27,7 +32,10 @@ export function triggerOf(job: Pick<InvocationJob, "trigger" | "origin" | "rerun
       rerun_of: job.rerun.of,
       ...(job.rerun.fromStep ? { from_step: job.rerun.fromStep } : {}),
     };
-  return { type: sourceType(job), ...origin };
+  if (job.trigger === "schedule") return { type: "SCHEDULE", schedule: job.schedule ?? 0 };
+  if (job.trigger === "manual") return { type: "MANUAL" };
+  const type = sourceType(job);
+  return { type: type === "TIMER" ? "SCHEDULE" : type, ...origin };
 }
 
 /** When the job was queued (its id starts with that time), so a run lists where its event came in. */

@@ -1,14 +1,16 @@
 /**
  * A workflow's content: the fields that make its versions (decisions.md "Building workflows":
- * its name, steps, `http_response` and execution controls; turning it on or off is not a
+ * its name, steps, `http_response`, execution controls, schedules and endpoint auth (its token
+ * only as a digest: schedules/triggers.ts); turning it on or off is not a
  * change of content). One shape for the versions' rows, drafts and the change path, written
  * with its keys in one order, so that two contents are equal exactly when their texts are.
  */
 import type { HttpResponseMode, RetryPolicy, Throttle, WorkflowStep } from "../../../shared/resources/index.js";
 import type { WorkflowRow } from "../../store/repos/workflows.js";
 import { controlsOf, mergeControls, type Controls } from "../controls.js";
+import { parseTriggersJson, triggersJson, triggersOf, triggersText, type WorkflowTriggers } from "../schedules/triggers.js";
 
-export interface WorkflowContent extends Controls {
+export interface WorkflowContent extends Controls, WorkflowTriggers {
   name: string;
   steps: WorkflowStep[];
   http_response: HttpResponseMode;
@@ -22,6 +24,8 @@ export interface ContentFields {
   retry?: Partial<RetryPolicy> | undefined;
   concurrency?: number | undefined;
   throttle?: Throttle | null | undefined;
+  schedules?: WorkflowTriggers["schedules"] | undefined;
+  http_auth?: WorkflowTriggers["http_auth"] | undefined;
 }
 
 export function contentOfRow(row: WorkflowRow): WorkflowContent {
@@ -30,6 +34,7 @@ export function contentOfRow(row: WorkflowRow): WorkflowContent {
     steps: JSON.parse(row.steps_json) as WorkflowStep[],
     http_response: row.http_response === "workflow" ? "workflow" : "immediate",
     ...controlsOf(row.controls_json),
+    ...parseTriggersJson(row.triggers_json),
   };
 }
 
@@ -40,8 +45,11 @@ export function changedContent(current: WorkflowContent, fields: ContentFields):
     steps: fields.steps ?? current.steps,
     http_response: fields.http_response ?? current.http_response,
     ...mergeControls(current, fields),
+    schedules: fields.schedules ?? current.schedules,
+    http_auth: fields.http_auth ?? current.http_auth,
   };
 }
+
 
 /** The content as text, its keys always in this order (equal contents, equal texts). */
 export function contentText(c: WorkflowContent): string {
@@ -64,6 +72,7 @@ export function contentText(c: WorkflowContent): string {
     },
     concurrency: c.concurrency,
     throttle: c.throttle ? { limit: c.throttle.limit, period_seconds: c.throttle.period_seconds } : null,
+    ...triggersText(c),
   });
 }
 
@@ -75,15 +84,19 @@ export function parseContent(text: string): WorkflowContent {
     steps: c.steps,
     http_response: c.http_response === "workflow" ? "workflow" : "immediate",
     ...controlsOf(JSON.stringify({ retry: c.retry, concurrency: c.concurrency, throttle: c.throttle ?? null })),
+    ...triggersOf(c),
   };
 }
 
 /** The workflow row's columns that hold a content. */
-export function rowColumnsOf(c: WorkflowContent): Pick<WorkflowRow, "name" | "steps_json" | "http_response" | "controls_json"> {
+export function rowColumnsOf(
+  c: WorkflowContent,
+): Pick<WorkflowRow, "name" | "steps_json" | "http_response" | "controls_json" | "triggers_json"> {
   return {
     name: c.name,
     steps_json: JSON.stringify(c.steps),
     http_response: c.http_response,
     controls_json: JSON.stringify({ retry: c.retry, concurrency: c.concurrency, throttle: c.throttle }),
+    triggers_json: triggersJson(c),
   };
 }

@@ -29,6 +29,7 @@ import {
 import { getWorkflow, type WorkflowRow } from "../../store/repos/workflows.js";
 import type { Requester } from "../../users/requester.js";
 import type { WorkflowService } from "../service.js";
+import { triggerFieldsOf } from "../schedules/triggers.js";
 import { changedContent, contentOfRow, contentText, parseContent, rowColumnsOf, type WorkflowContent } from "./content.js";
 
 /** A request the history refuses: a 400 with its code and details for the API. */
@@ -158,8 +159,9 @@ export class WorkflowHistory {
     if (!row) return undefined;
     const existing = await getDraft(this.db, ownerId, id);
     const base = existing ? parseContent(existing.content_json) : contentOfRow(row);
-    const { steps, ...fields } = body;
-    const next = changedContent(base, { ...fields, ...(steps ? { steps: draftSteps(steps, base.steps) } : {}) });
+    const { steps, schedules, http_auth, ...fields } = body;
+    const triggers = triggerFieldsOf({ schedules, http_auth }, base);
+    const next = changedContent(base, { ...fields, ...triggers, ...(steps ? { steps: draftSteps(steps, base.steps) } : {}) });
     const now = Date.now();
     await saveDraft(this.db, {
       workflow_id: id,
@@ -201,6 +203,10 @@ export class WorkflowHistory {
       );
     }
     const wf = draft.workflow;
+    // The draft's triggers as it holds them (a token's digest, which its answer leaves out).
+    const stored = await getDraft(this.db, ownerId, id);
+    if (!stored) return null;
+    const { schedules, http_auth } = parseContent(stored.content_json);
     return this.workflows.change(
       ownerId,
       id,
@@ -215,6 +221,8 @@ export class WorkflowHistory {
         ...(wf.retry ? { retry: wf.retry } : {}),
         ...(wf.concurrency !== undefined ? { concurrency: wf.concurrency } : {}),
         ...(wf.throttle !== undefined ? { throttle: wf.throttle } : {}),
+        schedules,
+        http_auth,
       },
       {
         origin: "draft",

@@ -90,6 +90,33 @@ export const Controls = {
     .describe(
       "at most `limit` runs start in any `period_seconds`; the others wait (none is dropped). null removes the throttle",
     ),
+  schedules: z
+    .array(
+      z.union([
+        z.object({
+          cron: z.string().max(200).describe("five fields: minute hour day-of-month month day-of-week"),
+          timezone: z.string().max(64).optional().describe("an IANA time zone such as Europe/Paris (default UTC)"),
+        }),
+        z.object({ interval_seconds: z.number().int().min(1).describe("a run every this many seconds") }),
+      ]),
+    )
+    .max(10)
+    .optional()
+    .describe(
+      "runs started on a timer (trigger SCHEDULE), replacing the workflow's schedules; [] removes them. next_schedule_ticks shows when they run",
+    ),
+  http_auth: z
+    .union([
+      z.object({ type: z.literal("none") }),
+      z.object({
+        type: z.literal("bearer"),
+        token: z.string().min(16).max(256).optional().describe("the new token; left out keeps the current one"),
+      }),
+    ])
+    .optional()
+    .describe(
+      "whether requests to endpoint_url need Authorization: Bearer <token>; the token is never answered back",
+    ),
 };
 
 export const listWorkflows = tool({

@@ -59,6 +59,10 @@ export function triggerText(run: Run, names?: ReadonlyMap<string, string>): stri
       return `Re-run of ${t.rerun_of ?? "a run"}${t.from_step ? ` from ${t.from_step}` : ""}`;
     case "TEST":
       return "Test run";
+    case "SCHEDULE":
+      return `Schedule ${(t.schedule ?? 0) + 1}`;
+    case "MANUAL":
+      return "Run now";
   }
 }
 

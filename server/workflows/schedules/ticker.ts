@@ -1,0 +1,108 @@
+/**
+ * Workflows' schedules tick here: one loop per server looks for due rows of
+ * `workflow_schedules` and claims each tick with a compare-and-set that enqueues its run in the
+ * same transaction (store/repos/workflow-schedules.ts), so with several servers on one database
+ * exactly one starts each tick's run. The run is a production run (`trigger: {type: "SCHEDULE",
+ * schedule}`) through the workflow's queue, so retries, concurrency and a throttle apply.
+ *
+ * A tick found late (the server was stopped, or busy) runs once, with the time it was due; the
+ * next is counted from now, so ticks missed while no server ran are not made up. The loop sleeps
+ * until the next due tick (at most `pollMs`, for rows other servers wrote).
+ */
+import type { Schedule } from "../../../shared/resources/index.js";
+import { payloadText } from "../../runtime/queue-jobs.js";
+import type {
+  TickClaim,
+  WorkflowScheduleRow,
+  WorkflowSchedulesRepo,
+} from "../../store/repos/workflow-schedules.js";
+import { nextTick, tickEvent } from "./zone-time.js";
+
+export interface ScheduleTickerOptions {
+  pollMs?: number;
+  /** Called with the workflows whose ticks were enqueued (wakes the queue for them). */
+  onFired: (workflowIds: string[]) => void;
+  log?: (msg: string, err?: unknown) => void;
+  now?: () => number;
+}
+
+/** Due rows claimed per pass. */
+const BATCH = 250;
+
+/** The next tick after a due one at `now`: a cron's next after now; an interval's keeps its phase. */
+export function followingTick(s: Schedule, dueAt: number, now: number): number {
+  if ("cron" in s) return nextTick(s, Math.max(now, dueAt));
+  const step = s.interval_seconds * 1000;
+  return dueAt + step * Math.max(1, Math.ceil((now - dueAt + 1) / step));
+}
+
+export class ScheduleTicker {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = true;
+
+  constructor(
+    private readonly repo: WorkflowSchedulesRepo,
+    private readonly options: ScheduleTickerOptions,
+  ) {}
+
+  private now(): number {
+    return this.options.now?.() ?? Date.now();
+  }
+
+  start(): void {
+    this.stopped = false;
+    this.poke();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.running;
+  }
+
+  /** Looks for due ticks now (a workflow's schedules just changed here). */
+  poke(): void {
+    if (this.stopped || this.running) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.running = this.fireDue()
+      .catch((err) => this.options.log?.("schedules: tick failed", err))
+      .then(async () => {
+        const next = await this.repo.nextDue().catch(() => undefined);
+        const pollMs = this.options.pollMs ?? 1000;
+        const wait = next === undefined ? pollMs : Math.max(5, Math.min(pollMs, next - this.now()));
+        this.running = undefined;
+        if (this.stopped) return;
+        this.timer = setTimeout(() => this.poke(), wait);
+        this.timer.unref();
+      });
+  }
+
+  private async fireDue(): Promise<void> {
+    for (;;) {
+      const now = this.now();
+      const due = await this.repo.due(now, BATCH);
+      const won = await this.repo.claimTicks(due.map((row) => this.claimOf(row, now)));
+      if (won.length > 0) this.options.onFired([...new Set(won.map((c) => c.row.workflow_id))]);
+      if (due.length < BATCH || this.stopped) return;
+    }
+  }
+
+  /** A due row's claim: the tick's run as a job, and the row's next tick. */
+  private claimOf(row: WorkflowScheduleRow, now: number): TickClaim {
+    const schedule = JSON.parse(row.spec_json) as Schedule;
+    const dueAt = Number(row.next_run_at);
+    const job = {
+      targetId: row.workflow_id,
+      ownerId: row.owner_id,
+      trigger: "schedule" as const,
+      event: tickEvent(schedule, dueAt),
+      schedule: Number(row.idx),
+    };
+    return {
+      row: { ...row, next_run_at: dueAt },
+      nextRunAt: followingTick(schedule, dueAt, now),
+      job: { targetId: job.targetId, ownerId: job.ownerId, trigger: job.trigger, payload: payloadText(job) },
+    };
+  }
+}
