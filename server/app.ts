@@ -55,6 +55,12 @@ import { callerAnswers } from "./workflows/runs/respond.js";
 import { RunService } from "./workflows/runs/service.js";
 import { accountRoutes } from "./http/routes/accounts.js";
 import { envRoutes } from "./http/routes/env.js";
+import { dataStoreRoutes } from "./http/routes/data-stores.js";
+import { RecordOps } from "./data-stores/records.js";
+import { DataStoreService } from "./data-stores/service.js";
+import { startSweeping } from "./data-stores/sweep.js";
+import { DataStoresRepo } from "./store/repos/data-stores.js";
+import { DataStoreRecordsRepo } from "./store/repos/data-store-records.js";
 import { RunEnvs } from "./env/run-envs.js";
 import { EnvService } from "./env/service.js";
 import { REMEMBERED_AT_MOST_MS } from "./cluster/remembered.js";
@@ -137,6 +143,12 @@ export async function createServer(config: Config): Promise<Server> {
       accounts: new AccountsRepo(store.db),
       env: new EnvVarsRepo(store.db, store.dialect),
     };
+    // Data stores: records read and written by the API and by code (sources' and steps' props).
+    const storeOps = new RecordOps(
+      new DataStoresRepo(store.db, store.dialect),
+      new DataStoreRecordsRepo(store.db, store.dialect),
+      config.dataStoreMaxKeys,
+    );
     // Connected accounts: credentials sealed at rest, opened for runs only. Sources stored before
     // accounts existed have their inline credentials moved into accounts, once, before serving.
     const accounts = new AccountService(repos.accounts, keyring, (ids, db) =>
@@ -347,6 +359,7 @@ export async function createServer(config: Config): Promise<Server> {
     await app.register(accountRoutes, { prefix: "/v1", accounts });
     const env = new EnvService(repos.env, keyring, (id) => userChanges.announce(id));
     await app.register(envRoutes, { prefix: "/v1", env });
+    await app.register(dataStoreRoutes, { prefix: "/v1", stores: new DataStoreService(storeOps) });
     await app.register(actionRoutes, { prefix: "/v1", actions });
     await app.register(streamRoutes, { events, db: store.db }); // SSE, at the host (no /v1)
     await app.register(runStreamRoutes, {
@@ -368,6 +381,8 @@ export async function createServer(config: Config): Promise<Server> {
     publicUrl = config.publicUrl ?? url;
     await runtime.start();
     await events.startDelivery(runtime.queue);
+    const sweeping = startSweeping(storeOps.records, log);
+    closers.push(() => sweeping.stop());
 
     return {
       app,

@@ -49,6 +49,7 @@ import {
 import { Data, enc, makeRequester, pageQuery, type RequestOptions } from "./request.js";
 import { workflowBuildingMethods } from "./workflow-building.js";
 import { envMethods } from "./env.js";
+import { dataStoreMethods } from "./data-stores.js";
 
 export { ApiError } from "./error.js";
 
@@ -187,6 +188,9 @@ export function createClient(options: ClientOptions) {
 
     // -- environment variables (extension): a secret's value is never answered (env.ts) ----------
     ...envMethods(request),
+
+    // -- data stores (extension): stores and their records by key (data-stores.ts) --------------
+    ...dataStoreMethods(request),
 
     // -- workflows (extension) -------------------------------------------------------------------
     createWorkflow: async (body: CreateWorkflowBody) =>

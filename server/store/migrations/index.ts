@@ -18,6 +18,7 @@ import * as executionControls from "./0012_execution_controls.js";
 import * as runsOneIndex from "./0013_runs_one_index.js";
 import * as workflowVersions from "./0014_workflow_versions.js";
 import * as envVars from "./0016_env_vars.js";
+import * as dataStores from "./0017_data_stores.js";
 
 export const migrations: Record<string, Migration> = {
   "0001_core": core,
@@ -35,4 +36,5 @@ export const migrations: Record<string, Migration> = {
   "0013_runs_one_index": runsOneIndex,
   "0014_workflow_versions": workflowVersions,
   "0016_env_vars": envVars,
+  "0017_data_stores": dataStores,
 };
