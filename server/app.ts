@@ -57,6 +57,7 @@ import { accountRoutes } from "./http/routes/accounts.js";
 import { envRoutes } from "./http/routes/env.js";
 import { dataStoreRoutes } from "./http/routes/data-stores.js";
 import { RecordOps } from "./data-stores/records.js";
+import { dataStoreCalls } from "./data-stores/code-calls.js";
 import { DataStoreService } from "./data-stores/service.js";
 import { startSweeping } from "./data-stores/sweep.js";
 import { DataStoresRepo } from "./store/repos/data-stores.js";
@@ -200,6 +201,7 @@ export async function createServer(config: Config): Promise<Server> {
       isolation: await isolation,
       credentials,
       env: runEnvs,
+      dataStores: dataStoreCalls(storeOps),
     });
     closers.push(() => runtime.close());
     // Stored events are routed to their listeners through the runtime's queue: each listener's
@@ -310,6 +312,7 @@ export async function createServer(config: Config): Promise<Server> {
       publicUrl: getPublicUrl,
       accounts: accountRefs,
       log,
+      ownsDataStore: async (userId, id) => (await storeOps.stores.findOwn(userId, id)) !== undefined,
     });
     sources.onDeleted((source) => {
       runtime.forgetSource(source.id);
