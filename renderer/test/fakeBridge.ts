@@ -759,7 +759,7 @@ export class FakeBridge implements HeadwaterBridge {
   /** Store ids that a source or step names: deleting one is refused (409). */
   storesInUse = new Map<string, Array<{ path: string; message: string }>>();
   listMyDataStores = (q?: PageQuery) =>
-    this.respond("listMyDataStores", [q], () => this.page(this.dataStores.map((d) => this.sized(d)), q?.limit, q?.after));
+    this.respond("listMyDataStores", [q], () => this.page(this.dataStores.map((d) => this.sized(d)), q?.limit === undefined ? undefined : Number(q.limit), q?.after));
   createDataStore = (name: string) =>
     this.respond("createDataStore", [name], () => {
       const now = 1_700_000_000 + this.dataStores.length;

@@ -203,18 +203,18 @@ describe.each(testDatabases())("data stores on $name", (db) => {
     const s = await alice.client.createDataStore("private");
     await alice.client.putDataStoreRecord(s.id, "secret", { value: "alice's" });
     expect((await bob.client.listMyDataStores()).data).toEqual([]);
-    const attempts: Array<Promise<unknown>> = [
-      bob.client.getDataStore(s.id),
-      bob.client.renameDataStore(s.id, "mine"),
-      bob.client.deleteDataStore(s.id),
-      bob.client.listDataStoreRecords(s.id),
-      bob.client.getDataStoreRecord(s.id, "secret"),
-      bob.client.putDataStoreRecord(s.id, "secret", { value: "bob's" }),
-      bob.client.deleteDataStoreRecord(s.id, "secret"),
-      bob.client.incrementDataStoreRecord(s.id, "n"),
-      bob.client.getDataStore("ds_doesnotexist0000000"),
+    const attempts: Array<() => Promise<unknown>> = [
+      () => bob.client.getDataStore(s.id),
+      () => bob.client.renameDataStore(s.id, "mine"),
+      () => bob.client.deleteDataStore(s.id),
+      () => bob.client.listDataStoreRecords(s.id),
+      () => bob.client.getDataStoreRecord(s.id, "secret"),
+      () => bob.client.putDataStoreRecord(s.id, "secret", { value: "bob's" }),
+      () => bob.client.deleteDataStoreRecord(s.id, "secret"),
+      () => bob.client.incrementDataStoreRecord(s.id, "n"),
+      () => bob.client.getDataStore("ds_doesnotexist0000000"),
     ];
-    for (const p of attempts) await expectApiError(p, 404, "not_found");
+    for (const attempt of attempts) await expectApiError(attempt(), 404, "not_found");
     expect((await alice.client.listDataStoreRecords(s.id)).data).toEqual([{ key: "secret", value: "alice's", expires_at_ms: null }]);
     expect((await alice.client.getDataStore(s.id)).name).toBe("private");
   });
