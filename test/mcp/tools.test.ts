@@ -57,6 +57,7 @@ describe.each(combos)("over %s, protocol %s", (via, era) => {
         "update_draft", "deploy_draft", "list_versions", "get_version", "restore_version", "test_workflow",
         "compare_runs",
         "list_env", "set_env", "delete_env",
+        "list_data_stores", "create_data_store", "get_record", "set_record", "delete_record", "list_records", "increment_record",
       ].sort(),
     );
     for (const t of tools) {
