@@ -17,8 +17,16 @@ export function registerStores(program: Command, act: Act) {
   const stores = program
     .command("stores")
     .description("data stores: keys and JSON values your sources and steps share across runs");
-  stores.command("list").alias("ls").description("your data stores, with their keys and size").action(act(list));
-  stores.command("create").description("create a data store").argument("<name>", "its name").action(act(create));
+  stores
+    .command("list")
+    .alias("ls")
+    .description("your data stores, with their keys and size")
+    .action(act(list));
+  stores
+    .command("create")
+    .description("create a data store")
+    .argument("<name>", "its name")
+    .action(act(create));
   stores
     .command("get")
     .description("print a record's value (JSON)")
@@ -36,7 +44,9 @@ export function registerStores(program: Command, act: Act) {
   stores
     .command("delete")
     .alias("rm")
-    .description("delete a record, or without a key the whole store (refused while a source or step names it)")
+    .description(
+      "delete a record, or without a key the whole store (refused while a source or step names it)",
+    )
     .argument("<store>", "the store's id (ds_...) or name")
     .argument("[key]", "the record's key")
     .action(act(remove));
@@ -59,9 +69,12 @@ async function findStore(client: Client, named: string): Promise<DataStore> {
   }
   const found: DataStore[] = [];
   for await (const s of pages((q) => client.listMyDataStores(q))) if (s.name === named) found.push(s);
-  if (found.length === 0) throw new CliError(`no data store named ${JSON.stringify(named)} (headwater stores list shows yours)`);
+  if (found.length === 0)
+    throw new CliError(`no data store named ${JSON.stringify(named)} (headwater stores list shows yours)`);
   if (found.length > 1)
-    throw new CliError(`${found.length} data stores are named ${JSON.stringify(named)}: give one's id (${found.map((s) => s.id).join(", ")})`);
+    throw new CliError(
+      `${found.length} data stores are named ${JSON.stringify(named)}: give one's id (${found.map((s) => s.id).join(", ")})`,
+    );
   return found[0]!;
 }
 
@@ -110,7 +123,8 @@ async function get(ctx: Context, [named, key]: string[]): Promise<void> {
   try {
     rec = await client.getDataStoreRecord(store.id, key!);
   } catch (err) {
-    if (err instanceof ApiError && err.status === 404) throw new CliError(`no key ${JSON.stringify(key)} in ${store.name}`);
+    if (err instanceof ApiError && err.status === 404)
+      throw new CliError(`no key ${JSON.stringify(key)} in ${store.name}`);
     throw err;
   }
   if (ctx.out.json) ctx.out.jsonLine(rec);
@@ -131,7 +145,10 @@ async function set(ctx: Context, [named, key, arg]: string[], opts: Record<strin
   }
   const { client } = await ctx.connect();
   const store = await findStore(client, named!);
-  const rec = await client.putDataStoreRecord(store.id, key!, { value, ...(ttl === undefined ? {} : { ttl_seconds: ttl }) });
+  const rec = await client.putDataStoreRecord(store.id, key!, {
+    value,
+    ...(ttl === undefined ? {} : { ttl_seconds: ttl }),
+  });
   ctx.out.fields(
     [
       ["set", rec.key],
@@ -156,7 +173,8 @@ async function remove(ctx: Context, [named, key]: string[]): Promise<void> {
     throw err;
   }
   const what = key === undefined ? `store ${store.name} (${store.id})` : `${key} from ${store.name}`;
-  if (ctx.out.json) ctx.out.jsonLine({ store: store.id, ...(key === undefined ? {} : { key }), deleted: true });
+  if (ctx.out.json)
+    ctx.out.jsonLine({ store: store.id, ...(key === undefined ? {} : { key }), deleted: true });
   else ctx.out.say(`deleted ${what}`);
 }
 
@@ -169,14 +187,18 @@ async function keys(ctx: Context, [named]: string[], opts: Record<string, unknow
   const columns: Column<DataStoreRecord>[] = [
     { header: "KEY", cell: (r) => r.key },
     { header: "VALUE", cell: (r) => shortJson(r.value) },
-    { header: "EXPIRES", cell: (r) => (r.expires_at_ms === null ? "never" : new Date(r.expires_at_ms).toISOString()) },
+    {
+      header: "EXPIRES",
+      cell: (r) => (r.expires_at_ms === null ? "never" : new Date(r.expires_at_ms).toISOString()),
+    },
   ];
   ctx.out.rows(rows, columns);
 }
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : (chunk as Buffer));
+  for await (const chunk of process.stdin)
+    chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : (chunk as Buffer));
   const text = Buffer.concat(chunks).toString("utf8").trim();
   if (text === "") throw new UsageError("no value on stdin");
   return text;

@@ -11,7 +11,9 @@ import { expect, requireChromium, screenshot, test } from "../support/fixtures.j
 requireChromium();
 test.use({ viewport: { width: 1440, height: 1000 } });
 
-test("a store made on the Data stores page: records added, edited, searched by prefix and deleted", async ({ dashboard }) => {
+test("a store made on the Data stores page: records added, edited, searched by prefix and deleted", async ({
+  dashboard,
+}) => {
   test.setTimeout(180_000);
   const { page, api } = dashboard;
   const stores = page.getByRole("region", { name: "Stores" });
@@ -50,7 +52,11 @@ test("a store made on the Data stores page: records added, edited, searched by p
   await add.getByRole("button", { name: "Add record" }).click();
   await expect(add).toBeHidden({ timeout: 15_000 });
   await expect(records.getByRole("row", { name: "user:1" })).toContainText('{"name":"Ada"}');
-  expect(await api.getDataStoreRecord(store!.id, "user:1")).toEqual({ key: "user:1", value: { name: "Ada" }, expires_at_ms: null });
+  expect(await api.getDataStoreRecord(store!.id, "user:1")).toEqual({
+    key: "user:1",
+    value: { name: "Ada" },
+    expires_at_ms: null,
+  });
 
   // Two more, through the API; the page shows them in key order.
   await api.putDataStoreRecord(store!.id, "user:2", { value: "Grace" });
@@ -96,7 +102,11 @@ test("a store made on the Data stores page: records added, edited, searched by p
 
   // A store a source names cannot be deleted: the dialog says which source.
   const code = `export default { name: "uses sessions", version: "0.0.1", props: { http: "$.interface.http", store: { type: "data_store" } }, async run() {} };`;
-  const source = await api.createSource({ component_code: code, name: "session-keeper", configured_props: { store: store!.id } });
+  const source = await api.createSource({
+    component_code: code,
+    name: "session-keeper",
+    configured_props: { store: store!.id },
+  });
   await stores.getByRole("button", { name: "Delete sessions" }).click();
   const confirm = page.getByRole("dialog", { name: "Delete sessions?" });
   await confirm.getByRole("button", { name: "Delete store" }).click();
@@ -107,7 +117,10 @@ test("a store made on the Data stores page: records added, edited, searched by p
   await confirm.getByRole("button", { name: "Cancel" }).click();
   await api.deleteSource(source.id);
   await stores.getByRole("button", { name: "Delete sessions" }).click();
-  await page.getByRole("dialog", { name: "Delete sessions?" }).getByRole("button", { name: "Delete store" }).click();
+  await page
+    .getByRole("dialog", { name: "Delete sessions?" })
+    .getByRole("button", { name: "Delete store" })
+    .click();
   await expect(stores.getByText("No data stores yet.")).toBeVisible({ timeout: 15_000 });
   expect((await api.listMyDataStores()).data).toEqual([]);
 });

@@ -241,7 +241,11 @@ export const useEnvVars = () => useQuery({ queryKey: keys.env, queryFn: () => ca
 
 /** A page of the user's data stores, newest first. */
 export const useDataStores = (q: PageQuery) =>
-  useQuery({ queryKey: keys.dataStores(q), queryFn: () => call("listMyDataStores", q), placeholderData: (prev) => prev });
+  useQuery({
+    queryKey: keys.dataStores(q),
+    queryFn: () => call("listMyDataStores", q),
+    placeholderData: (prev) => prev,
+  });
 
 /** A page of a store's records in key order (by prefix); none while no store is chosen. */
 export const useStoreRecords = (id: string | null, q: RecordListQuery) =>

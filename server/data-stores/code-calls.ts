@@ -44,12 +44,21 @@ function handlerFor(ops: RecordOps, owner: string): CallHandler {
       case "increment":
         return (await ops.increment(owner, store, key, args.by as number)).value;
       case "compareAndSet":
-        return ops.compareAndSet(owner, store, key, "expected" in args ? args.expected : undefined, args.value);
+        return ops.compareAndSet(
+          owner,
+          store,
+          key,
+          "expected" in args ? args.expected : undefined,
+          args.value,
+        );
       case "page": {
         await ops.ownStore(owner, store);
         const after = typeof args.after === "string" ? args.after : undefined;
         const { rows } = await ops.records.page(store, { limit: PAGE, after }, Date.now());
-        return { rows: rows.map((r) => ({ key: r.key, value: JSON.parse(r.value) })), more: rows.length === PAGE };
+        return {
+          rows: rows.map((r) => ({ key: r.key, value: JSON.parse(r.value) })),
+          more: rows.length === PAGE,
+        };
       }
       default:
         throw new InvalidRequestError(`no data store operation "${op}"`);

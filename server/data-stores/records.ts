@@ -40,7 +40,12 @@ export function valueText(value: unknown): string {
 /** Seconds from now as an expiry in epoch ms; null or undefined: never. */
 export function expiryOf(ttlSeconds: number | null | undefined, nowMs: number): number | null {
   if (ttlSeconds === undefined || ttlSeconds === null) return null;
-  if (typeof ttlSeconds !== "number" || !Number.isInteger(ttlSeconds) || ttlSeconds < 1 || ttlSeconds > DATA_STORE_LIMITS.ttlSeconds)
+  if (
+    typeof ttlSeconds !== "number" ||
+    !Number.isInteger(ttlSeconds) ||
+    ttlSeconds < 1 ||
+    ttlSeconds > DATA_STORE_LIMITS.ttlSeconds
+  )
     throw bad("ttl", `a TTL is a whole number of seconds from 1 to ${DATA_STORE_LIMITS.ttlSeconds}`);
   return nowMs + ttlSeconds * 1000;
 }
@@ -71,7 +76,13 @@ export class RecordOps {
   }
 
   /** Writes `key`; over the key limit (a new key), 400 and nothing changes. */
-  async set(userId: string, storeId: string, key: string, value: unknown, ttlSeconds?: number | null): Promise<RecordValue> {
+  async set(
+    userId: string,
+    storeId: string,
+    key: string,
+    value: unknown,
+    ttlSeconds?: number | null,
+  ): Promise<RecordValue> {
     checkKey(key);
     const now = Date.now();
     const row: RecordRow = { key, value: valueText(value), expires_at_ms: expiryOf(ttlSeconds, now) };
@@ -105,7 +116,13 @@ export class RecordOps {
    * undefined, only if it is absent; whether it did. The write names the text it compared, so
    * a change in between makes it compare again.
    */
-  async compareAndSet(userId: string, storeId: string, key: string, expected: unknown, value: unknown): Promise<boolean> {
+  async compareAndSet(
+    userId: string,
+    storeId: string,
+    key: string,
+    expected: unknown,
+    value: unknown,
+  ): Promise<boolean> {
     checkKey(key);
     const text = valueText(value);
     await this.ownStore(userId, storeId);
@@ -113,7 +130,11 @@ export class RecordOps {
       const now = Date.now();
       if (expected === undefined) {
         const row = { key, value: text, expires_at_ms: null };
-        return (await this.adding(userId, storeId, key, now, (trx) => this.records.insertIfAbsent(storeId, row, now, trx))) === true;
+        return (
+          (await this.adding(userId, storeId, key, now, (trx) =>
+            this.records.insertIfAbsent(storeId, row, now, trx),
+          )) === true
+        );
       }
       const there = await this.records.get(storeId, key, now);
       if (!there || !sameJson(JSON.parse(there.value), expected)) return false;
@@ -146,10 +167,20 @@ export class RecordOps {
    * A write that may add `key`: under the store's lock, refused when the store holds its limit
    * of other live keys. The store deleted meanwhile: not found.
    */
-  private adding<T>(userId: string, storeId: string, key: string, now: number, write: (trx: Db) => Promise<T>): Promise<T> {
+  private adding<T>(
+    userId: string,
+    storeId: string,
+    key: string,
+    now: number,
+    write: (trx: Db) => Promise<T>,
+  ): Promise<T> {
     return this.stores.transaction(async (trx) => {
-      if (!(await this.stores.lockOwn(userId, storeId, trx))) throw new NotFoundError(`data store ${storeId}`);
-      if (!(await this.records.get(storeId, key, now, trx)) && (await this.records.countOthers(storeId, key, now, trx)) >= this.maxKeys)
+      if (!(await this.stores.lockOwn(userId, storeId, trx)))
+        throw new NotFoundError(`data store ${storeId}`);
+      if (
+        !(await this.records.get(storeId, key, now, trx)) &&
+        (await this.records.countOthers(storeId, key, now, trx)) >= this.maxKeys
+      )
         throw bad("key", `a data store holds at most ${this.maxKeys} keys: delete some first`);
       return write(trx);
     });

@@ -18,7 +18,7 @@ import { ConflictError, InvalidRequestError, NotFoundError } from "../errors.js"
 import { nextCreatedMs, nowSeconds } from "../store/repos/clock.js";
 import type { DataStoreRow } from "../store/repos/data-stores.js";
 import type { PageRequest, PageRows } from "../store/repos/paging.js";
-import { present as presentRecord, RecordOps } from "./records.js";
+import { present as presentRecord, type RecordOps } from "./records.js";
 
 export class DataStoreService {
   constructor(readonly ops: RecordOps) {}
@@ -57,7 +57,8 @@ export class DataStoreService {
   }
 
   async rename(userId: string, id: string, name: string): Promise<DataStore> {
-    if (!(await this.stores.rename(userId, id, name, nowSeconds()))) throw new NotFoundError(`data store ${id}`);
+    if (!(await this.stores.rename(userId, id, name, nowSeconds())))
+      throw new NotFoundError(`data store ${id}`);
     return this.get(userId, id);
   }
 
@@ -67,7 +68,10 @@ export class DataStoreService {
       if (!(await this.stores.lockOwn(userId, id, trx))) throw new NotFoundError(`data store ${id}`);
       const holders = await this.stores.holders(userId, id, trx);
       if (holders.length > 0) {
-        const details = holders.map((h) => ({ path: `used_by.${h.id}`, message: `${h.kind} "${h.name}" (${h.id})` }));
+        const details = holders.map((h) => ({
+          path: `used_by.${h.id}`,
+          message: `${h.kind} "${h.name}" (${h.id})`,
+        }));
         throw new ConflictError(
           `data store ${id} is in use by ${details.map((d) => d.message).join("; ")}: change their props first`,
           ERROR_CODES.dataStoreInUse,
@@ -109,7 +113,13 @@ export class DataStoreService {
     return rec;
   }
 
-  async put(userId: string, id: string, key: string, value: unknown, ttlSeconds?: number | null): Promise<DataStoreRecord> {
+  async put(
+    userId: string,
+    id: string,
+    key: string,
+    value: unknown,
+    ttlSeconds?: number | null,
+  ): Promise<DataStoreRecord> {
     const rec = await this.ops.set(userId, id, key, value, ttlSeconds);
     await this.stores.touch(id, nowSeconds());
     return rec;
@@ -136,7 +146,8 @@ export class DataStoreService {
 function cursor(name: string, value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
   const key = decodeKeyCursor(value);
-  if (key === undefined) throw new InvalidRequestError(`${name} is not a valid cursor`, ERROR_CODES.badCursor);
+  if (key === undefined)
+    throw new InvalidRequestError(`${name} is not a valid cursor`, ERROR_CODES.badCursor);
   return key;
 }
 

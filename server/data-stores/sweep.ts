@@ -27,7 +27,9 @@ export function startSweeping(
   let running: Promise<unknown> | undefined;
   const sweep = () => {
     running ??= sweepExpired(records)
-      .catch((err: unknown) => log.warn({ err }, "sweeping expired data store records failed; will try again in a minute"))
+      .catch((err: unknown) =>
+        log.warn({ err }, "sweeping expired data store records failed; will try again in a minute"),
+      )
       .finally(() => (running = undefined));
   };
   const timer = setInterval(sweep, EVERY_MS);

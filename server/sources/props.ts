@@ -27,9 +27,14 @@ export const HTTP = "$.interface.http";
 export const DATA_STORE = "data_store";
 
 /** The data stores configured props name, by prop name (after validateConfiguredProps). */
-export function dataStoreIdsOf(props: PropDescriptor[], configured: Record<string, unknown>): Array<[string, string]> {
+export function dataStoreIdsOf(
+  props: PropDescriptor[],
+  configured: Record<string, unknown>,
+): Array<[string, string]> {
   return props.flatMap((p) =>
-    p.type === DATA_STORE && typeof configured[p.name] === "string" ? [[p.name, configured[p.name] as string] as [string, string]] : [],
+    p.type === DATA_STORE && typeof configured[p.name] === "string"
+      ? [[p.name, configured[p.name] as string] as [string, string]]
+      : [],
   );
 }
 /**
@@ -92,7 +97,8 @@ export function validateConfiguredProps(
     if (prop.type === DATA_STORE) {
       const id = typeof given === "string" ? given : isObject(given) ? given.id : undefined;
       if (given === undefined && prop.optional === true) continue;
-      if (typeof id !== "string" || !id.startsWith("ds_")) fail('a data_store prop takes a data store id ("ds_...") or {id}');
+      if (typeof id !== "string" || !id.startsWith("ds_"))
+        fail('a data_store prop takes a data store id ("ds_...") or {id}');
       else out[prop.name] = id;
       continue;
     }

@@ -9,4 +9,5 @@ import type { EnvTables } from "./tables/env.js";
 import type { EventTables } from "./tables/events.js";
 import type { RuntimeTables } from "./tables/runtime.js";
 
-export interface Database extends CoreTables, EventTables, RuntimeTables, AccountTables, EnvTables, DataStoreTables {}
+export interface Database
+  extends CoreTables, EventTables, RuntimeTables, AccountTables, EnvTables, DataStoreTables {}

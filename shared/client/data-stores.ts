@@ -21,7 +21,8 @@ export function dataStoreMethods(request: Request) {
     /** A page of the user's stores, newest first. */
     listMyDataStores: (q?: PageQuery) =>
       request("GET", "/users/me/data_stores", Page(DataStore), { query: pageQuery(q) }),
-    getDataStore: async (id: string) => (await request("GET", `/data_stores/${enc(id)}`, Data(DataStore))).data,
+    getDataStore: async (id: string) =>
+      (await request("GET", `/data_stores/${enc(id)}`, Data(DataStore))).data,
     renameDataStore: async (id: string, name: string) =>
       (await request("PATCH", `/data_stores/${enc(id)}`, Data(DataStore), { body: { name } })).data,
     /** 409 `data_store_in_use` while a source or a workflow step names it. */
@@ -36,7 +37,10 @@ export function dataStoreMethods(request: Request) {
       (await request("PUT", record(id, key), Data(DataStoreRecord), { body })).data,
     deleteDataStoreRecord: (id: string, key: string) => request("DELETE", record(id, key), null),
     incrementDataStoreRecord: async (id: string, key: string, by?: number) =>
-      (await request("POST", `${record(id, key)}/increment`, Data(DataStoreRecord), { body: by === undefined ? {} : { by } }))
-        .data,
+      (
+        await request("POST", `${record(id, key)}/increment`, Data(DataStoreRecord), {
+          body: by === undefined ? {} : { by },
+        })
+      ).data,
   };
 }

@@ -41,7 +41,9 @@ export function dataStoreValueText(value: unknown): { text: string } | { problem
   if (text === undefined) return { problem: "the value is not JSON (undefined, a function or a symbol)" };
   const bytes = utf8Bytes(text);
   if (bytes > DATA_STORE_LIMITS.valueBytes)
-    return { problem: `a value holds at most ${DATA_STORE_LIMITS.valueBytes} bytes of JSON (this one has ${bytes})` };
+    return {
+      problem: `a value holds at most ${DATA_STORE_LIMITS.valueBytes} bytes of JSON (this one has ${bytes})`,
+    };
   return { text };
 }
 
@@ -84,13 +86,18 @@ export const DataStoreRecord = z.object({
 export type DataStoreRecord = z.infer<typeof DataStoreRecord>;
 
 /** `/data_stores/{id}/records/{key}` (the key URL-encoded). */
-export const RecordParams = z.object({ id: z.string().check(z.minLength(1), z.maxLength(200)), key: DataStoreKey });
+export const RecordParams = z.object({
+  id: z.string().check(z.minLength(1), z.maxLength(200)),
+  key: DataStoreKey,
+});
 
-const Ttl = z.number().check(
-  z.int("ttl_seconds is a whole number of seconds"),
-  z.gte(1, "ttl_seconds is at least 1"),
-  z.lte(DATA_STORE_LIMITS.ttlSeconds, `ttl_seconds is at most ${DATA_STORE_LIMITS.ttlSeconds}`),
-);
+const Ttl = z
+  .number()
+  .check(
+    z.int("ttl_seconds is a whole number of seconds"),
+    z.gte(1, "ttl_seconds is at least 1"),
+    z.lte(DATA_STORE_LIMITS.ttlSeconds, `ttl_seconds is at most ${DATA_STORE_LIMITS.ttlSeconds}`),
+  );
 
 /** `PUT .../records/{key}`: the value replaces the old one; without `ttl_seconds` it never expires. */
 export const PutRecordBody = z.object({
@@ -106,16 +113,21 @@ export type PutRecordBody = z.infer<typeof PutRecordBody>;
 
 /** `POST .../records/{key}/increment`: `by` defaults to 1. */
 export const IncrementRecordBody = z.object({
-  by: z.optional(
-    z.number().check(z.refine((n) => Number.isFinite(n), { message: "by is a finite number" })),
-  ),
+  by: z.optional(z.number().check(z.refine((n) => Number.isFinite(n), { message: "by is a finite number" }))),
 });
 export type IncrementRecordBody = z.infer<typeof IncrementRecordBody>;
 
 /** `GET /data_stores/{id}/records`: a page in ascending key order, optionally of keys with a prefix. */
 export const RecordListQuery = z.extend(PageQuery, {
   prefix: z.optional(
-    z.string().check(z.maxLength(DATA_STORE_LIMITS.keyBytes, `a prefix is at most ${DATA_STORE_LIMITS.keyBytes} characters`)),
+    z
+      .string()
+      .check(
+        z.maxLength(
+          DATA_STORE_LIMITS.keyBytes,
+          `a prefix is at most ${DATA_STORE_LIMITS.keyBytes} characters`,
+        ),
+      ),
   ),
 });
 export type RecordListQuery = z.input<typeof RecordListQuery>;

@@ -31,7 +31,7 @@ describe("headwater stores", { timeout: 120_000 }, () => {
     const ttl = await hw(undefined, "stores", "set", id, "user:2", '"Grace"', "--ttl", "3600");
     expect(ttl.code, ttl.stderr).toBe(0);
     expect(ttl.stdout).toMatch(/expires\s+20\d\d-/);
-    const piped = await hw('[1, 2, 3]\n', "stores", "set", "cache", "list", "-");
+    const piped = await hw("[1, 2, 3]\n", "stores", "set", "cache", "list", "-");
     expect(piped.code, piped.stderr).toBe(0);
     expect((await user.client.getDataStoreRecord(id, "list")).value).toEqual([1, 2, 3]);
     expect((await user.client.getDataStoreRecord(id, "user:2")).expires_at_ms).toBeGreaterThan(Date.now());
@@ -71,7 +71,10 @@ describe("headwater stores", { timeout: 120_000 }, () => {
     }
     expect((await user.client.listDataStoreRecords(s.id)).data).toEqual([]);
     const unknown = await hw(undefined, "stores", "keys", "nope");
-    expect([unknown.code, unknown.stderr]).toEqual([1, expect.stringContaining('no data store named "nope"')]);
+    expect([unknown.code, unknown.stderr]).toEqual([
+      1,
+      expect.stringContaining('no data store named "nope"'),
+    ]);
     await user.client.createDataStore("strict");
     const twice = await hw(undefined, "stores", "keys", "strict");
     expect([twice.code, twice.stderr]).toEqual([1, expect.stringContaining("2 data stores are named")]);

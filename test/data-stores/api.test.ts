@@ -39,7 +39,10 @@ describe.each(testDatabases())("data stores on $name", (db) => {
     });
     const second = await alice.client.createDataStore("cache");
     await alice.client.putDataStoreRecord(made.id, "hits", { value: 12 });
-    expect(await alice.client.getDataStore(made.id)).toMatchObject({ keys: 1, bytes: "hits".length + "12".length });
+    expect(await alice.client.getDataStore(made.id)).toMatchObject({
+      keys: 1,
+      bytes: "hits".length + "12".length,
+    });
 
     const first = await alice.client.listMyDataStores({ limit: 1 });
     expect(first.page_info).toMatchObject({ total_count: 2, count: 1 });
@@ -47,7 +50,11 @@ describe.each(testDatabases())("data stores on $name", (db) => {
     const next = await alice.client.listMyDataStores({ limit: 1, after: first.page_info.end_cursor! });
     expect(next.data.map((s) => s.id)).toEqual([made.id]);
 
-    expect(await alice.client.renameDataStore(made.id, "hit counters")).toMatchObject({ id: made.id, name: "hit counters", keys: 1 });
+    expect(await alice.client.renameDataStore(made.id, "hit counters")).toMatchObject({
+      id: made.id,
+      name: "hit counters",
+      keys: 1,
+    });
     await alice.client.deleteDataStore(second.id);
     await expectApiError(alice.client.getDataStore(second.id), 404, "not_found");
     expect((await alice.client.listMyDataStores()).data.map((s) => s.name)).toEqual(["hit counters"]);
@@ -58,7 +65,13 @@ describe.each(testDatabases())("data stores on $name", (db) => {
 
   it("puts, reads, increments and deletes records by URL-encoded key", async () => {
     const s = await alice.client.createDataStore("records");
-    const keys = ["plain", "with/slash", "spaces and ünïcødé", "?#&%", "a".repeat(DATA_STORE_LIMITS.keyBytes)];
+    const keys = [
+      "plain",
+      "with/slash",
+      "spaces and ünïcødé",
+      "?#&%",
+      "a".repeat(DATA_STORE_LIMITS.keyBytes),
+    ];
     for (const [i, key] of keys.entries()) {
       const put = await alice.client.putDataStoreRecord(s.id, key, { value: { n: i, key } });
       expect(put).toEqual({ key, value: { n: i, key }, expires_at_ms: null });
@@ -69,12 +82,23 @@ describe.each(testDatabases())("data stores on $name", (db) => {
       await alice.client.putDataStoreRecord(s.id, "plain", { value });
       expect((await alice.client.getDataStoreRecord(s.id, "plain")).value).toEqual(value);
     }
-    expect(await alice.client.incrementDataStoreRecord(s.id, "count")).toEqual({ key: "count", value: 1, expires_at_ms: null });
+    expect(await alice.client.incrementDataStoreRecord(s.id, "count")).toEqual({
+      key: "count",
+      value: 1,
+      expires_at_ms: null,
+    });
     expect((await alice.client.incrementDataStoreRecord(s.id, "count", 41)).value).toBe(42);
     expect((await alice.client.incrementDataStoreRecord(s.id, "count", -2.5)).value).toBe(39.5);
-    const notNumber = await expectApiError(alice.client.incrementDataStoreRecord(s.id, "with/slash"), 400, "validation_failed");
+    const notNumber = await expectApiError(
+      alice.client.incrementDataStoreRecord(s.id, "with/slash"),
+      400,
+      "validation_failed",
+    );
     expect(notNumber.message).toContain("not a number");
-    expect((await alice.client.getDataStoreRecord(s.id, "with/slash")).value).toEqual({ n: 1, key: "with/slash" });
+    expect((await alice.client.getDataStoreRecord(s.id, "with/slash")).value).toEqual({
+      n: 1,
+      key: "with/slash",
+    });
 
     await alice.client.deleteDataStoreRecord(s.id, "with/slash");
     await expectApiError(alice.client.getDataStoreRecord(s.id, "with/slash"), 404, "not_found");
@@ -92,17 +116,33 @@ describe.each(testDatabases())("data stores on $name", (db) => {
     const p1 = await alice.client.listDataStoreRecords(s.id, { prefix: "user:", limit: 2 });
     expect(p1.data.map((r) => r.key)).toEqual(["user:1", "user:10"]);
     expect(p1.page_info.total_count).toBe(4);
-    const p2 = await alice.client.listDataStoreRecords(s.id, { prefix: "user:", limit: 2, after: p1.page_info.end_cursor! });
+    const p2 = await alice.client.listDataStoreRecords(s.id, {
+      prefix: "user:",
+      limit: 2,
+      after: p1.page_info.end_cursor!,
+    });
     expect(p2.data.map((r) => r.key)).toEqual(["user:2", "user:3"]);
-    const p3 = await alice.client.listDataStoreRecords(s.id, { prefix: "user:", limit: 2, after: p2.page_info.end_cursor! });
+    const p3 = await alice.client.listDataStoreRecords(s.id, {
+      prefix: "user:",
+      limit: 2,
+      after: p2.page_info.end_cursor!,
+    });
     expect(p3.data).toEqual([]);
-    const back = await alice.client.listDataStoreRecords(s.id, { prefix: "user:", limit: 2, before: p2.page_info.start_cursor! });
+    const back = await alice.client.listDataStoreRecords(s.id, {
+      prefix: "user:",
+      limit: 2,
+      before: p2.page_info.start_cursor!,
+    });
     expect(back.data.map((r) => r.key)).toEqual(["user:1", "user:10"]);
     expect((await alice.client.listDataStoreRecords(s.id, { prefix: "nothing" })).data).toEqual([]);
     // A prefix is not a pattern.
     expect((await alice.client.listDataStoreRecords(s.id, { prefix: "%" })).data).toEqual([]);
     expect((await alice.client.listDataStoreRecords(s.id, { prefix: "user_" })).data).toEqual([]);
-    await expectApiError(alice.client.listDataStoreRecords(s.id, { after: "not-a-cursor" }), 400, "bad_cursor");
+    await expectApiError(
+      alice.client.listDataStoreRecords(s.id, { after: "not-a-cursor" }),
+      400,
+      "bad_cursor",
+    );
   });
 
   it("refuses bad input with details, changing nothing", async () => {
@@ -136,13 +176,22 @@ describe.each(testDatabases())("data stores on $name", (db) => {
     ];
     for (const [method, path, body] of refusals) {
       const err = await expectApiError(raw(method, path, body), 400);
-      expect(err.details?.length, `${method} ${path.slice(0, 80)} ${JSON.stringify(body)?.slice(0, 60)}`).toBeGreaterThan(0);
+      expect(
+        err.details?.length,
+        `${method} ${path.slice(0, 80)} ${JSON.stringify(body)?.slice(0, 60)}`,
+      ).toBeGreaterThan(0);
     }
-    expect((await alice.client.listDataStoreRecords(s.id)).data).toEqual([{ key: "keep", value: "before", expires_at_ms: null }]);
+    expect((await alice.client.listDataStoreRecords(s.id)).data).toEqual([
+      { key: "keep", value: "before", expires_at_ms: null },
+    ]);
     expect((await alice.client.getDataStore(s.id)).name).toBe("strict");
-    expect((await alice.client.listMyDataStores({ limit: 100 })).data.some((d) => d.name === "ok")).toBe(false);
+    expect((await alice.client.listMyDataStores({ limit: 100 })).data.some((d) => d.name === "ok")).toBe(
+      false,
+    );
     // Exactly 64 KB of JSON is taken (the quotes count).
-    await alice.client.putDataStoreRecord(s.id, "big", { value: "y".repeat(DATA_STORE_LIMITS.valueBytes - 2) });
+    await alice.client.putDataStoreRecord(s.id, "big", {
+      value: "y".repeat(DATA_STORE_LIMITS.valueBytes - 2),
+    });
   });
 
   it("holds at most HEADWATER_DATA_STORE_MAX_KEYS keys, also when they come at once; a replacement is not refused", async () => {
@@ -162,7 +211,11 @@ describe.each(testDatabases())("data stores on $name", (db) => {
     expect(listed.data).toHaveLength(6);
     const one = listed.data[0]!.key;
     await alice.client.putDataStoreRecord(s.id, one, { value: "replaced" });
-    await expectApiError(alice.client.putDataStoreRecord(s.id, "seventh", { value: 1 }), 400, "validation_failed");
+    await expectApiError(
+      alice.client.putDataStoreRecord(s.id, "seventh", { value: 1 }),
+      400,
+      "validation_failed",
+    );
     await expectApiError(alice.client.incrementDataStoreRecord(s.id, "seventh"), 400, "validation_failed");
     // A deleted key makes room.
     await alice.client.deleteDataStoreRecord(s.id, one);
@@ -184,7 +237,11 @@ describe.each(testDatabases())("data stores on $name", (db) => {
     expect((await alice.client.getDataStore(s.id)).keys).toBe(1);
     await expectApiError(alice.client.deleteDataStoreRecord(s.id, "short"), 404, "not_found");
     // An expired number counts from 0 again, without the old TTL.
-    expect(await alice.client.incrementDataStoreRecord(s.id, "counter")).toEqual({ key: "counter", value: 1, expires_at_ms: null });
+    expect(await alice.client.incrementDataStoreRecord(s.id, "counter")).toEqual({
+      key: "counter",
+      value: 1,
+      expires_at_ms: null,
+    });
 
     await alice.client.putDataStoreRecord(s.id, "gone", { value: 1, ttl_seconds: 1 });
     await sleep(1100);
@@ -215,24 +272,34 @@ describe.each(testDatabases())("data stores on $name", (db) => {
       () => bob.client.getDataStore("ds_doesnotexist0000000"),
     ];
     for (const attempt of attempts) await expectApiError(attempt(), 404, "not_found");
-    expect((await alice.client.listDataStoreRecords(s.id)).data).toEqual([{ key: "secret", value: "alice's", expires_at_ms: null }]);
+    expect((await alice.client.listDataStoreRecords(s.id)).data).toEqual([
+      { key: "secret", value: "alice's", expires_at_ms: null },
+    ]);
     expect((await alice.client.getDataStore(s.id)).name).toBe("private");
   });
 
   it("refuses to delete a store a source names (409 data_store_in_use), and a source naming another user's store", async () => {
     const s = await alice.client.createDataStore("used");
     const code = `export default { name: "uses a store", version: "0.0.1", props: { http: "$.interface.http", store: { type: "data_store" } }, async run() {} };`;
-    const source = await alice.client.createSource({ component_code: code, name: "store-user", configured_props: { store: s.id } });
+    const source = await alice.client.createSource({
+      component_code: code,
+      name: "store-user",
+      configured_props: { store: s.id },
+    });
     const err = await expectApiError(alice.client.deleteDataStore(s.id), 409, "data_store_in_use");
     expect(err.message).toContain("store-user");
-    expect(err.details).toEqual([{ path: `used_by.${source.id}`, message: expect.stringContaining("store-user") }]);
+    expect(err.details).toEqual([
+      { path: `used_by.${source.id}`, message: expect.stringContaining("store-user") },
+    ]);
     expect((await alice.client.getDataStore(s.id)).id).toBe(s.id);
     const refused = await expectApiError(
       bob.client.createSource({ component_code: code, configured_props: { store: s.id } }),
       400,
       "validation_failed",
     );
-    expect(refused.details).toEqual([{ path: "configured_props.store", message: expect.stringContaining(s.id) }]);
+    expect(refused.details).toEqual([
+      { path: "configured_props.store", message: expect.stringContaining(s.id) },
+    ]);
     await alice.client.deleteSource(source.id);
     await alice.client.deleteDataStore(s.id);
   });

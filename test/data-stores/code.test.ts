@@ -75,7 +75,11 @@ async function sources(client: Client, code: string, storeId: string, n: number)
   const component = await client.createComponent({ component_code: code });
   return Promise.all(
     Array.from({ length: n }, (_, i) =>
-      client.createSource({ component_id: component.id, name: `src-${i}-${storeId.slice(-6)}`, configured_props: { store: storeId } }),
+      client.createSource({
+        component_id: component.id,
+        name: `src-${i}-${storeId.slice(-6)}`,
+        configured_props: { store: storeId },
+      }),
     ),
   );
 }
@@ -90,38 +94,46 @@ describe.each(testDatabases())("data stores in code on $name", (db) => {
   }, 60_000);
   afterAll(() => srv?.stop());
 
-  it("gives a source the hosted service's interface, increment and compareAndSet; limits throw and change nothing", { timeout: 60_000 }, async () => {
-    const store = await alice.client.createDataStore("interface");
-    const [src] = await sources(alice.client, INTERFACE, store.id, 1);
-    expect(await post(`${srv.origin}/e/${src!.id}`, {})).toBe(200);
-    const [ev] = await waitForList(sourceEvents(alice.client, src!.id), 1);
-    const out = ev!.event as Record<string, unknown>;
-    expect(out).toMatchObject({
-      get: { n: 1 },
-      nul: null,
-      has: [true, true, false],
-      keys: ["a", "b", "nul"],
-      entries: [["a", { n: 1 }], ["b", [1, 2]], ["nul", null]],
-      iterated: ['a={"n":1}', "b=[1,2]", "nul=null"],
-      inc: [1, 11, 10.5],
-      cas: [true, false, false, true],
-      a: { n: 2 },
-      ttl: [true, false],
-      afterDelete: ["a", "b", "lock", "n"],
-    });
-    expect(out).not.toHaveProperty("missing");
-    const errors = out.errors as Array<string | null>;
-    expect(errors[0]).toContain("at most 256 bytes");
-    expect(errors[1]).toContain("at most 65536 bytes");
-    expect(errors[2]).toContain("not a number");
-    expect(errors[3]).toContain("undefined");
-    expect(out.keysAfterErrors).toEqual(["a", "b", "lock", "n"]);
-    // The API sees what the code wrote.
-    expect((await alice.client.getDataStoreRecord(store.id, "n")).value).toBe(10.5);
-    const b = await alice.client.getDataStoreRecord(store.id, "b");
-    expect(b.expires_at_ms).toBeLessThanOrEqual(Date.now() + 30_000);
-    expect(b.expires_at_ms).toBeGreaterThan(Date.now() + 20_000);
-  });
+  it(
+    "gives a source the hosted service's interface, increment and compareAndSet; limits throw and change nothing",
+    { timeout: 60_000 },
+    async () => {
+      const store = await alice.client.createDataStore("interface");
+      const [src] = await sources(alice.client, INTERFACE, store.id, 1);
+      expect(await post(`${srv.origin}/e/${src!.id}`, {})).toBe(200);
+      const [ev] = await waitForList(sourceEvents(alice.client, src!.id), 1);
+      const out = ev!.event as Record<string, unknown>;
+      expect(out).toMatchObject({
+        get: { n: 1 },
+        nul: null,
+        has: [true, true, false],
+        keys: ["a", "b", "nul"],
+        entries: [
+          ["a", { n: 1 }],
+          ["b", [1, 2]],
+          ["nul", null],
+        ],
+        iterated: ['a={"n":1}', "b=[1,2]", "nul=null"],
+        inc: [1, 11, 10.5],
+        cas: [true, false, false, true],
+        a: { n: 2 },
+        ttl: [true, false],
+        afterDelete: ["a", "b", "lock", "n"],
+      });
+      expect(out).not.toHaveProperty("missing");
+      const errors = out.errors as Array<string | null>;
+      expect(errors[0]).toContain("at most 256 bytes");
+      expect(errors[1]).toContain("at most 65536 bytes");
+      expect(errors[2]).toContain("not a number");
+      expect(errors[3]).toContain("undefined");
+      expect(out.keysAfterErrors).toEqual(["a", "b", "lock", "n"]);
+      // The API sees what the code wrote.
+      expect((await alice.client.getDataStoreRecord(store.id, "n")).value).toBe(10.5);
+      const b = await alice.client.getDataStoreRecord(store.id, "b");
+      expect(b.expires_at_ms).toBeLessThanOrEqual(Date.now() + 30_000);
+      expect(b.expires_at_ms).toBeGreaterThan(Date.now() + 20_000);
+    },
+  );
 
   it("10 sources running at once, 50 increments each: exactly 500", { timeout: 120_000 }, async () => {
     const store = await alice.client.createDataStore("counter");
@@ -132,16 +144,20 @@ describe.each(testDatabases())("data stores in code on $name", (db) => {
     expect((await alice.client.getDataStoreRecord(store.id, "count")).value).toBe(500);
   });
 
-  it("compareAndSet on an absent key: exactly one of many runs at once claims it", { timeout: 60_000 }, async () => {
-    const store = await alice.client.createDataStore("claims");
-    const srcs = await sources(alice.client, CLAIM, store.id, 6);
-    await Promise.all(srcs.map((s, i) => post(`${srv.origin}/e/${s.id}`, { who: `run-${i}` })));
-    const events = [];
-    for (const s of srcs) events.push(...(await waitForList(sourceEvents(alice.client, s.id), 1)));
-    const winners = events.map((e) => e.event as { who: string; won: boolean }).filter((e) => e.won);
-    expect(winners).toHaveLength(1);
-    expect((await alice.client.getDataStoreRecord(store.id, "owner")).value).toBe(winners[0]!.who);
-  });
+  it(
+    "compareAndSet on an absent key: exactly one of many runs at once claims it",
+    { timeout: 60_000 },
+    async () => {
+      const store = await alice.client.createDataStore("claims");
+      const srcs = await sources(alice.client, CLAIM, store.id, 6);
+      await Promise.all(srcs.map((s, i) => post(`${srv.origin}/e/${s.id}`, { who: `run-${i}` })));
+      const events = [];
+      for (const s of srcs) events.push(...(await waitForList(sourceEvents(alice.client, s.id), 1)));
+      const winners = events.map((e) => e.event as { who: string; won: boolean }).filter((e) => e.won);
+      expect(winners).toHaveLength(1);
+      expect((await alice.client.getDataStoreRecord(store.id, "owner")).value).toBe(winners[0]!.who);
+    },
+  );
 });
 
 const postgres = testDatabases().find((d) => d.name === "postgres");
@@ -162,19 +178,29 @@ describe.skipIf(!postgres)("data store increments across two instances on one Po
     await first?.stop();
   });
 
-  it("10 sources on two instances, 50 increments each, and REST increments on both: all counted once", { timeout: 120_000 }, async () => {
-    const store = await alice.client.createDataStore("shared counter");
-    const srcs = await sources(alice.client, INCREMENTS, store.id, 10);
-    const onSecond = createClient({ baseUrl: `${second.server.url}/v1`, apiKey: alice.key });
-    const origins = [first.origin, second.server.url];
-    const rest = Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? alice.client : onSecond).incrementDataStoreRecord(store.id, "count"));
-    const runs = srcs.map((s, i) => post(`${origins[i % 2]}/e/${s.id}`, {}));
-    await Promise.all([...rest, ...runs]);
-    for (const s of srcs) await waitForList(sourceEvents(alice.client, s.id), 1, undefined, 90_000);
-    const value = await until("the count", async () => {
-      const v = (await onSecond.getDataStoreRecord(store.id, "count")).value;
-      return v === 540 ? v : undefined;
-    }, 5_000).catch(async () => (await onSecond.getDataStoreRecord(store.id, "count")).value);
-    expect(value).toBe(540);
-  });
+  it(
+    "10 sources on two instances, 50 increments each, and REST increments on both: all counted once",
+    { timeout: 120_000 },
+    async () => {
+      const store = await alice.client.createDataStore("shared counter");
+      const srcs = await sources(alice.client, INCREMENTS, store.id, 10);
+      const onSecond = createClient({ baseUrl: `${second.server.url}/v1`, apiKey: alice.key });
+      const origins = [first.origin, second.server.url];
+      const rest = Array.from({ length: 40 }, (_, i) =>
+        (i % 2 === 0 ? alice.client : onSecond).incrementDataStoreRecord(store.id, "count"),
+      );
+      const runs = srcs.map((s, i) => post(`${origins[i % 2]}/e/${s.id}`, {}));
+      await Promise.all([...rest, ...runs]);
+      for (const s of srcs) await waitForList(sourceEvents(alice.client, s.id), 1, undefined, 90_000);
+      const value = await until(
+        "the count",
+        async () => {
+          const v = (await onSecond.getDataStoreRecord(store.id, "count")).value;
+          return v === 540 ? v : undefined;
+        },
+        5_000,
+      ).catch(async () => (await onSecond.getDataStoreRecord(store.id, "count")).value);
+      expect(value).toBe(540);
+    },
+  );
 });

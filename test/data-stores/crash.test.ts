@@ -22,7 +22,8 @@ describe.each(testDatabases())("data store increments across kill -9 on $name", 
     const dataDir = tempDataDir();
     cleanups.push(async () => fs.rmSync(dataDir, { recursive: true, force: true }));
     const apiKey = randomKey();
-    const start = () => spawnServer({ dataDir, databaseUrl: fresh.databaseUrl, apiKey, detached: true, timeoutMs: 30_000 });
+    const start = () =>
+      spawnServer({ dataDir, databaseUrl: fresh.databaseUrl, apiKey, detached: true, timeoutMs: 30_000 });
     let server: SpawnedServer = await start();
     cleanups.push(() => server.killGroup());
     const client = createClient({ baseUrl: server.baseUrl, apiKey, timeoutMs: 10_000 });

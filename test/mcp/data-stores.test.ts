@@ -39,21 +39,39 @@ describe.each<Via>(["http", "stdio"])("data stores over MCP (%s)", (via) => {
   });
 
   it("creates and lists stores; sets, gets, lists by prefix, increments and deletes records", async () => {
-    const { data_store: store } = await call<{ data_store: StoreOut }>(c, "create_data_store", { name: "agent notes" });
+    const { data_store: store } = await call<{ data_store: StoreOut }>(c, "create_data_store", {
+      name: "agent notes",
+    });
     expect(store).toMatchObject({ id: expect.stringMatching(/^ds_/), name: "agent notes", keys: 0 });
 
-    const set = await call<{ record: RecordOut }>(c, "set_record", { store_id: store.id, key: "seen:1", value: { ok: true } });
+    const set = await call<{ record: RecordOut }>(c, "set_record", {
+      store_id: store.id,
+      key: "seen:1",
+      value: { ok: true },
+    });
     expect(set.record).toEqual({ key: "seen:1", value: { ok: true }, expires_at_ms: null });
-    const ttl = await call<{ record: RecordOut }>(c, "set_record", { store_id: store.id, key: "seen:2", value: "x", ttl_seconds: 600 });
+    const ttl = await call<{ record: RecordOut }>(c, "set_record", {
+      store_id: store.id,
+      key: "seen:2",
+      value: "x",
+      ttl_seconds: 600,
+    });
     expect(ttl.record.expires_at_ms).toBeGreaterThan(Date.now());
     await call(c, "set_record", { store_id: store.id, key: "other", value: 1 });
 
-    expect((await call<{ record: RecordOut }>(c, "get_record", { store_id: store.id, key: "seen:1" })).record.value).toEqual({ ok: true });
-    const page1 = await call<{ records: RecordOut[]; next_cursor: string | null; total_count: number }>(c, "list_records", {
-      store_id: store.id,
-      prefix: "seen:",
-      limit: 1,
-    });
+    expect(
+      (await call<{ record: RecordOut }>(c, "get_record", { store_id: store.id, key: "seen:1" })).record
+        .value,
+    ).toEqual({ ok: true });
+    const page1 = await call<{ records: RecordOut[]; next_cursor: string | null; total_count: number }>(
+      c,
+      "list_records",
+      {
+        store_id: store.id,
+        prefix: "seen:",
+        limit: 1,
+      },
+    );
     expect([page1.records.map((r) => r.key), page1.total_count]).toEqual([["seen:1"], 2]);
     const page2 = await call<{ records: RecordOut[]; next_cursor: string | null }>(c, "list_records", {
       store_id: store.id,
@@ -63,9 +81,18 @@ describe.each<Via>(["http", "stdio"])("data stores over MCP (%s)", (via) => {
     });
     expect(page2.records.map((r) => r.key)).toEqual(["seen:2"]);
 
-    expect((await call<{ record: RecordOut }>(c, "increment_record", { store_id: store.id, key: "count" })).record.value).toBe(1);
-    expect((await call<{ record: RecordOut }>(c, "increment_record", { store_id: store.id, key: "count", by: 9 })).record.value).toBe(10);
-    expect(await call(c, "delete_record", { store_id: store.id, key: "other" })).toEqual({ deleted: true, key: "other" });
+    expect(
+      (await call<{ record: RecordOut }>(c, "increment_record", { store_id: store.id, key: "count" })).record
+        .value,
+    ).toBe(1);
+    expect(
+      (await call<{ record: RecordOut }>(c, "increment_record", { store_id: store.id, key: "count", by: 9 }))
+        .record.value,
+    ).toBe(10);
+    expect(await call(c, "delete_record", { store_id: store.id, key: "other" })).toEqual({
+      deleted: true,
+      key: "other",
+    });
     expect((await refused(c, "get_record", { store_id: store.id, key: "other" })).code).toBe("not_found");
 
     const listed = await call<{ data_stores: StoreOut[]; total_count: number }>(c, "list_data_stores");
@@ -86,12 +113,20 @@ describe.each<Via>(["http", "stdio"])("data stores over MCP (%s)", (via) => {
     }
     expect((await bob.client.getDataStoreRecord(theirs.id, "k")).value).toBe("bob");
 
-    const { data_store: mine } = await call<{ data_store: StoreOut }>(c, "create_data_store", { name: "strict" });
-    expect((await refused(c, "set_record", { store_id: mine.id, key: "k".repeat(257), value: 1 })).code).toBe("invalid_input");
-    expect((await refused(c, "set_record", { store_id: mine.id, key: "k", value: "x".repeat(70_000) })).code).toBe("invalid_input");
+    const { data_store: mine } = await call<{ data_store: StoreOut }>(c, "create_data_store", {
+      name: "strict",
+    });
+    expect((await refused(c, "set_record", { store_id: mine.id, key: "k".repeat(257), value: 1 })).code).toBe(
+      "invalid_input",
+    );
+    expect(
+      (await refused(c, "set_record", { store_id: mine.id, key: "k", value: "x".repeat(70_000) })).code,
+    ).toBe("invalid_input");
     await call(c, "set_record", { store_id: mine.id, key: "text", value: "abc" });
     const notNumber = await refused(c, "increment_record", { store_id: mine.id, key: "text" });
     expect(notNumber.error).toContain("not a number");
-    expect((await alice.client.listDataStoreRecords(mine.id)).data).toEqual([{ key: "text", value: "abc", expires_at_ms: null }]);
+    expect((await alice.client.listDataStoreRecords(mine.id)).data).toEqual([
+      { key: "text", value: "abc", expires_at_ms: null },
+    ]);
   });
 });

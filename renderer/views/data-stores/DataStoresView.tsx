@@ -52,7 +52,11 @@ export function DataStoresView() {
             New data store
           </button>
         </div>
-        <ErrorNote error={stores.error} title="Could not load the data stores" onRetry={() => void stores.refetch()} />
+        <ErrorNote
+          error={stores.error}
+          title="Could not load the data stores"
+          onRetry={() => void stores.refetch()}
+        />
         {stores.data && list.length === 0 && <p className="muted">No data stores yet.</p>}
         {list.length > 0 && (
           <table className="data-table stores-table">
@@ -71,7 +75,12 @@ export function DataStoresView() {
               {list.map((s) => (
                 <tr key={s.id} aria-label={s.name} className={s.id === chosen ? "selected" : undefined}>
                   <td>
-                    <button type="button" className="link-button" aria-pressed={s.id === chosen} onClick={() => setChosen(s.id)}>
+                    <button
+                      type="button"
+                      className="link-button"
+                      aria-pressed={s.id === chosen}
+                      onClick={() => setChosen(s.id)}
+                    >
                       {s.name}
                     </button>
                   </td>
@@ -83,7 +92,12 @@ export function DataStoresView() {
                     <Time ms={s.updated_at * 1000} />
                   </td>
                   <td className="actions">
-                    <button type="button" className="btn small" aria-label={`Rename ${s.name}`} onClick={() => setDialog({ kind: "rename", s })}>
+                    <button
+                      type="button"
+                      className="btn small"
+                      aria-label={`Rename ${s.name}`}
+                      onClick={() => setDialog({ kind: "rename", s })}
+                    >
                       Rename
                     </button>
                     <button
@@ -119,8 +133,8 @@ export function DataStoresView() {
           title={`Delete ${dialog.s.name}?`}
           message={
             <p>
-              Its {formatNumber(dialog.s.keys)} record{dialog.s.keys === 1 ? "" : "s"} go with it. A store that a source or
-              workflow step names cannot be deleted: change their props first.
+              Its {formatNumber(dialog.s.keys)} record{dialog.s.keys === 1 ? "" : "s"} go with it. A store
+              that a source or workflow step names cannot be deleted: change their props first.
             </p>
           }
           confirmLabel="Delete store"

@@ -73,12 +73,21 @@ export function RecordDialog(props: {
     const parsed = parseValue(json);
     const errs: Errors = {
       key: existing ? undefined : key === "" ? "enter a key" : dataStoreKeyProblem(key),
-      value: json.trim() === "" ? 'enter a JSON value, e.g. {"count": 1} or "text"' : "problem" in parsed ? parsed.problem : undefined,
+      value:
+        json.trim() === ""
+          ? 'enter a JSON value, e.g. {"count": 1} or "text"'
+          : "problem" in parsed
+            ? parsed.problem
+            : undefined,
       ttl: ttlProblem(ttl),
     };
     setErrors(errs);
     if (errs.key || errs.value || errs.ttl || !("value" in parsed)) return;
-    save.mutate({ key: existing?.key ?? key, value: parsed.value, ttl: ttl.trim() === "" ? null : Number(ttl) });
+    save.mutate({
+      key: existing?.key ?? key,
+      value: parsed.value,
+      ttl: ttl.trim() === "" ? null : Number(ttl),
+    });
   };
   const title = existing ? `Edit ${existing.key}` : "Add record";
   const busy = save.isPending;
@@ -109,7 +118,12 @@ export function RecordDialog(props: {
         }}
       >
         {!existing && (
-          <Field id="record-key" label="Key" error={errors.key} hint={`Up to ${DATA_STORE_LIMITS.keyBytes} bytes`}>
+          <Field
+            id="record-key"
+            label="Key"
+            error={errors.key}
+            hint={`Up to ${DATA_STORE_LIMITS.keyBytes} bytes`}
+          >
             <input
               id="record-key"
               value={key}
@@ -129,7 +143,12 @@ export function RecordDialog(props: {
             </div>
           )}
         </div>
-        <Field id="record-ttl" label="TTL in seconds" error={errors.ttl} hint="Empty: never expires. The record reads as absent once it expires.">
+        <Field
+          id="record-ttl"
+          label="TTL in seconds"
+          error={errors.ttl}
+          hint="Empty: never expires. The record reads as absent once it expires."
+        >
           <input
             id="record-ttl"
             inputMode="numeric"
@@ -139,7 +158,10 @@ export function RecordDialog(props: {
             disabled={busy}
           />
         </Field>
-        <ErrorNote error={save.error} title={existing ? `Could not save ${existing.key}` : "Could not add the record"} />
+        <ErrorNote
+          error={save.error}
+          title={existing ? `Could not save ${existing.key}` : "Could not add the record"}
+        />
       </form>
     </Modal>
   );

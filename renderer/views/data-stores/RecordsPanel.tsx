@@ -62,7 +62,11 @@ export function RecordsPanel({ store }: { store: DataStore }) {
         Code reads this store through a prop <code>{`{ type: "data_store" }`}</code> configured with{" "}
         <code>{store.id}</code>.
       </p>
-      <ErrorNote error={records.error} title="Could not load the records" onRetry={() => void records.refetch()} />
+      <ErrorNote
+        error={records.error}
+        title="Could not load the records"
+        onRetry={() => void records.refetch()}
+      />
       {records.data && list.length === 0 && (
         <p className="muted">{prefix ? `No key starts with “${prefix}”.` : "No records yet."}</p>
       )}
@@ -87,9 +91,16 @@ export function RecordsPanel({ store }: { store: DataStore }) {
                 <td>
                   <code className="record-value">{preview(r.value)}</code>
                 </td>
-                <td className="muted">{r.expires_at_ms === null ? "never" : new Date(r.expires_at_ms).toLocaleString()}</td>
+                <td className="muted">
+                  {r.expires_at_ms === null ? "never" : new Date(r.expires_at_ms).toLocaleString()}
+                </td>
                 <td className="actions">
-                  <button type="button" className="btn small" aria-label={`Edit ${r.key}`} onClick={() => setDialog({ kind: "edit", r })}>
+                  <button
+                    type="button"
+                    className="btn small"
+                    aria-label={`Edit ${r.key}`}
+                    onClick={() => setDialog({ kind: "edit", r })}
+                  >
                     Edit
                   </button>
                   <button
@@ -108,7 +119,9 @@ export function RecordsPanel({ store }: { store: DataStore }) {
       )}
       {pager.total > 0 && <Pager noun={["record", "records"]} labels={["← Previous", "Next →"]} {...pager} />}
       {dialog?.kind === "add" && <RecordDialog storeId={store.id} onClose={close} onSaved={refresh} />}
-      {dialog?.kind === "edit" && <RecordDialog storeId={store.id} existing={dialog.r} onClose={close} onSaved={refresh} />}
+      {dialog?.kind === "edit" && (
+        <RecordDialog storeId={store.id} existing={dialog.r} onClose={close} onSaved={refresh} />
+      )}
       {dialog?.kind === "delete" && (
         <ConfirmDialog
           title={`Delete ${dialog.r.key}?`}

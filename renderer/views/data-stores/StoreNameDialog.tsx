@@ -10,12 +10,17 @@ import { Spinner } from "../../ui/Spinner.js";
 import { toast } from "../../ui/Toasts.js";
 
 /** `existing`: the store being renamed; absent: a new store. */
-export function StoreNameDialog(props: { existing?: DataStore; onClose: () => void; onSaved: (s: DataStore) => void }) {
+export function StoreNameDialog(props: {
+  existing?: DataStore;
+  onClose: () => void;
+  onSaved: (s: DataStore) => void;
+}) {
   const { existing, onClose, onSaved } = props;
   const [name, setName] = useState(existing?.name ?? "");
   const [error, setError] = useState<string | undefined>();
   const save = useMutation({
-    mutationFn: (n: string) => (existing ? call("renameDataStore", existing.id, n) : call("createDataStore", n)),
+    mutationFn: (n: string) =>
+      existing ? call("renameDataStore", existing.id, n) : call("createDataStore", n),
     onSuccess: (s) => {
       onSaved(s);
       toast(existing ? `Renamed to ${s.name}` : `Created ${s.name}`);
@@ -25,7 +30,11 @@ export function StoreNameDialog(props: { existing?: DataStore; onClose: () => vo
   const submit = () => {
     const n = name.trim();
     const problem =
-      n === "" ? "enter a name" : n.length > DATA_STORE_LIMITS.nameLength ? `at most ${DATA_STORE_LIMITS.nameLength} characters` : undefined;
+      n === ""
+        ? "enter a name"
+        : n.length > DATA_STORE_LIMITS.nameLength
+          ? `at most ${DATA_STORE_LIMITS.nameLength} characters`
+          : undefined;
     setError(problem);
     if (!problem) save.mutate(n);
   };
@@ -66,7 +75,10 @@ export function StoreNameDialog(props: { existing?: DataStore; onClose: () => vo
             data-autofocus
           />
         </Field>
-        <ErrorNote error={save.error} title={existing ? "Could not rename the store" : "Could not create the store"} />
+        <ErrorNote
+          error={save.error}
+          title={existing ? "Could not rename the store" : "Could not create the store"}
+        />
       </form>
     </Modal>
   );

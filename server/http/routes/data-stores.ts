@@ -25,7 +25,14 @@ export const dataStoreRoutes: FastifyPluginAsync<{ stores: DataStoreService }> =
 
   route(
     app,
-    { method: "POST", url: "/data_stores", summary: "Create a data store", tags, body: CreateDataStoreBody, response: Data(DataStore) },
+    {
+      method: "POST",
+      url: "/data_stores",
+      summary: "Create a data store",
+      tags,
+      body: CreateDataStoreBody,
+      response: Data(DataStore),
+    },
     async ({ body, user }) => ({ data: await stores.create(user.id, body.name) }),
   );
 
@@ -44,7 +51,14 @@ export const dataStoreRoutes: FastifyPluginAsync<{ stores: DataStoreService }> =
 
   route(
     app,
-    { method: "GET", url: "/data_stores/:id", summary: "A data store", tags, params: IdParams, response: Data(DataStore) },
+    {
+      method: "GET",
+      url: "/data_stores/:id",
+      summary: "A data store",
+      tags,
+      params: IdParams,
+      response: Data(DataStore),
+    },
     async ({ params, user }) => ({ data: await stores.get(user.id, params.id) }),
   );
 
@@ -67,7 +81,8 @@ export const dataStoreRoutes: FastifyPluginAsync<{ stores: DataStoreService }> =
     {
       method: "DELETE",
       url: "/data_stores/:id",
-      summary: "Delete a data store and its records; 409 data_store_in_use while a source or workflow step names it",
+      summary:
+        "Delete a data store and its records; 409 data_store_in_use while a source or workflow step names it",
       tags,
       params: IdParams,
       status: 204,
@@ -84,7 +99,8 @@ export const dataStoreRoutes: FastifyPluginAsync<{ stores: DataStoreService }> =
     {
       method: "GET",
       url: "/data_stores/:id/records",
-      summary: "A store's live records in ascending key order, optionally those whose key starts with `prefix`",
+      summary:
+        "A store's live records in ascending key order, optionally those whose key starts with `prefix`",
       tags,
       params: IdParams,
       query: RecordListQuery,
@@ -149,6 +165,8 @@ export const dataStoreRoutes: FastifyPluginAsync<{ stores: DataStoreService }> =
       body: IncrementRecordBody,
       response: Data(DataStoreRecord),
     },
-    async ({ params, body, user }) => ({ data: await stores.increment(user.id, params.id, params.key, body.by) }),
+    async ({ params, body, user }) => ({
+      data: await stores.increment(user.id, params.id, params.key, body.by),
+    }),
   );
 };

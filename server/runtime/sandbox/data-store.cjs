@@ -137,7 +137,11 @@ async function entries(storeId) {
 /** The store a configured prop names: `"ds_..."` or `{id: "ds_..."}`. @param {unknown} configured */
 function storeIdOf(configured) {
   if (typeof configured === "string") return configured;
-  if (configured && typeof configured === "object" && typeof (/** @type {any} */ (configured).id) === "string")
+  if (
+    configured &&
+    typeof configured === "object" &&
+    typeof (/** @type {any} */ (configured).id) === "string"
+  )
     return /** @type {any} */ (configured).id;
   return undefined;
 }

@@ -8,7 +8,13 @@
  * - Dead processes (killed on timeout or out of memory, crashed) are dropped and replaced on
  *   demand; idle ones are stopped after `idleMs`.
  */
-import { SandboxProcess, sandboxKills, sandboxSpawns, type CallServer, type SandboxOptions } from "./process.js";
+import {
+  SandboxProcess,
+  sandboxKills,
+  sandboxSpawns,
+  type CallServer,
+  type SandboxOptions,
+} from "./process.js";
 
 export interface PoolOptions extends SandboxOptions {
   maxProcesses: number;

@@ -43,4 +43,3 @@ export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropTable("data_store_records").execute();
   await db.schema.dropTable("data_stores").execute();
 }
-

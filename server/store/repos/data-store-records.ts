@@ -45,7 +45,11 @@ export class DataStoreRecordsRepo {
   }
 
   /** A page in ascending key order, and how many live records match the prefix. */
-  async page(storeId: string, req: RecordPageRequest, nowMs: number): Promise<{ rows: RecordRow[]; total: number }> {
+  async page(
+    storeId: string,
+    req: RecordPageRequest,
+    nowMs: number,
+  ): Promise<{ rows: RecordRow[]; total: number }> {
     const scoped = (eb: Eb) => {
       const conds = [eb("store_id", "=", storeId), live(eb, nowMs)];
       if (req.prefix) {
@@ -78,7 +82,12 @@ export class DataStoreRecordsRepo {
   }
 
   /** Every live key from `after` on, a page at a time (what `keys()` and `entries()` read). */
-  async keysAfter(storeId: string, after: string | undefined, limit: number, nowMs: number): Promise<RecordRow[]> {
+  async keysAfter(
+    storeId: string,
+    after: string | undefined,
+    limit: number,
+    nowMs: number,
+  ): Promise<RecordRow[]> {
     return this.page(storeId, { limit, after }, nowMs).then((p) => p.rows);
   }
 
@@ -134,7 +143,13 @@ export class DataStoreRecordsRepo {
   }
 
   /** Sets the value only if it still is `before` (JSON text as read); whether it did. */
-  async replaceIf(storeId: string, key: string, before: string, value: string, nowMs: number): Promise<boolean> {
+  async replaceIf(
+    storeId: string,
+    key: string,
+    before: string,
+    value: string,
+    nowMs: number,
+  ): Promise<boolean> {
     const res = await this.db
       .updateTable("data_store_records")
       .set({ value })
@@ -150,7 +165,12 @@ export class DataStoreRecordsRepo {
    * Adds `by` (JSON text of a finite number) to a live number, in one statement; the new value,
    * or undefined when the record is absent, expired or not a number.
    */
-  async incrementLive(storeId: string, key: string, by: string, nowMs: number): Promise<RecordRow | undefined> {
+  async incrementLive(
+    storeId: string,
+    key: string,
+    by: string,
+    nowMs: number,
+  ): Promise<RecordRow | undefined> {
     const res = await sql<RecordRow>`
       update data_store_records set value = ${this.added(by)}
       where store_id = ${storeId} and key = ${key}
@@ -164,7 +184,13 @@ export class DataStoreRecordsRepo {
    * one), else adds to the number that is there, in one statement. Undefined: the value there is
    * not a number (nothing changed).
    */
-  async incrementOrInsert(storeId: string, key: string, by: string, nowMs: number, db: Db): Promise<RecordRow | undefined> {
+  async incrementOrInsert(
+    storeId: string,
+    key: string,
+    by: string,
+    nowMs: number,
+    db: Db,
+  ): Promise<RecordRow | undefined> {
     const expired = sql`data_store_records.expires_at_ms is not null and data_store_records.expires_at_ms <= ${nowMs}`;
     const res = await sql<RecordRow>`
       insert into data_store_records (store_id, key, value, expires_at_ms)
@@ -186,7 +212,9 @@ export class DataStoreRecordsRepo {
   }
 
   private normalised(by: string) {
-    return this.dialect === "postgres" ? sql`((${by})::numeric)::text` : sql`cast(json_extract(${by}, '$') as text)`;
+    return this.dialect === "postgres"
+      ? sql`((${by})::numeric)::text`
+      : sql`cast(json_extract(${by}, '$') as text)`;
   }
 
   private isNumber(column = "value") {

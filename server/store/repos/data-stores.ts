@@ -102,7 +102,11 @@ export class DataStoresRepo {
    * What names the store among the user's sources' configured props and workflows' steps. Ids
    * are 20 random characters after `ds_`, so a quoted id in the JSON text is that store's.
    */
-  async holders(userId: string, id: string, db: Db = this.db): Promise<Array<{ kind: string; id: string; name: string }>> {
+  async holders(
+    userId: string,
+    id: string,
+    db: Db = this.db,
+  ): Promise<Array<{ kind: string; id: string; name: string }>> {
     const needle = `%"${id}"%`;
     const sources = await db
       .selectFrom("sources")

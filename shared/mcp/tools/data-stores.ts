@@ -40,16 +40,24 @@ export const listDataStores = tool({
   output: { data_stores: z.array(StoreOut), next_cursor: z.string().nullable(), total_count: z.number() },
   annotations: READ,
   run: async ({ limit, cursor }, { deps }) => {
-    const page = await deps.client.listMyDataStores({ limit, ...(cursor === undefined ? {} : { after: cursor }) });
+    const page = await deps.client.listMyDataStores({
+      limit,
+      ...(cursor === undefined ? {} : { after: cursor }),
+    });
     const more = page.data.length === limit && page.page_info.end_cursor !== null;
-    return { data_stores: page.data, next_cursor: more ? page.page_info.end_cursor : null, total_count: page.page_info.total_count };
+    return {
+      data_stores: page.data,
+      next_cursor: more ? page.page_info.end_cursor : null,
+      total_count: page.page_info.total_count,
+    };
   },
 });
 
 export const createDataStore = tool({
   name: "create_data_store",
   title: "Create a data store",
-  description: "Creates an empty data store: a key/value store (JSON values, optional TTL) that the user's code can share across runs.",
+  description:
+    "Creates an empty data store: a key/value store (JSON values, optional TTL) that the user's code can share across runs.",
   input: { name: z.string().min(1).max(DATA_STORE_LIMITS.nameLength).describe("its name") },
   output: { data_store: StoreOut },
   annotations: CREATE,
@@ -63,7 +71,9 @@ export const getRecord = tool({
   input: { store_id: StoreId, key: Key },
   output: { record: RecordOut },
   annotations: READ,
-  run: async ({ store_id, key }, { deps }) => ({ record: await deps.client.getDataStoreRecord(store_id, key) }),
+  run: async ({ store_id, key }, { deps }) => ({
+    record: await deps.client.getDataStoreRecord(store_id, key),
+  }),
 });
 
 export const setRecord = tool({
@@ -75,14 +85,26 @@ export const setRecord = tool({
     key: Key,
     value: z
       .unknown()
-      .refine((v) => v !== undefined && "text" in dataStoreValueText(v), `any JSON, at most ${DATA_STORE_LIMITS.valueBytes} bytes`)
+      .refine(
+        (v) => v !== undefined && "text" in dataStoreValueText(v),
+        `any JSON, at most ${DATA_STORE_LIMITS.valueBytes} bytes`,
+      )
       .describe("the value: any JSON"),
-    ttl_seconds: z.number().int().min(1).max(DATA_STORE_LIMITS.ttlSeconds).optional().describe("expire it this many seconds from now"),
+    ttl_seconds: z
+      .number()
+      .int()
+      .min(1)
+      .max(DATA_STORE_LIMITS.ttlSeconds)
+      .optional()
+      .describe("expire it this many seconds from now"),
   },
   output: { record: RecordOut },
   annotations: CHANGE,
   run: async ({ store_id, key, value, ttl_seconds }, { deps }) => ({
-    record: await deps.client.putDataStoreRecord(store_id, key, { value, ...(ttl_seconds === undefined ? {} : { ttl_seconds }) }),
+    record: await deps.client.putDataStoreRecord(store_id, key, {
+      value,
+      ...(ttl_seconds === undefined ? {} : { ttl_seconds }),
+    }),
   }),
 });
 
@@ -102,7 +124,8 @@ export const deleteRecord = tool({
 export const listRecords = tool({
   name: "list_records",
   title: "List data store records",
-  description: "A store's live records in ascending key order, optionally only those whose key starts with `prefix`.",
+  description:
+    "A store's live records in ascending key order, optionally only those whose key starts with `prefix`.",
   input: {
     store_id: StoreId,
     prefix: z.string().max(DATA_STORE_LIMITS.keyBytes).optional().describe("only keys starting with this"),
@@ -118,7 +141,11 @@ export const listRecords = tool({
       ...(cursor === undefined ? {} : { after: cursor }),
     });
     const more = page.data.length === limit && page.page_info.end_cursor !== null;
-    return { records: page.data, next_cursor: more ? page.page_info.end_cursor : null, total_count: page.page_info.total_count };
+    return {
+      records: page.data,
+      next_cursor: more ? page.page_info.end_cursor : null,
+      total_count: page.page_info.total_count,
+    };
   },
 });
 
@@ -127,8 +154,14 @@ export const incrementRecord = tool({
   title: "Increment a data store record",
   description:
     "Adds `by` (default 1, may be negative or fractional) to the number at a key, atomically: an absent key counts from 0. A key holding something other than a number is refused.",
-  input: { store_id: StoreId, key: Key, by: z.number().finite().default(1).describe("what to add (default 1)") },
+  input: {
+    store_id: StoreId,
+    key: Key,
+    by: z.number().finite().default(1).describe("what to add (default 1)"),
+  },
   output: { record: RecordOut },
   annotations: CREATE,
-  run: async ({ store_id, key, by }, { deps }) => ({ record: await deps.client.incrementDataStoreRecord(store_id, key, by) }),
+  run: async ({ store_id, key, by }, { deps }) => ({
+    record: await deps.client.incrementDataStoreRecord(store_id, key, by),
+  }),
 });
