@@ -98,8 +98,9 @@ export class RecordOps {
     if (typeof by !== "number" || !Number.isFinite(by)) throw bad("by", "an increment is a finite number");
     const byText = JSON.stringify(by);
     const now = Date.now();
-    await this.ownStore(userId, storeId);
-    let row = await this.records.incrementLive(storeId, key, byText, now);
+    // A number already there: one statement. Otherwise (or not the user's store) the way that
+    // may add the key, under the store's lock, which finds the store among the user's first.
+    let row = await this.records.incrementLive(userId, storeId, key, byText, now);
     row ??= await this.adding(userId, storeId, key, now, (trx) =>
       this.records.incrementOrInsert(storeId, key, byText, now, trx),
     );

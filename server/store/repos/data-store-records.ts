@@ -162,10 +162,12 @@ export class DataStoreRecordsRepo {
   }
 
   /**
-   * Adds `by` (JSON text of a finite number) to a live number, in one statement; the new value,
-   * or undefined when the record is absent, expired or not a number.
+   * Adds `by` (JSON text of a finite number) to a live number of `userId`'s store in one
+   * statement, which checks whose store it is too (code's increments: one query, not two); the
+   * new value, or undefined when the record is absent, expired, not a number, or not theirs.
    */
   async incrementLive(
+    userId: string,
     storeId: string,
     key: string,
     by: string,
@@ -175,6 +177,7 @@ export class DataStoreRecordsRepo {
       update data_store_records set value = ${this.added(by)}
       where store_id = ${storeId} and key = ${key}
         and (expires_at_ms is null or expires_at_ms > ${nowMs}) and ${this.isNumber()}
+        and exists (select 1 from data_stores where id = ${storeId} and user_id = ${userId})
       returning key, value, expires_at_ms`.execute(this.db);
     return res.rows[0];
   }
