@@ -329,6 +329,8 @@ export async function createServer(config: Config): Promise<Server> {
       credentials,
     });
     events.workflows.useActions({ actions, accounts: accountRefs });
+    // Code steps' props are read from their code in the sandbox, as a component's are.
+    events.workflows.useDescriber(runtime.describer);
 
     // -- routes: one plugin per concern --------------------------------------------------------
     // Rate limits first: they attach to the routes declared after them.

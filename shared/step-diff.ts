@@ -3,7 +3,8 @@
  * and `push` print and what the server's comparison of two runs answers (decisions.md "Building
  * workflows"), written once so that the two read alike. A code step's text is its code; an
  * action step's is its action's key and its props as JSON, one per line, so that a change of a
- * prop shows as the line it is on.
+ * prop shows as the line it is on. A code step with configured props has them after its code,
+ * the same way.
  *
  * The line diff is the `diff` package's (jsdiff: Myers' algorithm, the unified format that git
  * and patch read); its ranges are written as diff(1) writes them.
@@ -15,11 +16,18 @@ export interface StepSource {
   code: string;
   action?: string | undefined;
   props?: Record<string, unknown> | undefined;
+  configured_props?: Record<string, unknown> | undefined;
 }
 
 /** A step as the text its diff is of: code as is (ending in a newline); an action as its key and props. */
 export function stepText(s: StepSource): string {
-  if (s.action === undefined) return s.code.endsWith("\n") ? s.code : `${s.code}\n`;
+  if (s.action === undefined) {
+    const code = s.code.endsWith("\n") ? s.code : `${s.code}\n`;
+    const configured = s.configured_props ?? {};
+    return Object.keys(configured).length === 0
+      ? code
+      : `${code}---\nconfigured_props: ${JSON.stringify(configured, null, 2)}\n`;
+  }
   return `action: ${s.action}\nprops: ${JSON.stringify(s.props ?? {}, null, 2)}\n`;
 }
 

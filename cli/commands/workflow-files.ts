@@ -46,12 +46,12 @@ async function pull(ctx: Context, ref: string, dir: string): Promise<void> {
   out.say(`pulled ${w.name} (${w.id}) version ${w.version ?? 1} into ${dir}: ${written.join(", ")}`);
 }
 
-/** The steps as create and update take them (a code step's props too, when it has them). */
+/** The steps as create and update take them (a code step's configured props too, when it has them). */
 const stepInputs = (local: LocalWorkflow) =>
   local.steps.map((s) =>
     s.action !== undefined
       ? { name: s.name, action: s.action, props: s.props ?? {} }
-      : { name: s.name, code: s.code, ...(s.props ? { props: s.props } : {}) },
+      : { name: s.name, code: s.code, ...(s.configured_props ? { configured_props: s.configured_props } : {}) },
   );
 
 /** The file's settings: only those it names (the others keep the workflow's). Triggers: triggers.ts. */

@@ -79,7 +79,11 @@ function bodyOf(local: LocalWorkflow, opts: Record<string, unknown>): TestRunBod
     steps: local.steps.map((s) =>
       s.action !== undefined
         ? { name: s.name, action: s.action, props: s.props ?? {} }
-        : { name: s.name, code: s.code, ...(s.props ? { props: s.props } : {}) },
+        : {
+            name: s.name,
+            code: s.code,
+            ...(s.configured_props ? { configured_props: s.configured_props } : {}),
+          },
     ),
     ...(event !== undefined ? { event: eventFrom(event) } : {}),
     ...(eventId !== undefined ? { event_id: eventId } : {}),

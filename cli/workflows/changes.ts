@@ -18,7 +18,7 @@ export const CONTENT_FIELDS = ["name", "http_response", "retry", "concurrency", 
 
 /** What a workflow's state is made of, for a comparison: a workflow as the API answers it, or as a file holds it. */
 export type WorkflowState = Pick<Workflow, "name"> & Partial<Pick<Workflow, "http_response" | "retry" | "concurrency" | "throttle">> & {
-  steps: Array<Pick<WorkflowStep, "name" | "code"> & Partial<Pick<WorkflowStep, "action" | "props">>>;
+  steps: Array<Pick<WorkflowStep, "name" | "code"> & Partial<Pick<WorkflowStep, "action" | "props" | "configured_props">>>;
   [field: string]: unknown;
 };
 

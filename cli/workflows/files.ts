@@ -1,8 +1,8 @@
 /**
  * A workflow as a folder (decisions.md "Building workflows", "Workflow files"): `workflow.yaml`
  * holds its id, the version it was pulled at, its name, triggers, settings and steps in order
- * (`{name, file}` for a code step, whose code is that `.mjs` file of the folder, or `{name,
- * action, props}`), and each code step's code is its own file, so that an editor, a linter and
+ * (`{name, file, props?}` for a code step, whose code is that `.mjs` file of the folder and whose
+ * props are its `configured_props`, or `{name, action, props}`), and each code step's code is its own file, so that an editor, a linter and
  * git see plain JavaScript. The file's schema is shared/resources/workflow-file.ts's, which the
  * server also publishes as JSON Schema. Reading a folder checks everything before anything is
  * sent: a file that is missing or a YAML that does not parse or fit is an error naming the file
@@ -57,7 +57,9 @@ function triggersOf(w: Workflow): Record<string, unknown> {
 export function workflowFiles(w: Workflow, schemaUrl?: string): { yaml: string; code: Map<string, string> } {
   const code = new Map<string, string>();
   const steps = w.steps.map((s) => {
-    const props = s.props && Object.keys(s.props).length > 0 ? { props: s.props } : {};
+    // A code step's configured props are its `props` in the file (as an action step's are).
+    const configured = s.configured_props ?? {};
+    const props = Object.keys(configured).length > 0 ? { props: configured } : {};
     if (s.action !== undefined) return { name: s.name, action: s.action, props: s.props ?? {} };
     code.set(codeFile(s.name), s.code);
     return { name: s.name, file: codeFile(s.name), ...props };
@@ -117,7 +119,7 @@ export function readWorkflowFolder(dir: string): LocalWorkflow {
     if (!fs.existsSync(codePath)) throw new UsageError(`${codePath}: no such file (step ${s.name} of ${yamlPath})`);
     const code = fs.readFileSync(codePath, "utf8");
     if (code.trim() === "") throw new UsageError(`${codePath}: the file is empty (step ${s.name})`);
-    return { name: s.name, code, ...(s.props ? { props: s.props } : {}) };
+    return { name: s.name, code, ...(s.props && Object.keys(s.props).length > 0 ? { configured_props: s.props } : {}) };
   });
   return { file, steps };
 }

@@ -4,8 +4,12 @@
  * is a credentials group (the secret field masked), the choices are loaded through the options
  * endpoint with the credentials typed so far, and the source is created with them as `$auth`
  * (which the server keeps as a connected account: the source answers its reference).
+ * A code step's props in the builder (issue 47, item 5): the Props section lists what the
+ * step's code declares, an account is picked and a value typed, the draft autosaved, and a test
+ * of the step uses both. axe finds nothing in it in either colour scheme.
  * Screenshots: e2e/screenshots/app-props-*.png.
  */
+import { expectAccessibleInBothSchemes } from "../support/axe.js";
 import { expect, requireChromium, screenshot, test } from "../support/fixtures.js";
 
 requireChromium();
@@ -90,6 +94,66 @@ test.describe("create-source form for an app with credentials and choices (web m
     // The page never shows the credential in clear after it was typed.
     expect(await page.getByText("tok-123").count()).toBe(0);
     await screenshot(page, "app-props-02-source-created");
+    expect(dashboard.errors).toEqual([]);
+  });
+});
+
+/** A code step declaring an app prop and a string prop, returning what its run reads of them. */
+const PROPS_STEP = `export default defineComponent({
+  props: {
+    github: { type: "app", app: "github" },
+    greeting: { type: "string", label: "Greeting" },
+  },
+  async run({ steps, $ }) {
+    return { said: this.greeting + " " + this.github.app, token_length: this.github.$auth.oauth_access_token.length };
+  },
+});
+`;
+
+test.describe("a code step's props in the builder (web mode)", () => {
+  test("lists the props its code declares; an account picked and a value typed are used by a test of the step", async ({
+    dashboard,
+  }) => {
+    test.setTimeout(120_000);
+    const { page, api } = dashboard;
+    const account = await api.createAccount({
+      app: "github",
+      name: "e2e github",
+      auth: { oauth_access_token: "gho_e2e_0123456789" },
+    });
+    const workflow = await api.createWorkflow({
+      name: "Props",
+      active: false,
+      steps: [{ name: "hello", code: "export default defineComponent({ async run() { return 1; } });" }],
+    });
+    // The draft takes the step before its props have values (the builder fills them in).
+    await api.updateWorkflowDraft(workflow.id, { steps: [{ name: "hello", code: PROPS_STEP }] });
+    await page.evaluate((hash) => (window.location.hash = hash), `#/workflows/${workflow.id}`);
+    await page.getByRole("heading", { name: "Props", level: 2 }).waitFor();
+    await page.getByRole("tab", { name: /^Steps/ }).click();
+
+    const section = page.getByRole("region", { name: "Props of step hello" });
+    await expect(section).toBeVisible({ timeout: 30_000 });
+    await expect(section).toContainText("required: a connected account");
+    await expect(page.getByText("Step hello: prop github: required")).toBeVisible();
+    await section.getByRole("combobox", { name: "github: account" }).selectOption(account.id);
+    await section.getByRole("textbox", { name: "Greeting" }).fill("Hello");
+    await expect(page.getByRole("status").filter({ hasText: /^Saved$/ })).toBeVisible({ timeout: 30_000 });
+    await expect(section).not.toContainText("required");
+    expect((await api.getWorkflowDraft(workflow.id)).workflow.steps[0]!.configured_props).toEqual({
+      github: { authProvisionId: account.id },
+      greeting: "Hello",
+    });
+    await expectAccessibleInBothSchemes(page, "a code step's Props section");
+    await screenshot(page, "app-props-03-code-step-props");
+
+    await page.getByRole("button", { name: "Test step hello" }).click();
+    const result = page.getByRole("region", { name: /^Test result of step hello/ });
+    await expect(result).toContainText("Success", { timeout: 60_000 });
+    const value = result.getByRole("tree", { name: "Return value of step hello" });
+    await expect(value).toContainText("Hello github");
+    await expect(value).toContainText("18");
+    await expectAccessibleInBothSchemes(page, "a code step's Props section with a test result");
     expect(dashboard.errors).toEqual([]);
   });
 });

@@ -177,6 +177,9 @@ function accessExtensions(p: { label: string; readOnly?: boolean; id?: string })
       ...(p.id ? { id: p.id } : {}),
       ...(p.readOnly ? { "aria-readonly": "true" } : {}),
       spellcheck: "false",
+      // Said outright (contenteditable alone is not seen as focusable by axe): a line longer than
+      // the editor scrolls it sideways, and a scrolling region needs focusable content.
+      tabindex: "0",
     }),
   ];
 }

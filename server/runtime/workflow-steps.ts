@@ -31,6 +31,8 @@ export interface WorkflowStep {
   action?: string | undefined;
   component_id?: string | undefined;
   props?: Record<string, unknown> | undefined;
+  /** A code step's prop values (`this.<prop>` in its run): accounts as `{authProvisionId}`. */
+  configured_props?: Record<string, unknown> | undefined;
 }
 
 /** A step's results from an earlier run, taken as they were instead of running it. */
@@ -133,6 +135,17 @@ const fail = (code: string, message: string, cellId = ""): RunWorkflowStepsResul
   ran: false,
 });
 
+/** A code step's configured props with their accounts opened (none: nothing to bind). */
+async function openProps(
+  deps: WorkflowStepDeps,
+  ownerId: string,
+  configured: Record<string, unknown> | undefined,
+): Promise<{ props?: Record<string, unknown>; redactor?: Redactor | undefined }> {
+  if (!configured || Object.keys(configured).length === 0) return {};
+  if (!deps.credentials) return { props: configured };
+  return deps.credentials.open(ownerId, configured);
+}
+
 export function createWorkflowStepRunner(deps: WorkflowStepDeps): RunWorkflowSteps {
   return async (input) => {
     const quota = await deps.quotas.check(input.ownerId);
@@ -149,7 +162,16 @@ export function createWorkflowStepRunner(deps: WorkflowStepDeps): RunWorkflowSte
         if (step.action === undefined) {
           const ready = await deps.bundles.ready(step.code ?? "", undefined);
           Object.assign(packageDirs, ready.packageDirs);
-          steps.push({ id: step.id, name: step.name, bundleKey: ready.key, bundle: ready.bundle });
+          // Its accounts are opened here, for this run only; their values are hidden in all it leaves.
+          const opened = await openProps(deps, input.ownerId, step.configured_props);
+          if (opened.redactor) redactors.push(opened.redactor);
+          steps.push({
+            id: step.id,
+            name: step.name,
+            bundleKey: ready.key,
+            bundle: ready.bundle,
+            ...(opened.props ? { configuredProps: opened.props } : {}),
+          });
           continue;
         }
         const component = step.component_id

@@ -6,11 +6,12 @@
  * refer to earlier steps (`{{ steps.<path> }}`, resolved in the sandbox at run time).
  *
  * Its app props' accounts are the workflow's account uses, as `<step>.<prop>`: an account's
- * `used_by` counts them and its delete is refused while they exist. Inline `$auth` values
+ * `used_by` counts them and its delete is refused while they exist. A code step's app props
+ * (its `configured_props`, checked by step-props/) are uses the same way. Inline `$auth` values
  * become accounts of the owner (only the reference is stored), as a source's do.
  */
 import { newId } from "../../shared/ids.js";
-import type { CreateWorkflowBody, PropDescriptor, WorkflowStep } from "../../shared/resources/index.js";
+import { accountIdOf, type CreateWorkflowBody, type PropDescriptor, type WorkflowStep } from "../../shared/resources/index.js";
 import type { ActionService } from "../actions/service.js";
 import { stepProps } from "../actions/props.js";
 import type { AccountReferences, Holder } from "../accounts/references.js";
@@ -66,7 +67,15 @@ export class ActionSteps {
     const descriptors: PropDescriptor[] = [];
     const configured: Record<string, unknown> = {};
     for (const step of steps) {
-      if (step.action === undefined || !step.component_id) continue;
+      if (step.action === undefined) {
+        for (const [name, value] of Object.entries(step.configured_props ?? {})) {
+          if (accountIdOf(value) === undefined) continue;
+          descriptors.push({ name: `${step.name}.${name}`, type: "app" });
+          configured[`${step.name}.${name}`] = value;
+        }
+        continue;
+      }
+      if (!step.component_id) continue;
       for (const p of this.appProps.get(step.component_id) ?? []) {
         const value = step.props?.[p.name];
         if (value === undefined) continue;

@@ -18,6 +18,8 @@ import { compileModule, CompileError } from "../runtime/compile.js";
 import type { Db } from "../store/db.js";
 import type { Requester } from "../users/requester.js";
 import { ActionSteps, type ActionStepDeps, type StepInput } from "./action-steps.js";
+import { StepProps } from "./step-props/index.js";
+import { ComponentLoadError, type ComponentDescriber } from "../services.js";
 import { pageByCreation, type PageRequest, type PageRows } from "../store/repos/paging.js";
 import { deleteRunsOf } from "../store/repos/runs.js";
 import { controlsOf, mergeControls } from "./controls.js";
@@ -107,8 +109,15 @@ function createdMs(): number {
   return lastCreatedMs;
 }
 
+/** A code step's configured props as stored: none when empty. */
+const configuredOf = (s: { configured_props?: Record<string, unknown> | undefined }) =>
+  s.configured_props && Object.keys(s.configured_props).length > 0 ? { configured_props: s.configured_props } : {};
+
 export class WorkflowService {
   private actionSteps: ActionSteps | undefined;
+  /** Code steps' props: read from their code (once the runtime is there: useDescriber) and checked. */
+  readonly stepProps: StepProps;
+  private describer: ComponentDescriber | undefined;
   private readonly changeListeners: Array<(id: string) => void> = [];
   private readonly resumeListeners: Array<(id: string) => void> = [];
 
@@ -116,7 +125,26 @@ export class WorkflowService {
     private readonly db: Db,
     private readonly publicUrl: () => string,
     private readonly hooks: WorkflowHooks,
-  ) {}
+  ) {
+    this.stepProps = new StepProps({
+      describer: { describe: (...args) => this.describerOrFail().describe(...args) },
+      accounts: (ownerId, ids, db) =>
+        ids.length === 0
+          ? Promise.resolve([])
+          : (db ?? this.db).selectFrom("accounts").select(["id", "app"]).where("user_id", "=", ownerId).where("id", "in", ids).execute(),
+    });
+  }
+
+  /** Turns on reading code steps' props (app.ts: the runtime's describer). */
+  useDescriber(describer: ComponentDescriber): void {
+    this.describer = describer;
+  }
+
+  private describerOrFail(): ComponentDescriber {
+    if (!this.describer)
+      throw new ComponentLoadError("invalid_component", "this server runs without the runtime, which reads a step's props");
+    return this.describer;
+  }
 
   /** Called after a workflow is updated or deleted (its endpoint's remembered target is forgotten). */
   onChanged(listener: (id: string) => void): void {
@@ -187,7 +215,7 @@ export class WorkflowService {
         throw err;
       }
       const kept = previous.find((p) => p.name === name && p.action === undefined && p.code === code);
-      out.push({ id: kept?.id ?? newId("cell"), name, code });
+      out.push({ id: kept?.id ?? newId("cell"), name, code, ...configuredOf(s) });
     }
     return out;
   }
@@ -221,7 +249,9 @@ export class WorkflowService {
       version: 1,
     };
     const built = await this.buildSteps(requester, body.steps);
+    await this.stepProps.check(ownerId, built);
     await this.db.transaction().execute(async (trx) => {
+      await this.stepProps.recheckAccounts(ownerId, built, trx);
       row.steps_json = JSON.stringify(await this.bindIn(trx, ownerId, row.id, row.name, built));
       await insertWorkflow(trx, row);
       await insertVersionIn(trx, versionRow(row, contentOfRow(row), { origin: "create" }, now));
@@ -277,6 +307,9 @@ export class WorkflowService {
     const built = stepInputs
       ? await this.buildSteps(requester, stepInputs, JSON.parse(before.steps_json) as WorkflowStep[])
       : undefined;
+    // Every new set of steps (an update's, a push's, a deploy's, a restore's) has its code
+    // steps' props checked before anything is written.
+    if (built ?? named.steps) await this.stepProps.check(ownerId, (built ?? named.steps)!);
     let resumed = false;
     const changed = await this.db.transaction().execute(async (trx) => {
       const row = await lockWorkflowIn(trx, ownerId, id);
@@ -284,6 +317,7 @@ export class WorkflowService {
       const version = Number(row.version ?? 1);
       if (o.baseVersion !== undefined && o.baseVersion !== version) throw versionConflict(id, o.baseVersion, version);
       const current = contentOfRow(row);
+      if (built ?? named.steps) await this.stepProps.recheckAccounts(ownerId, (built ?? named.steps)!, trx);
       const steps = (built ?? named.steps) && (await this.bindIn(trx, ownerId, id, named.name ?? row.name, (built ?? named.steps)!));
       const next = changedContent(current, { ...named, ...(steps ? { steps } : {}) });
       const now = Date.now();

@@ -89,8 +89,20 @@ export const DraftOut = z.looseObject({
   updated_at: z.number(),
   workflow: WorkflowOut.describe("the workflow as the draft would deploy it, steps with their code"),
   problems: z
-    .array(z.looseObject({ step: z.string(), line: z.number().nullable(), column: z.number().nullable(), message: z.string() }))
-    .describe("steps whose code does not parse, with where: a draft with problems cannot be deployed"),
+    .array(
+      z.looseObject({
+        step: z.string(),
+        prop: z.string().optional().describe("a prop of the step whose value is missing or wrong"),
+        line: z.number().nullable(),
+        column: z.number().nullable(),
+        message: z.string(),
+      }),
+    )
+    .describe("steps whose code does not parse (with where) or whose configured_props are wrong: a draft with problems cannot be deployed"),
+  step_props: z
+    .record(z.string(), z.array(z.looseObject({ name: z.string(), type: z.string() })))
+    .optional()
+    .describe("the props each code step's code declares, by step name: what its configured_props give values for"),
 });
 
 export const EventOut = z.looseObject({

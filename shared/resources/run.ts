@@ -184,6 +184,7 @@ export const TestRunBody = z.object({
         code: z.optional(z.string()),
         action: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
         props: z.optional(z.record(z.string(), z.unknown())),
+        configured_props: z.optional(z.record(z.string(), z.unknown())),
       }),
     ).check(z.minLength(1), z.maxLength(50)),
   ),

@@ -1,8 +1,8 @@
 /**
  * `workflow.yaml`, a workflow kept as a folder (decisions.md "Building workflows", "Workflow
  * files"): its id, the version it was pulled at, its name, triggers, settings, and its steps in
- * order (`{name, file}` for a code step, whose code is that `.mjs` file of the folder, or
- * `{name, action, props}`). One schema: the CLI checks a folder with it before pull writes or
+ * order (`{name, file, props?}` for a code step, whose code is that `.mjs` file of the folder and
+ * whose `props` are its `configured_props`, or `{name, action, props}`). One schema: the CLI checks a folder with it before pull writes or
  * push sends anything, and the server publishes it as JSON Schema (`GET
  * /v1/schemas/workflow-file.json`, public) for editors. Settings left out keep the workflow's on
  * a push (a new workflow: the server's defaults).
@@ -41,7 +41,9 @@ export const WorkflowFileCodeStep = z.strictObject({
     z.refine((f) => f !== "." && f !== "..", "a file of this folder"),
     about("the file of this folder that holds the step's code (export default defineComponent({...}))"),
   ),
-  props: z.optional(Props),
+  props: z.optional(
+    Props.check(about("the values of the props the step's code declares (the step's configured_props)")),
+  ),
 });
 
 export const WorkflowFileActionStep = z.strictObject({

@@ -1,6 +1,6 @@
 import * as z from "../zod.js";
 import { UnixSeconds } from "./common.js";
-import { MAX_COMPONENT_CODE_BYTES } from "./component.js";
+import { MAX_COMPONENT_CODE_BYTES, PropDescriptor } from "./component.js";
 import { HttpResponseMode } from "./run.js";
 
 /**
@@ -9,6 +9,9 @@ import { HttpResponseMode } from "./run.js";
  * configured props (app props as `{authProvisionId}`; values may hold `{{ steps.<path> }}`).
  * An action step's `code` is a one-line comment naming the action (so that every step has code
  * to show); sent back with `action`, it is ignored.
+ * A code step's `configured_props` give the values of the props its code declares
+ * (decisions.md "Code steps with props"): `{authProvisionId}` for an `app` prop, plain values
+ * for `string`, `integer`, `boolean`; `this.<prop>` in its run.
  */
 export const WorkflowStep = z.object({
   id: z.string(),
@@ -17,8 +20,12 @@ export const WorkflowStep = z.object({
   action: z.optional(z.string()),
   component_id: z.optional(z.string()),
   props: z.optional(z.record(z.string(), z.unknown())),
+  configured_props: z.optional(z.record(z.string(), z.unknown())),
 });
 export type WorkflowStep = z.infer<typeof WorkflowStep>;
+
+/** A code step's configured props, by prop name (checked against what its code declares when saved). */
+const ConfiguredProps = z.record(z.string().check(z.maxLength(64)), z.unknown());
 
 /** Execution controls' ranges and defaults (decisions.md "Execution controls"). */
 export const CONTROL_LIMITS = {
@@ -100,14 +107,20 @@ const StepInput = z.object({
   /** An action's key (or a component id, `sc_...`), instead of code. */
   action: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
   props: z.optional(z.record(z.string(), z.unknown())),
+  /** A code step's: the values of the props its code declares. */
+  configured_props: z.optional(ConfiguredProps),
 }).check(
   z.refine((s) => s.action !== undefined || (s.code !== undefined && s.code.length > 0), {
     message: "a step needs code or an action",
     path: ["code"],
   }),
   z.refine((s) => s.action !== undefined || s.props === undefined, {
-    message: "props belong to an action step",
+    message: "props belong to an action step (a code step's prop values are its configured_props)",
     path: ["props"],
+  }),
+  z.refine((s) => s.action === undefined || s.configured_props === undefined, {
+    message: "configured_props belong to a code step (an action step's are its props)",
+    path: ["configured_props"],
   }),
 );
 
@@ -172,6 +185,7 @@ const DraftStepInput = z.object({
   code: z.optional(z.string().check(z.maxLength(MAX_COMPONENT_CODE_BYTES))),
   action: StepInput.shape.action,
   props: StepInput.shape.props,
+  configured_props: StepInput.shape.configured_props,
 });
 
 /** A draft's change: the fields it names replace the draft's (a new draft starts as the current version). */
@@ -183,9 +197,11 @@ export const DraftBody = z.object({
 });
 export type DraftBody = z.infer<typeof DraftBody>;
 
-/** What keeps a draft from being deployed: a step's code that does not parse, with where. */
+/** What keeps a draft from being deployed: a step's code that does not parse, with where; or a bad prop value. */
 export const StepProblem = z.object({
   step: z.string(),
+  /** A problem of one of the step's configured props: its name. */
+  prop: z.optional(z.string()),
   line: z.nullable(z.number().check(z.int())),
   column: z.nullable(z.number().check(z.int())),
   message: z.string(),
@@ -198,6 +214,8 @@ export const WorkflowDraft = z.object({
   /** The workflow as the draft would deploy it. */
   workflow: Workflow,
   problems: z.array(StepProblem),
+  /** The props each code step's code declares, by step name (what the builder asks values for). */
+  step_props: z.optional(z.record(z.string(), z.array(PropDescriptor))),
 });
 export type WorkflowDraft = z.infer<typeof WorkflowDraft>;
 

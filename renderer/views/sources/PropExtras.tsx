@@ -34,12 +34,6 @@ export function CredentialsGroup(props: {
   const { p, value, disabled, describedBy, onChange, newAccountHint } = props;
   const id = useId();
   const label = p.label ?? p.name;
-  const accounts = useAllAccounts();
-  const choices = (accounts.data ?? []).filter((a) => !p.app || a.app === p.app);
-  // A reference the list does not hold (not loaded, or another page) still shows as chosen.
-  const unlisted =
-    value.mode === "account" && value.accountId !== "" && !choices.some((a) => a.id === value.accountId);
-  const appWord = p.app ? `${p.app} ` : "";
   return (
     <fieldset className="credentials" aria-describedby={describedBy} disabled={disabled}>
       <legend>
@@ -66,35 +60,11 @@ export function CredentialsGroup(props: {
         </label>
       </div>
       {value.mode === "account" ? (
-        <>
-          <select
-            aria-label={`${label}: account`}
-            value={value.accountId}
-            onChange={(e) => onChange({ ...value, accountId: e.target.value })}
-          >
-            <option value="">{accounts.isPending ? "Loading the accounts…" : "Choose an account…"}</option>
-            {unlisted && <option value={value.accountId}>{value.accountId}</option>}
-            {choices.map((a) => (
-              <option key={a.id} value={a.id}>
-                {a.name}
-                {p.app ? "" : ` (${a.app})`}
-                {a.fields.length ? ` · ${a.fields.join(", ")}` : ""}
-              </option>
-            ))}
-          </select>
-          {accounts.isFetching && <Spinner label="Loading the accounts" />}
-          <ErrorNote
-            error={accounts.error}
-            title="Could not load the accounts"
-            onRetry={() => void accounts.refetch()}
-          />
-          {accounts.data && choices.length === 0 && (
-            <p className="muted">
-              No {appWord}account yet: choose &quot;Add a new account&quot;, or add one under Connected
-              accounts.
-            </p>
-          )}
-        </>
+        <AccountSelect
+          p={p}
+          accountId={value.accountId}
+          onChange={(accountId) => onChange({ ...value, accountId })}
+        />
       ) : (
         <>
           <CredentialFields
@@ -109,6 +79,63 @@ export function CredentialsGroup(props: {
         </>
       )}
     </fieldset>
+  );
+}
+
+/**
+ * The user's connected accounts of an app prop's app (of every app when it names none), as a
+ * select: a source's, an action step's and a code step's app props choose their account with it.
+ */
+export function AccountSelect(props: {
+  p: PropDescriptor;
+  accountId: string;
+  onChange: (accountId: string) => void;
+  disabled?: boolean;
+  invalid?: boolean;
+  describedBy?: string | undefined;
+  /** What the user may do when there is no account (the default offers a new one's credentials). */
+  noAccountHint?: string;
+}) {
+  const { p, accountId, onChange } = props;
+  const label = p.label ?? p.name;
+  const accounts = useAllAccounts();
+  const choices = (accounts.data ?? []).filter((a) => !p.app || a.app === p.app);
+  // A reference the list does not hold (not loaded, or another page) still shows as chosen.
+  const unlisted = accountId !== "" && !choices.some((a) => a.id === accountId);
+  const appWord = p.app ? `${p.app} ` : "";
+  return (
+    <>
+      <select
+        aria-label={`${label}: account`}
+        value={accountId}
+        disabled={props.disabled}
+        aria-invalid={props.invalid ? true : undefined}
+        aria-describedby={props.describedBy}
+        onChange={(e) => onChange(e.target.value)}
+      >
+        <option value="">{accounts.isPending ? "Loading the accounts…" : "Choose an account…"}</option>
+        {unlisted && <option value={accountId}>{accountId}</option>}
+        {choices.map((a) => (
+          <option key={a.id} value={a.id}>
+            {a.name}
+            {p.app ? "" : ` (${a.app})`}
+            {a.fields.length ? ` · ${a.fields.join(", ")}` : ""}
+          </option>
+        ))}
+      </select>
+      {accounts.isFetching && <Spinner label="Loading the accounts" />}
+      <ErrorNote
+        error={accounts.error}
+        title="Could not load the accounts"
+        onRetry={() => void accounts.refetch()}
+      />
+      {accounts.data && choices.length === 0 && (
+        <p className="muted">
+          No {appWord}account yet:{" "}
+          {props.noAccountHint ?? 'choose "Add a new account", or add one under Connected accounts.'}
+        </p>
+      )}
+    </>
   );
 }
 

@@ -109,7 +109,13 @@ function authFields(app) {
 function describeProp(name, def) {
   if (isApp(def)) {
     const fields = authFields(def);
-    return { name, type: "app", app: def.app, ...(fields.length > 0 ? { authFields: fields } : {}) };
+    // What a prop declared as `{ type: "app", app, optional, label }` says of itself (a code
+    // step's, say); an app module used as a prop has none of these.
+    /** @type {Record<string, unknown>} */
+    const own = {};
+    for (const k of ["label", "description"]) if (typeof def[k] === "string") own[k] = def[k];
+    if (def.optional === true) own.optional = true;
+    return { name, type: "app", app: def.app, ...own, ...(fields.length > 0 ? { authFields: fields } : {}) };
   }
   const { propDefinitions: _a, methods: _b, ...rest } = def;
   // `async options()` cannot travel as JSON: say that the prop has choices to ask for.

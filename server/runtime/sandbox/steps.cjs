@@ -12,6 +12,8 @@
  * An action step (`{action, props}`: the server sends its component's bundle) runs the vendor's
  * action with its props, `{{ steps.<path> }}` references resolved first (action.cjs); its return
  * value and exports land in `steps.<name>` as a code step's do, its error stops the run likewise.
+ * A code step that declares props gets them as `this.<prop>` (`configuredProps`, its accounts
+ * opened by the server: step-props.cjs).
  * A reused step (`{reused: {return_value, exports}}`, a run going on from a later step) is not
  * run: its earlier results are what later steps see.
  *
@@ -28,6 +30,7 @@ const { loadBundle } = require("./loader.cjs");
 // The one definition of `$end`'s marker (the shim components import `$end` from).
 const { runAction, makeDollar, resolveTemplates, isFlowExit, flushHttpSends } = require("./action.cjs");
 const { checkChannel } = require("./context.cjs");
+const { stepThis } = require("./step-props.cjs");
 
 /** The longest `$.flow.delay`: 30 days (decisions.md "Execution controls"). */
 const MAX_DELAY_MS = 30 * 86_400_000;
@@ -85,7 +88,7 @@ function responseOf(r) {
 
 /**
  * @param {{ steps: Array<{ id: string, name: string, bundleKey?: string, bundle?: any, action?: string, props?: Record<string, unknown>,
- *           reused?: { return_value: unknown, exports: Record<string, unknown> } }>, packageDirs: Record<string,string>,
+ *           configuredProps?: Record<string, unknown>, reused?: { return_value: unknown, exports: Record<string, unknown> } }>, packageDirs: Record<string,string>,
  *           triggerEvent: unknown, context: Record<string, unknown> }} input
  * @param {{ onStep?: (i: number | undefined) => void, respond?: (response: unknown) => void,
  *           load?: (step: any) => any }} [hooks]  `load`: a step's module (the worker keeps them by
@@ -186,7 +189,8 @@ async function runSteps(input, hooks = {}) {
     try {
       const mod = load(step);
       if (!mod || typeof mod.run !== "function") throw new Error(`step ${step.name} has no run method`);
-      const value = await mod.run.call(mod, { steps, $ });
+      // `this.<prop>`: the props its code declares, with the values the server sent (step-props.cjs).
+      const value = await mod.run.call(stepThis(mod, step.configuredProps), { steps, $ });
       const json = value === undefined ? undefined : JSON.parse(JSON.stringify(value) ?? "null");
       steps[step.name] = { ...exported, $return_value: json };
       await flushHttpSends(httpSends);

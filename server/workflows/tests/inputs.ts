@@ -35,15 +35,22 @@ export async function stepsToTest(
   const current = JSON.parse(wf.steps_json) as WorkflowStep[];
   if (body.steps) {
     const inputs = body.steps.map((s) => (s.action !== undefined ? s : { ...s, code: s.code ?? "" }));
-    return { steps: await workflows.buildSteps(requester, inputs, current), of: "steps" };
+    const steps = await workflows.buildSteps(requester, inputs, current);
+    await workflows.stepProps.check(wf.owner_id, steps);
+    return { steps, of: "steps" };
   }
   const draft = await getDraft(db, wf.owner_id, wf.id);
   if (!draft) return { steps: current, of: "version" };
   // Built as a deploy builds them: code checked, action steps resolved.
   const drafted = parseContent(draft.content_json).steps.map((s) =>
-    s.action !== undefined ? { name: s.name, action: s.action, ...(s.props ? { props: s.props } : {}) } : { name: s.name, code: s.code },
+    s.action !== undefined
+      ? { name: s.name, action: s.action, ...(s.props ? { props: s.props } : {}) }
+      : { name: s.name, code: s.code, ...(s.configured_props ? { configured_props: s.configured_props } : {}) },
   );
-  return { steps: await workflows.buildSteps(requester, drafted, current), of: "draft" };
+  const steps = await workflows.buildSteps(requester, drafted, current);
+  // A draft whose props are not right yet is not tested with them: the same 400 a deploy gives.
+  await workflows.stepProps.check(wf.owner_id, steps);
+  return { steps, of: "draft" };
 }
 
 /** A production or test run of the workflow. */

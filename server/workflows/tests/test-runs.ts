@@ -49,7 +49,7 @@ export interface TestRunsOptions {
  */
 export interface TestedCode {
   of: "draft" | "steps";
-  steps: Array<Pick<WorkflowStep, "name" | "code" | "action" | "props">>;
+  steps: Array<Pick<WorkflowStep, "name" | "code" | "action" | "props" | "configured_props">>;
 }
 
 /** A test run's resource: as any run, marked `test` (the code it ran is the comparison's, not answered). */
@@ -67,6 +67,7 @@ const testedCode = (of: "draft" | "steps", steps: WorkflowStep[]): TestedCode =>
     code: s.code,
     ...(s.action !== undefined ? { action: s.action } : {}),
     ...(s.props !== undefined ? { props: s.props } : {}),
+    ...(s.configured_props !== undefined ? { configured_props: s.configured_props } : {}),
   })),
 });
 

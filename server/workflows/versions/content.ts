@@ -54,6 +54,7 @@ export function contentText(c: WorkflowContent): string {
       ...(s.action !== undefined ? { action: s.action } : {}),
       ...(s.component_id !== undefined ? { component_id: s.component_id } : {}),
       ...(s.props !== undefined ? { props: s.props } : {}),
+      ...(s.configured_props !== undefined ? { configured_props: s.configured_props } : {}),
     })),
     http_response: c.http_response,
     retry: {

@@ -137,11 +137,15 @@ export class WorkflowHistory {
     const d = await getDraft(this.db, ownerId, id);
     if (!d) return null;
     const content = parseContent(d.content_json);
+    const problems = problemsOf(content.steps);
+    // Props are read from code that parses; a step whose code does not is already a problem.
+    const props = await this.workflows.stepProps.forDraft(ownerId, content.steps, new Set(problems.map((p) => p.step)));
     return {
       base_version: Number(d.base_version),
       updated_at: seconds(d.updated_ms),
       workflow: this.withContent(row, content),
-      problems: problemsOf(content.steps),
+      problems: [...problems, ...props.problems],
+      step_props: props.props,
     };
   }
 
@@ -175,7 +179,7 @@ export class WorkflowHistory {
 
   /**
    * Deploys the draft as the next version (the draft is gone after, in the same transaction).
-   * A draft with problems is refused, 400 `invalid_step` naming each step and line; none is 404 `no_draft`.
+   * A draft with problems is refused, 400 `invalid_step` naming each step and line (or prop); none is 404 `no_draft`.
    */
   async deploy(
     ownerId: string,
@@ -191,7 +195,7 @@ export class WorkflowHistory {
         `the draft cannot be deployed: ${draft.problems.map((p) => `step ${p.step}${p.line !== null ? ` line ${p.line}` : ""}: ${p.message}`).join("; ")}`,
         ERROR_CODES.invalidStep,
         draft.problems.map((p) => ({
-          path: `steps.${p.step}`,
+          path: `steps.${p.step}${p.prop !== undefined ? `.configured_props.${p.prop}` : ""}`,
           message: p.line !== null ? `line ${p.line}, column ${p.column}: ${p.message}` : p.message,
         })),
       );
@@ -205,7 +209,7 @@ export class WorkflowHistory {
         stepInputs: wf.steps.map((s) =>
           s.action !== undefined
             ? { name: s.name, action: s.action, ...(s.props ? { props: s.props } : {}) }
-            : { name: s.name, code: s.code },
+            : { name: s.name, code: s.code, ...(s.configured_props ? { configured_props: s.configured_props } : {}) },
         ),
         ...(wf.http_response ? { http_response: wf.http_response } : {}),
         ...(wf.retry ? { retry: wf.retry } : {}),
@@ -235,6 +239,6 @@ function draftSteps(inputs: NonNullable<DraftBody["steps"]>, previous: WorkflowS
     const id = previous.find((p) => p.name === name)?.id ?? newId("cell");
     return s.action !== undefined
       ? { id, name, code: `// action ${s.action}`, action: s.action, ...(s.props ? { props: s.props } : {}) }
-      : { id, name, code: s.code ?? "" };
+      : { id, name, code: s.code ?? "", ...(s.configured_props ? { configured_props: s.configured_props } : {}) };
   });
 }

@@ -11,7 +11,7 @@ import { resolveWorkflowId } from "../emitters.js";
 import { DraftOut, PageOut, RunOut, VersionInfoOut, VersionOut, WorkflowOut } from "../schemas.js";
 import { CHANGE, CREATE, READ, tool } from "./define.js";
 import { nextCursor, Paging } from "./resources.js";
-import { Controls, StepName } from "./workflows.js";
+import { ConfiguredProps, Controls, StepName } from "./workflows.js";
 
 const WorkflowRef = z.string().min(1).max(200).describe("workflow id (p_...) or name");
 const VersionNumber = z.number().int().min(1).max(2 ** 31);
@@ -32,6 +32,7 @@ const DraftSteps = z
         .describe("the step's code: export default defineComponent({ async run({ steps, $ }) { ... } })"),
       action: z.string().min(1).max(200).optional().describe("an action's key, instead of code"),
       props: z.record(z.string(), z.unknown()).optional().describe("an action step's configured props"),
+      configured_props: ConfiguredProps,
     }),
   )
   .max(50);

@@ -27,6 +27,14 @@ export const StepName = z
   .optional()
   .describe("an identifier");
 
+/** A code step's prop values, as create, update and the draft take them. */
+export const ConfiguredProps = z
+  .record(z.string().max(64), z.unknown())
+  .optional()
+  .describe(
+    'the values of the props the step\'s code declares (defineComponent({ props: { github: { type: "app", app: "github" }, label: { type: "string" } }, ... }), read as this.github, this.label): an app prop as {"authProvisionId": "apn_..."} (the id of one of the user\'s connected accounts of that app), string, integer and boolean props as plain values. A missing required prop, a wrong type, an unknown name or an account that is not the user\'s is refused with invalid_step naming the step and prop',
+  );
+
 const Steps = z
   .array(
     z.object({
@@ -35,6 +43,7 @@ const Steps = z
         .string()
         .min(1)
         .max(512 * 1024),
+      configured_props: ConfiguredProps,
     }),
   )
   .min(1)

@@ -134,7 +134,9 @@ export function DeployBar(props: {
         </div>
       ) : invalid ? (
         <p role="alert" className="inline-error">
-          Not deployed: a step's code does not parse. Fix the problems shown at the step.
+          {(error as BridgeCallError).details?.some((d) => d.path.includes(".configured_props"))
+            ? "Not deployed: a step's props are not right yet. Fix the problems shown at the step's props."
+            : "Not deployed: a step's code does not parse. Fix the problems shown at the step."}
         </p>
       ) : (
         error !== null && <ErrorNote error={error} title="Could not deploy the draft" />

@@ -3,10 +3,11 @@
  * `test` places its Test button, its test result and its editor's completions (test/).
  */
 import type { KeyboardEvent } from "react";
-import type { StepProblem } from "../../../../shared/resources/index.js";
+import type { PropDescriptor, StepProblem } from "../../../../shared/resources/index.js";
 import { CodeEditor } from "../../../ui/CodeEditor.js";
 import { JsonTree } from "../../../ui/JsonTree.js";
 import type { EditStep } from "./draftModel.js";
+import { StepPropsSection } from "./StepProps.js";
 import type { StepTestView } from "./test/useBuilderTests.js";
 
 export function StepCard(props: {
@@ -16,6 +17,8 @@ export function StepCard(props: {
   earlierSteps: string[];
   nameError: string | null;
   problems: StepProblem[];
+  /** The props a code step's code declares (the draft's `step_props`), when the server has read them. */
+  declared?: readonly PropDescriptor[] | undefined;
   onChange: (s: EditStep) => void;
   onMove: (by: -1 | 1) => void;
   onDelete: () => void;
@@ -23,6 +26,8 @@ export function StepCard(props: {
   test?: StepTestView;
 }) {
   const { step: s, index, count, earlierSteps, nameError, problems } = props;
+  // A prop's problem is shown at its field (StepProps.tsx), not in the code.
+  const codeProblems = problems.filter((p) => p.prop === undefined);
   const nameId = `step-name-${s.key}`;
   // Alt+ArrowUp / Alt+ArrowDown anywhere in the step's header move it, as the buttons do.
   const onKeyDown = (e: KeyboardEvent) => {
@@ -101,15 +106,27 @@ export function StepCard(props: {
           value={s.code}
           onChange={(code) => props.onChange({ ...s, code })}
           earlierSteps={earlierSteps}
-          problems={problems}
+          problems={codeProblems}
           stepValues={props.test?.stepValues}
           onRun={props.test?.onRun}
           minHeight={120}
         />
       )}
-      {problems.length > 0 && (
+      {!s.action && (
+        <StepPropsSection
+          step={s.name}
+          declared={props.declared}
+          configured={s.configured_props ?? {}}
+          problems={problems}
+          onChange={(configured) => {
+            const { configured_props: _old, ...rest } = s;
+            props.onChange(Object.keys(configured).length > 0 ? { ...rest, configured_props: configured } : rest);
+          }}
+        />
+      )}
+      {codeProblems.length > 0 && (
         <ul className="builder-problems" aria-label={`Problems of step ${s.name}`}>
-          {problems.map((p, i) => (
+          {codeProblems.map((p, i) => (
             <li key={i} className="field-error">
               {p.line !== null ? `Line ${p.line}${p.column !== null ? `, column ${p.column}` : ""}: ` : ""}
               {p.message}

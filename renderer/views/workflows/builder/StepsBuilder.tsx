@@ -127,6 +127,7 @@ function Builder(props: {
           earlierSteps={steps.slice(0, i).map((x) => x.name)}
           nameError={nameProblem(steps, s)}
           problems={problems.filter((p) => p.step === s.name)}
+          declared={draft.data?.step_props?.[s.name]}
           onChange={(next) => update(s.key, next)}
           onMove={(by) => moveStep(i, by)}
           onDelete={() => setDialog({ kind: "delete", key: s.key })}

@@ -12,6 +12,8 @@ export interface EditStep {
   code: string;
   action?: string;
   props?: Record<string, unknown>;
+  /** A code step's prop values (the props its code declares: StepProps.tsx). */
+  configured_props?: Record<string, unknown>;
 }
 
 export const STEP_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -30,7 +32,7 @@ export function editSteps(steps: Workflow["steps"]): EditStep[] {
   return steps.map((s) =>
     s.action
       ? { key: nextKey(), name: s.name, code: "", action: s.action, props: s.props ?? {} }
-      : { key: nextKey(), name: s.name, code: s.code },
+      : { key: nextKey(), name: s.name, code: s.code, ...(s.configured_props ? { configured_props: s.configured_props } : {}) },
   );
 }
 
@@ -56,7 +58,11 @@ export function nameProblem(steps: readonly EditStep[], step: EditStep): string 
 
 /** The steps as a draft's change takes them. */
 export function draftSteps(steps: readonly EditStep[]): NonNullable<DraftBody["steps"]> {
-  return steps.map((s) => (s.action ? { name: s.name, action: s.action, props: s.props ?? {} } : { name: s.name, code: s.code }));
+  return steps.map((s) =>
+    s.action
+      ? { name: s.name, action: s.action, props: s.props ?? {} }
+      : { name: s.name, code: s.code, ...(s.configured_props ? { configured_props: s.configured_props } : {}) },
+  );
 }
 
 export function move<T>(list: readonly T[], from: number, by: -1 | 1): T[] {
@@ -69,10 +75,12 @@ export function move<T>(list: readonly T[], from: number, by: -1 | 1): T[] {
 
 /**
  * A refused deploy's problems by step: the draft's own list, else the 400's details
- * (`{path: "steps.<name>", message: "line L, column C: ..."}`).
+ * (`{path: "steps.<name>", message: "line L, column C: ..."}`, or `steps.<name>.configured_props.<prop>`).
  */
 export function deployProblems(details: readonly { path: string; message: string }[] | undefined): StepProblem[] {
   return (details ?? []).flatMap((d) => {
+    const prop = /^steps\.(.+)\.configured_props(?:\.(.+))?$/.exec(d.path);
+    if (prop) return [{ step: prop[1]!, ...(prop[2] ? { prop: prop[2] } : {}), line: null, column: null, message: d.message }];
     const m = /^steps\.(.+)$/.exec(d.path);
     if (!m) return [];
     const at = /^line (\d+)(?:, column (\d+))?: (.*)$/.exec(d.message);

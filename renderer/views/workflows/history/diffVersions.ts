@@ -5,6 +5,7 @@
  */
 import { structuredPatch } from "diff";
 import type { Workflow } from "../../../../shared/resources/index.js";
+import { stepText as sharedStepText } from "../../../../shared/step-diff.js";
 
 export interface DiffLine {
   kind: "add" | "del" | "same" | "hunk";
@@ -31,10 +32,9 @@ const FIELDS = ["name", "http_response", "retry", "concurrency", "throttle"] as 
 
 const show = (v: unknown) => (v === undefined ? "(not set)" : typeof v === "string" ? v : JSON.stringify(v));
 
-/** A step as text: its code, or its action and props (one per line, so a diff reads well). */
+/** A step as text: its code (and its configured props), or its action and props (as shared/step-diff.ts writes it). */
 export function stepText(s: Workflow["steps"][number]): string {
-  if (!s.action) return s.code.endsWith("\n") ? s.code : `${s.code}\n`;
-  return `action: ${s.action}\nprops: ${JSON.stringify(s.props ?? {}, null, 2)}\n`;
+  return sharedStepText(s.action ? s : { ...s, action: undefined });
 }
 
 export function lineDiff(before: string, after: string): DiffLine[] {

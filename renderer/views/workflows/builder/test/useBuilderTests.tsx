@@ -23,6 +23,8 @@ export function blockedReason(
   const first = upTo.find((s) => problems.some((p) => p.step === s.name));
   if (first) {
     const p = problems.find((x) => x.step === first.name)!;
+    // A prop's value the server refuses blocks a test as it blocks a deploy (StepProps.tsx).
+    if (p.prop !== undefined) return `Step ${first.name}: ${p.message}. Fix it to test.`;
     return `The code of step ${first.name} does not parse${p.line !== null ? ` (line ${p.line})` : ""}: fix it to test.`;
   }
   return null;
