@@ -3,12 +3,14 @@
  * on SQLite and PostgreSQL: a source's `data_store` prop is the store's object with the hosted
  * service's interface plus increment and compareAndSet; limits throw a clear error in the code and
  * change nothing; 10 sources running at once, each incrementing 50 times, leave exactly 500, also
- * with two instances on one PostgreSQL database; compareAndSet lets exactly one of them claim a key.
+ * with two instances on one PostgreSQL database (with workflow code steps among them), as do 10
+ * workflow code steps with a data_store prop; compareAndSet lets exactly one of many claim a key.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient, type Client } from "../../shared/client/index.js";
 import { post, sourceEvents, waitForList } from "../delivery/helpers.js";
 import { testDatabases } from "../support/databases.js";
+import { expectApiError } from "../support/fixtures.js";
 import { startSecondInstance, startServer, type TestServer, type TestUser } from "../support/server.js";
 import { until } from "../workflows/helpers.js";
 
@@ -64,6 +66,20 @@ const INCREMENTS = source(`
   for (let i = 0; i < 50; i++) await this.store.increment("count");
   this.$emit({ done: true });
 `);
+
+const STEP_INCREMENTS = `export default defineComponent({
+  props: { store: { type: "data_store" } },
+  async run({ steps, $ }) {
+    let last = 0;
+    let rose = true;
+    for (let i = 0; i < 50; i++) {
+      const n = await this.store.increment("count");
+      if (n <= last) rose = false;
+      last = n;
+    }
+    return { last, rose };
+  },
+});`;
 
 const CLAIM = source(`
   const won = await this.store.compareAndSet("owner", undefined, event.body.who);
@@ -158,6 +174,45 @@ describe.each(testDatabases())("data stores in code on $name", (db) => {
       expect((await alice.client.getDataStoreRecord(store.id, "owner")).value).toBe(winners[0]!.who);
     },
   );
+
+  it(
+    "gives a workflow code step its data_store prop: 10 test runs at once, 50 increments each, exactly 500",
+    { timeout: 120_000 },
+    async () => {
+      const store = await alice.client.createDataStore("step counter");
+      const code = STEP_INCREMENTS;
+      const workflows = await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          alice.client.createWorkflow({
+            name: `counts ${i}`,
+            steps: [{ name: "count", code, configured_props: { store: store.id } }],
+          }),
+        ),
+      );
+      const runs = await Promise.all(workflows.map((wf) => alice.client.testWorkflow(wf.id)));
+      expect(runs.map((r) => r.status)).toEqual(Array(10).fill("success"));
+      // Each run saw its own increments in order, among the others'.
+      for (const r of runs)
+        expect(r.steps[0]!.return_value).toEqual({ last: expect.any(Number), rose: true });
+      expect((await alice.client.getDataStoreRecord(store.id, "count")).value).toBe(500);
+
+      // The store is in use while a step names it; another user's store is refused for a step.
+      const inUse = await expectApiError(alice.client.deleteDataStore(store.id), 409, "data_store_in_use");
+      expect(inUse.details?.map((d) => d.path)).toContain(`used_by.${workflows[0]!.id}`);
+      const bob = await srv.newUser();
+      const refused = await expectApiError(
+        bob.client.createWorkflow({
+          name: "theirs",
+          steps: [{ name: "count", code, configured_props: { store: store.id } }],
+        }),
+        400,
+        "invalid_step",
+      );
+      expect(refused.details).toEqual([
+        { path: "steps.count.configured_props.store", message: `data store ${store.id} not found` },
+      ]);
+    },
+  );
 });
 
 const postgres = testDatabases().find((d) => d.name === "postgres");
@@ -179,28 +234,39 @@ describe.skipIf(!postgres)("data store increments across two instances on one Po
   });
 
   it(
-    "10 sources on two instances, 50 increments each, and REST increments on both: all counted once",
+    "10 sources and 4 workflow steps on two instances, 50 increments each, and REST increments on both: all counted once",
     { timeout: 120_000 },
     async () => {
       const store = await alice.client.createDataStore("shared counter");
       const srcs = await sources(alice.client, INCREMENTS, store.id, 10);
+      const workflows = await Promise.all(
+        Array.from({ length: 4 }, (_, i) =>
+          alice.client.createWorkflow({
+            name: `steps ${i}`,
+            steps: [{ name: "count", code: STEP_INCREMENTS, configured_props: { store: store.id } }],
+          }),
+        ),
+      );
       const onSecond = createClient({ baseUrl: `${second.server.url}/v1`, apiKey: alice.key });
       const origins = [first.origin, second.server.url];
       const rest = Array.from({ length: 40 }, (_, i) =>
         (i % 2 === 0 ? alice.client : onSecond).incrementDataStoreRecord(store.id, "count"),
       );
-      const runs = srcs.map((s, i) => post(`${origins[i % 2]}/e/${s.id}`, {}));
+      const runs = [...srcs, ...workflows].map((s, i) => post(`${origins[i % 2]}/e/${s.id}`, {}));
       await Promise.all([...rest, ...runs]);
-      for (const s of srcs) await waitForList(sourceEvents(alice.client, s.id), 1, undefined, 90_000);
+      const expected = 10 * 50 + 4 * 50 + 40;
       const value = await until(
-        "the count",
+        "every increment",
         async () => {
           const v = (await onSecond.getDataStoreRecord(store.id, "count")).value;
-          return v === 540 ? v : undefined;
+          return v === expected ? v : undefined;
         },
-        5_000,
+        90_000,
       ).catch(async () => (await onSecond.getDataStoreRecord(store.id, "count")).value);
-      expect(value).toBe(540);
+      expect(value).toBe(expected);
+      // Nothing more arrives later (no run counted twice).
+      await new Promise((r) => setTimeout(r, 500));
+      expect((await alice.client.getDataStoreRecord(store.id, "count")).value).toBe(expected);
     },
   );
 });

@@ -12,7 +12,10 @@ export function dataStoreIdOf(value: unknown): string | undefined {
   const id =
     typeof value === "string"
       ? value
-      : typeof value === "object" && value !== null && !Array.isArray(value) && Object.keys(value).length === 1
+      : typeof value === "object" &&
+          value !== null &&
+          !Array.isArray(value) &&
+          Object.keys(value).length === 1
         ? (value as { id?: unknown }).id
         : undefined;
   return typeof id === "string" && /^ds_[A-Za-z0-9]{1,64}$/.test(id) ? id : undefined;
@@ -22,7 +25,8 @@ export const dataStoreProp: StepPropType = {
   needs: 'a data store: "ds_..."',
   check: async (_prop, value, ctx) => {
     const id = dataStoreIdOf(value);
-    if (id === undefined) return `must be a data store id, "ds_..." or {"id": "ds_..."}, not ${kindOf(value)}`;
+    if (id === undefined)
+      return `must be a data store id, "ds_..." or {"id": "ds_..."}, not ${kindOf(value)}`;
     const [found] = await ctx.dataStores([id]);
     return found ? undefined : `data store ${id} not found`;
   },

@@ -69,7 +69,9 @@ describe("code step prop checks", () => {
     expect(await issues({ store: "ds_mine" }, store)).toEqual([]);
     expect(await issues({ store: { id: "ds_mine" } }, store)).toEqual([]);
     expect(await issues({}, store)).toEqual([{ prop: "store", message: 'required: a data store: "ds_..."' }]);
-    expect(await issues({ store: "ds_theirs" }, store)).toEqual([{ prop: "store", message: "data store ds_theirs not found" }]);
+    expect(await issues({ store: "ds_theirs" }, store)).toEqual([
+      { prop: "store", message: "data store ds_theirs not found" },
+    ]);
     expect(await issues({ store: 5 }, store)).toEqual([
       { prop: "store", message: 'must be a data store id, "ds_..." or {"id": "ds_..."}, not the number 5' },
     ]);
