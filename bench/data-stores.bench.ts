@@ -4,8 +4,9 @@
  * ten requests at once, one to each source, each answered by its run after its write (an HTTP
  * source with a custom response): `increment` has been committed by then (a round trip from the
  * sandbox to the database), `this.db.set` is committed with the run's end. On SQLite, and on
- * PostgreSQL when HEADWATER_TEST_DATABASE_URL is set. The ratio is of the medians (increment /
- * this.db.set): the issue's goal is within 2x. Operations per second = 10 × the ops/s column.
+ * PostgreSQL when HEADWATER_TEST_DATABASE_URL is set. Then the same from a workflow's code step
+ * (ten workflows answering with `$.respond` after the increment). The ratios are of the medians
+ * (increment / this.db.set): the issue's goal is within 2x. Operations per second = 10 × ops/s.
  */
 import { testDatabases } from "../test/support/databases.js";
 import { startServer, type TestServer } from "../test/support/server.js";
@@ -34,11 +35,40 @@ export default {
   },
 };`;
 
+/** A workflow's code step: the increment, then the workflow's answer. */
+const STEP = `export default defineComponent({
+  props: { store: { type: "data_store" } },
+  async run({ steps, $ }) {
+    const n = await this.store.increment("hits");
+    await $.respond({ status: 200, body: { n } });
+  },
+});`;
+
+/** Ten workflows answering with their step's $.respond, each with the step naming one store. */
+async function stepEndpoints(s: TestServer): Promise<string[]> {
+  const u = await s.newUser();
+  const store = await u.client.createDataStore("bench steps");
+  const urls: string[] = [];
+  for (let i = 0; i < SOURCES; i++) {
+    const wf = await u.client.createWorkflow({
+      name: `bench ${i}`,
+      http_response: "workflow",
+      steps: [{ name: "count", code: STEP, configured_props: { store: store.id } }],
+    });
+    urls.push(wf.endpoint_url);
+  }
+  return urls;
+}
+
 /** One request to each endpoint at once; fails on any answer but 200. */
 async function burst(urls: string[]): Promise<void> {
   await Promise.all(
     urls.map(async (url) => {
-      const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+      const res = await fetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: "{}",
+      });
       await res.text();
       if (res.status !== 200) throw new Error(`${url}: ${res.status}`);
     }),
@@ -69,10 +99,16 @@ export default defineBench("data stores: increment vs this.db.set, 10 runs at on
     servers.push(s);
     const inc = await endpoints(s, INCREMENT);
     const set = await endpoints(s, DB_SET);
+    const steps = await stepEndpoints(s);
     const incName = `${db.name}: 10 runs, increment each`;
     const setName = `${db.name}: 10 runs, this.db.set each`;
-    cases.push({ name: incName, run: () => burst(inc), iterations: 100 }, { name: setName, run: () => burst(set), iterations: 100 });
-    ratios.push([incName, setName]);
+    cases.push(
+      { name: incName, run: () => burst(inc), iterations: 100 },
+      { name: setName, run: () => burst(set), iterations: 100 },
+    );
+    const stepName = `${db.name}: 10 workflow runs, step increment each`;
+    cases.push({ name: stepName, run: () => burst(steps), iterations: 100 });
+    ratios.push([incName, setName], [stepName, setName]);
   }
   return {
     cases,
