@@ -278,6 +278,18 @@ describe.each(testDatabases())("data stores on $name", (db) => {
     expect((await alice.client.getDataStore(s.id)).name).toBe("private");
   });
 
+  it("deletes a user's stores and their records with the user", async () => {
+    const carol = await srv.newUser();
+    const s = await carol.client.createDataStore("carol's");
+    await carol.client.putDataStoreRecord(s.id, "k", { value: 1 });
+    await srv.admin.deleteUser(carol.user.id);
+    const db = srv.server.store.db;
+    expect(await db.selectFrom("data_stores").select("id").where("id", "=", s.id).execute()).toEqual([]);
+    expect(
+      await db.selectFrom("data_store_records").select("key").where("store_id", "=", s.id).execute(),
+    ).toEqual([]);
+  });
+
   it("refuses to delete a store a source names (409 data_store_in_use), and a source naming another user's store", async () => {
     const s = await alice.client.createDataStore("used");
     const code = `export default { name: "uses a store", version: "0.0.1", props: { http: "$.interface.http", store: { type: "data_store" } }, async run() {} };`;
