@@ -137,11 +137,7 @@ export class UsersRepo {
    * Undefined when there is no such user. `changeId` names the change in its notification to
    * the other instances (cluster/user-changes.ts).
    */
-  async updateAdminFields(
-    id: string,
-    patch: UserAdminPatch,
-    changeId: string = randomUUID(),
-  ): Promise<UserRow | undefined> {
+  async updateAdminFields(id: string, patch: UserAdminPatch, changeId: string = randomUUID()): Promise<UserRow | undefined> {
     return this.db.transaction().execute(async (trx) => {
       const admins = await lockedEnabledAdmins(trx, this.dialect);
       const row = await trx.selectFrom("users").selectAll().where("id", "=", id).executeTakeFirst();
@@ -149,14 +145,12 @@ export class UsersRepo {
       const set: Partial<UserRow> = { updated_at: nowSeconds() };
       if (patch.admin !== undefined) set.admin = patch.admin ? 1 : 0;
       if (patch.disabled !== undefined) set.disabled = patch.disabled ? 1 : 0;
-      if (patch.dailyInvocationsQuota !== undefined)
-        set.daily_invocations_quota = patch.dailyInvocationsQuota;
+      if (patch.dailyInvocationsQuota !== undefined) set.daily_invocations_quota = patch.dailyInvocationsQuota;
       if (patch.dailyComputeMsQuota !== undefined) set.daily_compute_ms_quota = patch.dailyComputeMsQuota;
       const after = { ...row, ...set };
       const wasEnabledAdmin = row.admin === 1 && Number(row.disabled) === 0;
       const isEnabledAdmin = after.admin === 1 && Number(after.disabled) === 0;
-      if (wasEnabledAdmin && !isEnabledAdmin && admins.filter((a) => a !== id).length === 0)
-        throw new LastAdminError();
+      if (wasEnabledAdmin && !isEnabledAdmin && admins.filter((a) => a !== id).length === 0) throw new LastAdminError();
       await trx.updateTable("users").set(set).where("id", "=", id).execute();
       if (this.dialect === "postgres") await notifyUserChangedIn(trx, id, changeId);
       return after;
@@ -171,11 +165,7 @@ export class UsersRepo {
    * there is no such user. The ids of the deleted sources and workflows are returned, so the
    * caller can drop what it remembers of them.
    */
-  async deleteWithEverything(
-    id: string,
-    heirId: string,
-    changeId: string = randomUUID(),
-  ): Promise<{ targets: string[] } | undefined> {
+  async deleteWithEverything(id: string, heirId: string, changeId: string = randomUUID()): Promise<{ targets: string[] } | undefined> {
     // A run of theirs appending events at the same moment may deadlock with us (PostgreSQL picks
     // one to abort): the deletion is tried again, it changed nothing when it was aborted.
     for (let attempt = 1; ; attempt++) {
@@ -188,11 +178,7 @@ export class UsersRepo {
     }
   }
 
-  private async deleteOnce(
-    id: string,
-    heirId: string,
-    changeId: string,
-  ): Promise<{ targets: string[] } | undefined> {
+  private async deleteOnce(id: string, heirId: string, changeId: string): Promise<{ targets: string[] } | undefined> {
     return this.db.transaction().execute(async (trx) => {
       const admins = await lockedEnabledAdmins(trx, this.dialect);
       const row = await trx.selectFrom("users").selectAll().where("id", "=", id).executeTakeFirst();
@@ -200,12 +186,10 @@ export class UsersRepo {
       if (row.admin === 1 && Number(row.disabled) === 0 && admins.filter((a) => a !== id).length === 0) {
         throw new LastAdminError();
       }
-      const sourceIds = (
-        await trx.selectFrom("sources").select("id").where("user_id", "=", id).execute()
-      ).map((r) => r.id);
-      const workflowIds = (
-        await trx.selectFrom("workflows").select("id").where("owner_id", "=", id).execute()
-      ).map((r) => r.id);
+      const sourceIds = (await trx.selectFrom("sources").select("id").where("user_id", "=", id).execute()).map((r) => r.id);
+      const workflowIds = (await trx.selectFrom("workflows").select("id").where("owner_id", "=", id).execute()).map(
+        (r) => r.id,
+      );
       const targets = [...sourceIds, ...workflowIds];
       // Sources and workflows first (their timers, jobs, state and events), then the rest.
       for (const chunk of chunks(targets, 500)) {
@@ -214,13 +198,7 @@ export class UsersRepo {
         await trx.deleteFrom("jobs").where("target_id", "in", chunk).execute();
         // Appends lock their emitter's row before they write events: take those locks first too.
         if (this.dialect === "postgres") {
-          await trx
-            .selectFrom("event_emitters")
-            .select("emitter_id")
-            .where("emitter_id", "in", chunk)
-            .orderBy("emitter_id")
-            .forUpdate()
-            .execute();
+          await trx.selectFrom("event_emitters").select("emitter_id").where("emitter_id", "in", chunk).orderBy("emitter_id").forUpdate().execute();
         }
         await trx.deleteFrom("source_state").where("source_id", "in", chunk).execute();
         stateRemovedElsewhere(chunk);
@@ -261,11 +239,7 @@ export class UsersRepo {
         .set({ user_id: heirId, published: 0 })
         .where("user_id", "=", id)
         .where(({ exists, selectFrom }) =>
-          exists(
-            selectFrom("sources")
-              .select(sql`1`.as("one"))
-              .whereRef("sources.component_id", "=", "components.id"),
-          ),
+          exists(selectFrom("sources").select(sql`1`.as("one")).whereRef("sources.component_id", "=", "components.id")),
         )
         .execute();
       await trx.deleteFrom("components").where("user_id", "=", id).execute();
@@ -285,12 +259,7 @@ export class UsersRepo {
 
 /** The ids of the enabled admins, their rows locked until the transaction ends (PostgreSQL). */
 async function lockedEnabledAdmins(trx: Db, dialect: DialectName): Promise<string[]> {
-  const query = trx
-    .selectFrom("users")
-    .select("id")
-    .where("admin", "=", 1)
-    .where("disabled", "=", 0)
-    .orderBy("id");
+  const query = trx.selectFrom("users").select("id").where("admin", "=", 1).where("disabled", "=", 0).orderBy("id");
   const rows = await (dialect === "postgres" ? query.forUpdate() : query).execute();
   return rows.map((r) => r.id);
 }
