@@ -111,9 +111,7 @@ function createdMs(): number {
 
 /** A code step's configured props as stored: none when empty. */
 const configuredOf = (s: { configured_props?: Record<string, unknown> | undefined }) =>
-  s.configured_props && Object.keys(s.configured_props).length > 0
-    ? { configured_props: s.configured_props }
-    : {};
+  s.configured_props && Object.keys(s.configured_props).length > 0 ? { configured_props: s.configured_props } : {};
 
 export class WorkflowService {
   private actionSteps: ActionSteps | undefined;
@@ -133,12 +131,7 @@ export class WorkflowService {
       accounts: (ownerId, ids, db) =>
         ids.length === 0
           ? Promise.resolve([])
-          : (db ?? this.db)
-              .selectFrom("accounts")
-              .select(["id", "app"])
-              .where("user_id", "=", ownerId)
-              .where("id", "in", ids)
-              .execute(),
+          : (db ?? this.db).selectFrom("accounts").select(["id", "app"]).where("user_id", "=", ownerId).where("id", "in", ids).execute(),
       dataStores: async (ownerId, ids, db) =>
         ids.length === 0
           ? []
@@ -160,10 +153,7 @@ export class WorkflowService {
 
   private describerOrFail(): ComponentDescriber {
     if (!this.describer)
-      throw new ComponentLoadError(
-        "invalid_component",
-        "this server runs without the runtime, which reads a step's props",
-      );
+      throw new ComponentLoadError("invalid_component", "this server runs without the runtime, which reads a step's props");
     return this.describer;
   }
 
@@ -245,13 +235,7 @@ export class WorkflowService {
    * Binds the steps' accounts in the transaction that writes them (inline credentials become
    * accounts, and the accounts the steps use are the workflow's uses).
    */
-  private async bindIn(
-    trx: Db,
-    ownerId: string,
-    id: string,
-    name: string,
-    steps: WorkflowStep[],
-  ): Promise<WorkflowStep[]> {
+  private async bindIn(trx: Db, ownerId: string, id: string, name: string, steps: WorkflowStep[]): Promise<WorkflowStep[]> {
     return this.actionSteps ? this.actionSteps.bind(trx, { userId: ownerId, id, name }, steps) : steps;
   }
 
@@ -342,21 +326,15 @@ export class WorkflowService {
       const row = await lockWorkflowIn(trx, ownerId, id);
       if (!row) return undefined;
       const version = Number(row.version ?? 1);
-      if (o.baseVersion !== undefined && o.baseVersion !== version)
-        throw versionConflict(id, o.baseVersion, version);
+      if (o.baseVersion !== undefined && o.baseVersion !== version) throw versionConflict(id, o.baseVersion, version);
       const current = contentOfRow(row);
       if (built ?? named.steps) await this.stepProps.recheckAccounts(ownerId, (built ?? named.steps)!, trx);
-      const steps =
-        (built ?? named.steps) &&
-        (await this.bindIn(trx, ownerId, id, named.name ?? row.name, (built ?? named.steps)!));
+      const steps = (built ?? named.steps) && (await this.bindIn(trx, ownerId, id, named.name ?? row.name, (built ?? named.steps)!));
       const next = changedContent(current, { ...named, ...(steps ? { steps } : {}) });
       const now = Date.now();
       const patch: Partial<WorkflowRow> = {};
       if (contentText(next) !== contentText(current)) {
-        Object.assign(patch, rowColumnsOf(next), {
-          version: version + 1,
-          updated_at: Math.floor(now / 1000),
-        });
+        Object.assign(patch, rowColumnsOf(next), { version: version + 1, updated_at: Math.floor(now / 1000) });
         if (patch.steps_json !== row.steps_json) patch.deployment_id = newId("deployment");
         await insertVersionIn(trx, versionRow({ ...row, version: version + 1 }, next, o, now));
       }
