@@ -56,12 +56,7 @@ import { RunService } from "./workflows/runs/service.js";
 import { accountRoutes } from "./http/routes/accounts.js";
 import { envRoutes } from "./http/routes/env.js";
 import { dataStoreRoutes } from "./http/routes/data-stores.js";
-import { RecordOps } from "./data-stores/records.js";
-import { dataStoreCalls } from "./data-stores/code-calls.js";
-import { DataStoreService } from "./data-stores/service.js";
-import { startSweeping } from "./data-stores/sweep.js";
-import { DataStoresRepo } from "./store/repos/data-stores.js";
-import { DataStoreRecordsRepo } from "./store/repos/data-store-records.js";
+import { createDataStores } from "./data-stores/index.js";
 import { RunEnvs } from "./env/run-envs.js";
 import { EnvService } from "./env/service.js";
 import { REMEMBERED_AT_MOST_MS } from "./cluster/remembered.js";
@@ -145,11 +140,7 @@ export async function createServer(config: Config): Promise<Server> {
       env: new EnvVarsRepo(store.db, store.dialect),
     };
     // Data stores: records read and written by the API and by code (sources' and steps' props).
-    const storeOps = new RecordOps(
-      new DataStoresRepo(store.db, store.dialect),
-      new DataStoreRecordsRepo(store.db, store.dialect),
-      config.dataStoreMaxKeys,
-    );
+    const dataStores = createDataStores(store.db, store.dialect, config.dataStoreMaxKeys);
     // Connected accounts: credentials sealed at rest, opened for runs only. Sources stored before
     // accounts existed have their inline credentials moved into accounts, once, before serving.
     const accounts = new AccountService(repos.accounts, keyring, (ids, db) =>
@@ -201,7 +192,7 @@ export async function createServer(config: Config): Promise<Server> {
       isolation: await isolation,
       credentials,
       env: runEnvs,
-      dataStores: dataStoreCalls(storeOps),
+      dataStores: dataStores.calls,
     });
     closers.push(() => runtime.close());
     // Stored events are routed to their listeners through the runtime's queue: each listener's
@@ -312,7 +303,7 @@ export async function createServer(config: Config): Promise<Server> {
       publicUrl: getPublicUrl,
       accounts: accountRefs,
       log,
-      ownsDataStore: async (userId, id) => (await storeOps.stores.findOwn(userId, id)) !== undefined,
+      ownsDataStore: dataStores.owns,
     });
     sources.onDeleted((source) => {
       runtime.forgetSource(source.id);
@@ -364,7 +355,7 @@ export async function createServer(config: Config): Promise<Server> {
     await app.register(accountRoutes, { prefix: "/v1", accounts });
     const env = new EnvService(repos.env, keyring, (id) => userChanges.announce(id));
     await app.register(envRoutes, { prefix: "/v1", env });
-    await app.register(dataStoreRoutes, { prefix: "/v1", stores: new DataStoreService(storeOps) });
+    await app.register(dataStoreRoutes, { prefix: "/v1", stores: dataStores.service });
     await app.register(actionRoutes, { prefix: "/v1", actions });
     await app.register(streamRoutes, { events, db: store.db }); // SSE, at the host (no /v1)
     await app.register(runStreamRoutes, {
@@ -386,7 +377,7 @@ export async function createServer(config: Config): Promise<Server> {
     publicUrl = config.publicUrl ?? url;
     await runtime.start();
     await events.startDelivery(runtime.queue);
-    const sweeping = startSweeping(storeOps.records, log);
+    const sweeping = dataStores.startSweeping(log);
     closers.push(() => sweeping.stop());
 
     return {
