@@ -30,6 +30,7 @@ const COMMANDS: Array<{ names: string[]; load: () => Promise<Register> }> = [
   { names: ["subscribe", "unsubscribe"], load: async () => (await import("./commands/subscribe.js")).registerSubscribe },
   { names: ["accounts"], load: async () => (await import("./commands/accounts.js")).registerAccounts },
   { names: ["env"], load: async () => (await import("./commands/env.js")).registerEnv },
+  { names: ["stores"], load: async () => (await import("./commands/stores.js")).registerStores },
   { names: ["actions", "run"], load: async () => (await import("./commands/actions.js")).registerActions },
   { names: ["login"], load: async () => (await import("./commands/login.js")).registerLogin },
   { names: ["server"], load: async () => (await import("./commands/server.js")).registerServer },

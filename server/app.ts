@@ -60,6 +60,8 @@ import { WorkflowTriggerService } from "./workflows/schedules/service.js";
 import { WorkflowSchedulesRepo } from "./store/repos/workflow-schedules.js";
 import { accountRoutes } from "./http/routes/accounts.js";
 import { envRoutes } from "./http/routes/env.js";
+import { dataStoreRoutes } from "./http/routes/data-stores.js";
+import { createDataStores } from "./data-stores/index.js";
 import { RunEnvs } from "./env/run-envs.js";
 import { EnvService } from "./env/service.js";
 import { REMEMBERED_AT_MOST_MS } from "./cluster/remembered.js";
@@ -142,6 +144,8 @@ export async function createServer(config: Config): Promise<Server> {
       accounts: new AccountsRepo(store.db),
       env: new EnvVarsRepo(store.db, store.dialect),
     };
+    // Data stores: records read and written by the API and by code (sources' and steps' props).
+    const dataStores = createDataStores(store.db, store.dialect, config.dataStoreMaxKeys);
     // Connected accounts: credentials sealed at rest, opened for runs only. Sources stored before
     // accounts existed have their inline credentials moved into accounts, once, before serving.
     const accounts = new AccountService(repos.accounts, keyring, (ids, db) =>
@@ -193,6 +197,7 @@ export async function createServer(config: Config): Promise<Server> {
       isolation: await isolation,
       credentials,
       env: runEnvs,
+      dataStores: dataStores.calls,
     });
     closers.push(() => runtime.close());
     // Stored events are routed to their listeners through the runtime's queue: each listener's
@@ -311,6 +316,7 @@ export async function createServer(config: Config): Promise<Server> {
       publicUrl: getPublicUrl,
       accounts: accountRefs,
       log,
+      ownsDataStore: dataStores.owns,
     });
     sources.onDeleted((source) => {
       runtime.forgetSource(source.id);
@@ -366,6 +372,7 @@ export async function createServer(config: Config): Promise<Server> {
     await app.register(accountRoutes, { prefix: "/v1", accounts });
     const env = new EnvService(repos.env, keyring, (id) => userChanges.announce(id));
     await app.register(envRoutes, { prefix: "/v1", env });
+    await app.register(dataStoreRoutes, { prefix: "/v1", stores: dataStores.service });
     await app.register(actionRoutes, { prefix: "/v1", actions });
     await app.register(streamRoutes, { events, db: store.db }); // SSE, at the host (no /v1)
     await app.register(runStreamRoutes, {
@@ -388,6 +395,8 @@ export async function createServer(config: Config): Promise<Server> {
     await runtime.start();
     ticker.start();
     await events.startDelivery(runtime.queue);
+    const sweeping = dataStores.startSweeping(log);
+    closers.push(() => sweeping.stop());
 
     return {
       app,

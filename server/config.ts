@@ -48,6 +48,7 @@ const Env = z.object({
   HEADWATER_EVENT_RETENTION: Int(DEFAULT_EVENT_RETENTION).default(DEFAULT_EVENT_RETENTION),
   HEADWATER_STATS_RETENTION_DAYS: Int(1, 3660).default(30),
   HEADWATER_RUN_RETENTION: Int(1).default(1000),
+  HEADWATER_DATA_STORE_MAX_KEYS: Int(1).default(100_000),
   HEADWATER_WORKFLOW_RESPONSE_TIMEOUT_MS: Int(100).default(30_000),
   HEADWATER_BODY_LIMIT_BYTES: Int(1024).default(1024 * 1024),
   HEADWATER_DAILY_INVOCATIONS_QUOTA: Int(0).default(100_000),
@@ -95,6 +96,8 @@ export interface Config {
   eventRetention: number;
   /** Runs kept per workflow (the newest; decisions.md "Workflow runs"). */
   runRetention: number;
+  /** Most live keys one data store holds (decisions.md "Workflow triggers, environment variables and data stores"). */
+  dataStoreMaxKeys: number;
   /** How long a workflow's endpoint waits for `$.respond` (`http_response: "workflow"`) before 504. */
   workflowResponseTimeoutMs: number;
   /** Days of per-minute event stats kept (`GET .../stats`). */
@@ -155,6 +158,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrl: e.HEADWATER_PUBLIC_URL?.replace(/\/+$/, ""),
     eventRetention: e.HEADWATER_EVENT_RETENTION,
     runRetention: e.HEADWATER_RUN_RETENTION,
+    dataStoreMaxKeys: e.HEADWATER_DATA_STORE_MAX_KEYS,
     workflowResponseTimeoutMs: e.HEADWATER_WORKFLOW_RESPONSE_TIMEOUT_MS,
     statsRetentionDays: e.HEADWATER_STATS_RETENTION_DAYS,
     bodyLimitBytes: e.HEADWATER_BODY_LIMIT_BYTES,

@@ -30,6 +30,10 @@ import {
   CreateAccountBody,
   EnvName,
   SetEnvBody,
+  CreateDataStoreBody,
+  DataStoreKey,
+  PutRecordBody,
+  RecordListQuery,
   ComponentSearchQuery,
   CreateComponentBody,
   CreateSourceBody,
@@ -60,6 +64,8 @@ import {
   type AutoSubscription,
   type Component,
   type EnvVar,
+  type DataStore,
+  type DataStoreRecord,
   type ComponentSearch,
   type EventSummary,
   type Page,
@@ -228,6 +234,7 @@ const SourceId = z.string().check(z.regex(/^dc_[A-Za-z0-9]{1,64}$/, "not a sourc
 const WorkflowId = z.string().check(z.regex(/^p_[A-Za-z0-9]{1,64}$/, "not a workflow id (p_...)"));
 const UserId = z.string().check(z.regex(/^u_[A-Za-z0-9]{1,64}$/, "not a user id (u_...)"));
 const AccountId = z.string().check(z.regex(/^apn_[A-Za-z0-9]{1,64}$/, "not an account id (apn_...)"));
+const DataStoreId = z.string().check(z.regex(/^ds_[A-Za-z0-9]{1,64}$/, "not a data store id (ds_...)"));
 const ComponentId = z.string().check(z.regex(/^sc_[A-Za-z0-9]{1,64}$/, "not a component id (sc_...)"));
 const EmitterId = z.union([SourceId, WorkflowId]);
 const VersionNumber = z.number().check(z.int(), z.positive());
@@ -414,6 +421,14 @@ export const bridgeArgs = {
   listMyEnvVars: z.tuple([]),
   setEnvVar: z.tuple([EnvName, SetEnvBody]),
   deleteEnvVar: z.tuple([EnvName]),
+  // data stores: stores and their records by key
+  listMyDataStores: z.tuple([z.optional(PageQuery)]),
+  createDataStore: z.tuple([CreateDataStoreBody.shape.name]),
+  renameDataStore: z.tuple([DataStoreId, CreateDataStoreBody.shape.name]),
+  deleteDataStore: z.tuple([DataStoreId]),
+  listDataStoreRecords: z.tuple([DataStoreId, z.optional(RecordListQuery)]),
+  putDataStoreRecord: z.tuple([DataStoreId, DataStoreKey, PutRecordBody]),
+  deleteDataStoreRecord: z.tuple([DataStoreId, DataStoreKey]),
   // actions: the vendor's (and the account's own) components of type "action", run by key
   listActions: z.tuple([z.optional(ActionsQuery)]),
   getAction: z.tuple([Str(200)]),
@@ -580,6 +595,18 @@ export interface HeadwaterBridge {
   setEnvVar(name: string, body: SetEnvBody): R<EnvVar>;
   /** 404 when there is none of that name. */
   deleteEnvVar(name: string): R<void>;
+
+  /** Data stores: keys and JSON values the user's sources and steps share across runs. */
+  listMyDataStores(q?: PageQuery): R<Page<DataStore>>;
+  createDataStore(name: string): R<DataStore>;
+  renameDataStore(id: string, name: string): R<DataStore>;
+  /** 409 `data_store_in_use` while a source or workflow step names it; `details` name them. */
+  deleteDataStore(id: string): R<void>;
+  /** A page of live records in ascending key order, optionally of keys starting with `prefix`. */
+  listDataStoreRecords(id: string, q?: RecordListQuery): R<Page<DataStoreRecord>>;
+  /** Creates or replaces a record (`ttl_seconds`: it expires that long after). */
+  putDataStoreRecord(id: string, key: string, body: PutRecordBody): R<DataStoreRecord>;
+  deleteDataStoreRecord(id: string, key: string): R<void>;
 
   /**
    * Actions (components of type "action"): an app's (its vendor package is installed on the

@@ -13,6 +13,7 @@ export const ID_PREFIX = {
   cell: "c_",
   account: "apn_",
   run: "r_",
+  dataStore: "ds_",
 } as const;
 export type IdKind = keyof typeof ID_PREFIX;
 

@@ -14,6 +14,7 @@ import { AccountsView } from "../views/accounts/AccountsView.js";
 import { ActionsView } from "../views/actions/ActionsView.js";
 import { ComponentsView } from "../views/components/ComponentsView.js";
 import { EnvView } from "../views/env/EnvView.js";
+import { DataStoresView } from "../views/data-stores/DataStoresView.js";
 import { FlowView } from "../views/flow/FlowView.js";
 import { SourcesView } from "../views/sources/SourcesView.js";
 import { SubscriptionsView } from "../views/subscriptions/SubscriptionsView.js";
@@ -110,6 +111,8 @@ function Routed({ route, current }: { route: Route; current: Profile | null }) {
       return <AccountsView />;
     case "env":
       return <EnvView />;
+    case "stores":
+      return <DataStoresView />;
     default:
       return <SourcesView selectedId={route.id} />;
   }

@@ -18,6 +18,8 @@ const NAV: { view: ViewName; label: string; icon: string }[] = [
   { view: "accounts", label: "Connected accounts", icon: "⚷" },
   // What code reads as process.env.NAME.
   { view: "env", label: "Environment", icon: "$" },
+  // Keys and values code keeps across runs.
+  { view: "stores", label: "Data stores", icon: "▤" },
   { view: "account", label: "Account", icon: "◎" },
 ];
 

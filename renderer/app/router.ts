@@ -4,7 +4,7 @@
  */
 import { useSyncExternalStore } from "react";
 
-export const VIEWS = ["sources", "components", "subscriptions", "flow", "workflows", "actions", "accounts", "env", "account"] as const;
+export const VIEWS = ["sources", "components", "subscriptions", "flow", "workflows", "actions", "accounts", "env", "stores", "account"] as const;
 export type ViewName = (typeof VIEWS)[number];
 
 export interface Route {

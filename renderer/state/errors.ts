@@ -31,6 +31,7 @@ const TITLES: Record<string, string> = {
   timeout: "No answer in time",
   unexpected_response: "Unexpected answer from the server",
   internal_error: "The server had a problem",
+  data_store_in_use: "The store is in use",
 };
 
 const HINTS: Record<string, string> = {

@@ -4,7 +4,7 @@
  */
 import { useMutation, useQuery, useQueryClient, type Query, type QueryClient } from "@tanstack/react-query";
 import { useMemo } from "react";
-import type { Account, PageQuery, Source, Workflow } from "../../shared/resources/index.js";
+import type { Account, PageQuery, RecordListQuery, Source, Workflow } from "../../shared/resources/index.js";
 import type { Page } from "../../shared/resources/index.js";
 import { call } from "./bridge.js";
 
@@ -27,6 +27,9 @@ export const keys = {
   accounts: ["accounts"] as const,
   /** The user's environment variables (a secret's value is never among them). */
   env: ["env"] as const,
+  /** The user's data stores (a page), and one store's records (a page, by prefix). */
+  dataStores: (q?: PageQuery) => ["data_stores", "page", q ?? {}] as const,
+  storeRecords: (id: string, q?: RecordListQuery) => ["data_stores", "records", id, q ?? {}] as const,
 };
 
 const isServerData = (q: Query) => q.queryKey[0] !== "profiles" && q.queryKey[0] !== "host";
@@ -233,6 +236,24 @@ export const useWorkflow = (id: string | null) =>
 
 /** Every environment variable of the user, by name. */
 export const useEnvVars = () => useQuery({ queryKey: keys.env, queryFn: () => call("listMyEnvVars") });
+
+// -- data stores ------------------------------------------------------------------------------
+
+/** A page of the user's data stores, newest first. */
+export const useDataStores = (q: PageQuery) =>
+  useQuery({
+    queryKey: keys.dataStores(q),
+    queryFn: () => call("listMyDataStores", q),
+    placeholderData: (prev) => prev,
+  });
+
+/** A page of a store's records in key order (by prefix); none while no store is chosen. */
+export const useStoreRecords = (id: string | null, q: RecordListQuery) =>
+  useQuery({
+    queryKey: keys.storeRecords(id ?? "", q),
+    queryFn: () => call("listDataStoreRecords", id ?? "", q),
+    enabled: !!id,
+  });
 
 // -- connected accounts -----------------------------------------------------------------------
 

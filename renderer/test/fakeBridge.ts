@@ -35,8 +35,11 @@ import type {
   ComponentSearch,
   ComponentSearchQuery,
   EnvVar,
+  DataStore,
+  DataStoreRecord,
   EventSummary,
   Page,
+  PageQuery,
   PropOptions,
   PropOptionsBody,
   ReplayEventsBody,
@@ -47,6 +50,8 @@ import type {
   RunActionBody,
   RunListQuery,
   SetEnvBody,
+  PutRecordBody,
+  RecordListQuery,
   Source,
   TestRunBody,
   Stats,
@@ -792,6 +797,67 @@ export class FakeBridge implements HeadwaterBridge {
       this.envVars = this.envVars.filter((v) => v.name !== name);
       this.envSecretValues.delete(name);
     });
+
+  /** Data stores, newest first, and their records by store id (key order kept on read). */
+  dataStores: DataStore[] = [];
+  storeRecords = new Map<string, DataStoreRecord[]>();
+  /** Store ids that a source or step names: deleting one is refused (409). */
+  storesInUse = new Map<string, Array<{ path: string; message: string }>>();
+  listMyDataStores = (q?: PageQuery) =>
+    this.respond("listMyDataStores", [q], () => this.page(this.dataStores.map((d) => this.sized(d)), q?.limit === undefined ? undefined : Number(q.limit), q?.after));
+  createDataStore = (name: string) =>
+    this.respond("createDataStore", [name], () => {
+      const now = 1_700_000_000 + this.dataStores.length;
+      const d: DataStore = { id: `ds_fake${this.dataStores.length + 1}`, name, keys: 0, bytes: 0, created_at: now, updated_at: now };
+      this.dataStores = [d, ...this.dataStores];
+      return d;
+    });
+  renameDataStore = (id: string, name: string) =>
+    this.respond("renameDataStore", [id, name], () => {
+      const d = this.dataStores.find((x) => x.id === id);
+      if (!d) throw this.notFound(`data store ${id}`);
+      d.name = name;
+      return this.sized(d);
+    });
+  deleteDataStore = (id: string) =>
+    this.respond("deleteDataStore", [id], () => {
+      if (!this.dataStores.some((d) => d.id === id)) throw this.notFound(`data store ${id}`);
+      const users = this.storesInUse.get(id);
+      if (users?.length)
+        throw { status: 409, code: "data_store_in_use", message: `data store ${id} is in use by ${users.map((u) => u.message).join("; ")}`, details: users } satisfies BridgeError;
+      this.dataStores = this.dataStores.filter((d) => d.id !== id);
+      this.storeRecords.delete(id);
+    });
+  listDataStoreRecords = (id: string, q?: RecordListQuery) =>
+    this.respond("listDataStoreRecords", [id, q], () => {
+      const all = this.recordsOf(id).filter((r) => !q?.prefix || r.key.startsWith(q.prefix));
+      const limit = Number(q?.limit ?? 10);
+      const start = q?.after ? all.findIndex((r) => r.key === q.after) + 1 : 0;
+      const data = all.slice(start, start + limit);
+      return {
+        page_info: { total_count: all.length, count: data.length, start_cursor: data[0]?.key ?? null, end_cursor: data[data.length - 1]?.key ?? null },
+        data,
+      };
+    });
+  putDataStoreRecord = (id: string, key: string, body: PutRecordBody) =>
+    this.respond("putDataStoreRecord", [id, key, body], () => {
+      const rec: DataStoreRecord = { key, value: body.value, expires_at_ms: body.ttl_seconds ? Date.now() + body.ttl_seconds * 1000 : null };
+      this.storeRecords.set(id, [...this.recordsOf(id).filter((r) => r.key !== key), rec]);
+      return rec;
+    });
+  deleteDataStoreRecord = (id: string, key: string) =>
+    this.respond("deleteDataStoreRecord", [id, key], () => {
+      if (!this.recordsOf(id).some((r) => r.key === key)) throw this.notFound(`record ${key}`);
+      this.storeRecords.set(id, this.recordsOf(id).filter((r) => r.key !== key));
+    });
+  private recordsOf(id: string): DataStoreRecord[] {
+    if (!this.dataStores.some((d) => d.id === id)) throw this.notFound(`data store ${id}`);
+    return [...(this.storeRecords.get(id) ?? [])].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  }
+  private sized(d: DataStore): DataStore {
+    const recs = this.storeRecords.get(d.id) ?? [];
+    return { ...d, keys: recs.length, bytes: recs.reduce((n, r) => n + r.key.length + JSON.stringify(r.value).length, 0) };
+  }
 
   /** Actions by app (`""`: the account's own, listed first for every app). */
   actions: Record<string, Action[]> = {};

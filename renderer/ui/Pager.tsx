@@ -13,6 +13,8 @@ export function Pager(props: {
   onPrev: () => void;
   onNext: () => void;
   busy?: boolean;
+  /** The buttons' words, for lists not ordered by time (default: newer / older). */
+  labels?: [string, string];
 }) {
   const { page, total, noun, hasPrev, hasNext } = props;
   const count = `${formatNumber(total)} ${total === 1 ? noun[0] : noun[1]}`;
@@ -20,10 +22,10 @@ export function Pager(props: {
     <nav className="pager" aria-label="Pages">
       <span className="muted">{hasPrev || hasNext ? `Page ${page} · ${count}` : count}</span>
       <button type="button" className="btn small" onClick={props.onPrev} disabled={!hasPrev || props.busy}>
-        ← Newer
+        {props.labels?.[0] ?? "← Newer"}
       </button>
       <button type="button" className="btn small" onClick={props.onNext} disabled={!hasNext || props.busy}>
-        Older →
+        {props.labels?.[1] ?? "Older →"}
       </button>
     </nav>
   );

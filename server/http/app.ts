@@ -8,7 +8,7 @@ import { nodeHttp } from "../../shared/node-http.js";
 import type { Socket } from "node:net";
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from "fastify";
 import type { Config } from "../config.js";
-import { clientErrorHandler, frameworkErrorHandler, registerInputGuard, registerUrlLimit } from "./client-errors.js";
+import { clientErrorHandler, frameworkErrorHandler, MAX_PATH_PARAM, registerInputGuard, registerUrlLimit } from "./client-errors.js";
 import { HttpError, registerErrorModel, sendError } from "./errors.js";
 import { ERROR_CODES } from "../../shared/resources/index.js";
 import { hasEscapedNul } from "../store/storable-text.js";
@@ -69,8 +69,10 @@ export function createHttpApp(config: Config): FastifyInstance {
     },
     logger: { level: config.logLevel },
     bodyLimit: config.bodyLimitBytes,
-    // `/sources/` and `/sources` are the same endpoint (the spec writes both).
-    routerOptions: { ignoreTrailingSlash: true },
+    // `/sources/` and `/sources` are the same endpoint (the spec writes both). A path segment
+    // holds up to MAX_PATH_PARAM characters: a data store record's key (256 bytes of UTF-8) is
+    // one segment, percent-encoded.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PATH_PARAM },
     // One line per request only when debugging (request logs never include headers or keys).
     logController: new LogController({
       disableRequestLogging: config.logLevel !== "debug" && config.logLevel !== "trace",

@@ -10,7 +10,7 @@
  * | a URL over MAX_URL_BYTES (however long the headers)    | 414    | `url_too_long`      |
  * | a request Node's parser cannot read (request line, headers, framing) | 400 | `malformed_request` |
  * | a URL whose percent-encoding is broken (Fastify's router) | 400 | `malformed_url`     |
- * | a path segment over the router's maxParamLength (100)  | 414    | `url_too_long`      |
+ * | a path segment over MAX_PATH_PARAM (800 characters)    | 414    | `url_too_long`      |
  * | a path parameter holding a NUL or a control character  | 404    | `not_found`         |
  * | a NUL in the query string (but an endpoint's, `/e/`)   | 400    | `bad_request`       |
  * | the request's head or body did not arrive in time      | 408    | `request_timeout`   |
@@ -25,6 +25,11 @@ import { ERROR_CODES } from "../../shared/resources/index.js";
 
 /** The longest URL (path and query) answered; longer ones get 414 `url_too_long`. */
 export const MAX_URL_BYTES = 8192;
+/**
+ * The router's longest path segment: a data store record's key of 256 bytes percent-encodes to
+ * at most 768 characters (every byte as %XX).
+ */
+export const MAX_PATH_PARAM = 800;
 
 export const CLIENT_ERROR_CODES = {
   headersTooLarge: "headers_too_large",

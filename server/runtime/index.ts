@@ -33,7 +33,7 @@ import { DurableQueue } from "./queue.js";
 import { resolveIsolation, type Isolation } from "./sandbox/isolation.js";
 import { networkPolicyFor } from "./sandbox/policy.js";
 import { SandboxPool } from "./sandbox/pool.js";
-import { removeStaleTmpDirs } from "./sandbox/process.js";
+import { removeStaleTmpDirs, type CallServer } from "./sandbox/process.js";
 import { handleSourceJobs } from "./source-jobs.js";
 import type { FastPath } from "../http/app.js";
 import { endpointFastPath } from "./triggers/http-fast.js";
@@ -70,6 +70,8 @@ export interface RuntimeDeps {
   credentials?: CredentialOpener;
   /** Owners' environment variables, `process.env` of their code (env/run-envs.ts); absent: none. */
   env?: EnvOpener;
+  /** Who answers code's data store calls, as the worker's owner's (data-stores/code-calls.ts); absent: none. */
+  dataStores?: (owner: string) => CallServer;
 }
 
 export interface Runtime {
@@ -139,6 +141,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     network: networkPolicyFor(config),
     isolation: isolation.mode,
     timeoutMs: config.sandbox.invocationTimeoutMs,
+    ...(deps.dataStores ? { calls: deps.dataStores } : {}),
   });
   // Jobs, completions, quota counts and `this.db` writes share the turn's commit with appends.
   const writes = deps.writes ?? new WriteGroup(db, false);

@@ -11,6 +11,8 @@
  * - app: a connected account, `{authProvisionId: "apn_..."}`, or an object of credentials, as
  *   `{$auth: {...}}` or bare (made `{$auth: {...}}`); left out, it is `{$auth: {}}`. Credentials
  *   are then moved into an account (accounts/references.ts): only the reference is stored.
+ * - data_store: one of the user's data stores, `"ds_..."` or `{id: "ds_..."}` → `"ds_..."` (whose
+ *   it is, the service checks: `dataStoreIdsOf`).
  * - `$.service.db`, `alert` and `$.interface.apphook` are not configurable: a value for them is
  *   refused.
  * - Other (future) types take any JSON value as given. Names that are not props are refused.
@@ -22,6 +24,19 @@ import { InvalidRequestError } from "../errors.js";
 
 export const TIMER = "$.interface.timer";
 export const HTTP = "$.interface.http";
+export const DATA_STORE = "data_store";
+
+/** The data stores configured props name, by prop name (after validateConfiguredProps). */
+export function dataStoreIdsOf(
+  props: PropDescriptor[],
+  configured: Record<string, unknown>,
+): Array<[string, string]> {
+  return props.flatMap((p) =>
+    p.type === DATA_STORE && typeof configured[p.name] === "string"
+      ? [[p.name, configured[p.name] as string] as [string, string]]
+      : [],
+  );
+}
 /**
  * Props the platform provides rather than the user: `$.service.db`, `alert`, and
  * `$.interface.apphook` (the vendor's Slack sources subscribe through it to the vendor's own app
@@ -77,6 +92,14 @@ export function validateConfiguredProps(
         if (!isObject(given.$auth)) fail("$auth must be an object of credentials");
         else out[prop.name] = { $auth: given.$auth };
       } else out[prop.name] = { $auth: given };
+      continue;
+    }
+    if (prop.type === DATA_STORE) {
+      const id = typeof given === "string" ? given : isObject(given) ? given.id : undefined;
+      if (given === undefined && prop.optional === true) continue;
+      if (typeof id !== "string" || !id.startsWith("ds_"))
+        fail('a data_store prop takes a data store id ("ds_...") or {id}');
+      else out[prop.name] = id;
       continue;
     }
     const value = given === undefined ? prop.default : given;

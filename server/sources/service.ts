@@ -5,7 +5,7 @@
  * runtime's SourceLifecycle; when a hook fails the write is undone, so the request changes nothing.
  */
 import { newId, slugify } from "../../shared/ids.js";
-import type { Source } from "../../shared/resources/index.js";
+import { ERROR_CODES, type PropDescriptor, type Source } from "../../shared/resources/index.js";
 import { componentProps, type ComponentService } from "../components/service.js";
 import { InvalidRequestError, NotFoundError } from "../errors.js";
 import type { RunnableSource, SourceLifecycle } from "../services.js";
@@ -14,7 +14,7 @@ import type { ComponentRow, NewComponentRow } from "../store/repos/components.js
 import { isUniqueViolation } from "../store/repos/errors.js";
 import type { PageRequest, PageRows } from "../store/repos/paging.js";
 import type { SourceRow, SourcesRepo } from "../store/repos/sources.js";
-import { validateConfiguredProps } from "./props.js";
+import { dataStoreIdsOf, validateConfiguredProps } from "./props.js";
 import type { AccountReferences } from "../accounts/references.js";
 import type { Requester } from "../users/requester.js";
 
@@ -41,6 +41,8 @@ export interface SourceServiceDeps {
   /** Binds app props to connected accounts (inline credentials become accounts). */
   accounts: AccountReferences;
   log?: { warn(obj: object, msg: string): void };
+  /** Whether a data store is the user's (data_store props name only the owner's stores). */
+  ownsDataStore?: (userId: string, id: string) => Promise<boolean>;
 }
 
 export class SourceService {
@@ -67,6 +69,7 @@ export class SourceService {
       publicUrl: this.deps.publicUrl(),
       sourceId: id,
     });
+    await this.checkDataStores(userId, componentProps(component), configured);
     const now = nowSeconds();
     const wanted = input.name ?? slugify(component.name);
     const row: SourceRow = {
@@ -104,6 +107,19 @@ export class SourceService {
     return present(row);
   }
 
+  /** A data_store prop naming a store that is not the user's: 400, as an unknown id would be. */
+  private async checkDataStores(userId: string, props: PropDescriptor[], configured: Record<string, unknown>): Promise<void> {
+    const owns = this.deps.ownsDataStore;
+    if (!owns) return;
+    const details = [];
+    for (const [name, storeId] of dataStoreIdsOf(props, configured)) {
+      if (!(await owns(userId, storeId)))
+        details.push({ path: `configured_props.${name}`, message: `no data store ${storeId} of yours` });
+    }
+    if (details.length > 0)
+      throw new InvalidRequestError(`invalid ${details[0]!.path}: ${details[0]!.message}`, ERROR_CODES.validation, details);
+  }
+
   async update(requester: Requester, id: string, input: SourceInput): Promise<Source> {
     const userId = requester.userId;
     const before = await this.findOwnRow(userId, id);
@@ -117,6 +133,7 @@ export class SourceService {
       publicUrl: this.deps.publicUrl(),
       sourceId: id,
     });
+    await this.checkDataStores(userId, props, configured);
     const after: SourceRow = {
       ...before,
       component_id: component.id,

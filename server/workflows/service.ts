@@ -134,6 +134,17 @@ export class WorkflowService {
         ids.length === 0
           ? Promise.resolve([])
           : (db ?? this.db).selectFrom("accounts").select(["id", "app"]).where("user_id", "=", ownerId).where("id", "in", ids).execute(),
+      dataStores: async (ownerId, ids, db) =>
+        ids.length === 0
+          ? []
+          : (
+              await (db ?? this.db)
+                .selectFrom("data_stores")
+                .select("id")
+                .where("user_id", "=", ownerId)
+                .where("id", "in", ids)
+                .execute()
+            ).map((r) => r.id),
     });
   }
 

@@ -50,6 +50,7 @@ import { Data, enc, makeRequester, pageQuery, type RequestOptions } from "./requ
 import { workflowBuildingMethods } from "./workflow-building.js";
 import { envMethods } from "./env.js";
 import { workflowTriggerMethods } from "./workflow-triggers.js";
+import { dataStoreMethods } from "./data-stores.js";
 
 export { ApiError } from "./error.js";
 
@@ -189,6 +190,9 @@ export function createClient(options: ClientOptions) {
     // -- environment variables (extension): a secret's value is never answered (env.ts) ----------
     ...envMethods(request),
     ...workflowTriggerMethods(request),
+
+    // -- data stores (extension): stores and their records by key (data-stores.ts) --------------
+    ...dataStoreMethods(request),
 
     // -- workflows (extension) -------------------------------------------------------------------
     createWorkflow: async (body: CreateWorkflowBody) =>

@@ -13,6 +13,7 @@
  *   tools/compare.ts    two runs compared, step by step
  *   tools/env.ts        environment variables: list, set, delete (a secret's value never answered)
  *   tools/triggers.ts   Run now (run_workflow), a workflow's next schedule ticks
+ *   tools/data-stores.ts data stores: list, create; records: get, set, delete, list, increment
  *   resources.ts        headwater://{sources,workflows}/{id}[/events]
  *   prompts.ts          debug_source
  *   streams.ts          the SSE streams behind wait_for_events and resource subscriptions
@@ -39,6 +40,15 @@ import { createWorkflow, listWorkflows, updateWorkflow } from "./tools/workflows
 import { listSubscriptions, sendTestEvent, subscribe, unsubscribe } from "./tools/wiring.js";
 import { listActions, runAction } from "./tools/actions.js";
 import { deleteEnv, listEnv, setEnv } from "./tools/env.js";
+import {
+  createDataStore,
+  deleteRecord,
+  getRecord,
+  incrementRecord,
+  listDataStores,
+  listRecords,
+  setRecord,
+} from "./tools/data-stores.js";
 import { cancelRun, getRun, listRuns, rerun } from "./tools/runs.js";
 import { nextScheduleTicks, runWorkflow } from "./tools/triggers.js";
 import { compareRuns } from "./tools/compare.js";
@@ -90,6 +100,13 @@ export const TOOLS: AnyTool[] = [
   listEnv,
   setEnv,
   deleteEnv,
+  listDataStores,
+  createDataStore,
+  getRecord,
+  setRecord,
+  deleteRecord,
+  listRecords,
+  incrementRecord,
 ];
 
 const TOOL_BY_NAME = new Map(TOOLS.map((t) => [t.name, t]));
@@ -100,7 +117,7 @@ export const toolNamed = (name: string): AnyTool | undefined => TOOL_BY_NAME.get
 /** Who answers: the identity every result and the initialize answer carry. */
 export const serverInfo = (version: string) => ({ name: "headwater", title: "Headwater", version });
 
-const INSTRUCTIONS = `Headwater runs event sources (components that emit events from HTTP requests, timers or APIs) and workflows, for one user: the owner of the API key. Find things with list_sources / get_source; deploy with create_source; read events with list_events (q searches) and get_event; after send_test_event or a deploy, use wait_for_events rather than polling; $errors and $logs channels hold failures and console output (the debug_source prompt reads them for you). A workflow's runs (list_runs, get_run) show what each step did: logs, return values, the error and its stack; rerun runs one again, from a step; run_workflow runs a workflow now (next_schedule_ticks shows when its schedules run); cancel_run stops one that waits (queued, retrying, delayed). create_workflow and update_workflow set how runs are retried (retry), how many run at once (concurrency) and how many start per period (throttle). To change a workflow without touching what runs, update_draft then deploy_draft (get_draft shows it and its problems); list_versions, get_version and restore_version read and bring back its history; compare_runs shows what changed between a run and the last good one (code, statuses, values), step by step. Changes that make a version take base_version (the version you read): a version_conflict answer means someone changed it meanwhile, so read it again first. set_env keeps a secret (an API key) for the user's code, read as process.env.NAME; its value is never shown again, by any tool. Every tool that names a source or workflow takes it as \`id\`. delete_source, delete_events and unsubscribe cannot be undone.`;
+const INSTRUCTIONS = `Headwater runs event sources (components that emit events from HTTP requests, timers or APIs) and workflows, for one user: the owner of the API key. Find things with list_sources / get_source; deploy with create_source; read events with list_events (q searches) and get_event; after send_test_event or a deploy, use wait_for_events rather than polling; $errors and $logs channels hold failures and console output (the debug_source prompt reads them for you). A workflow's runs (list_runs, get_run) show what each step did: logs, return values, the error and its stack; rerun runs one again, from a step; run_workflow runs a workflow now (next_schedule_ticks shows when its schedules run); cancel_run stops one that waits (queued, retrying, delayed). create_workflow and update_workflow set how runs are retried (retry), how many run at once (concurrency) and how many start per period (throttle). To change a workflow without touching what runs, update_draft then deploy_draft (get_draft shows it and its problems); list_versions, get_version and restore_version read and bring back its history; compare_runs shows what changed between a run and the last good one (code, statuses, values), step by step. Changes that make a version take base_version (the version you read): a version_conflict answer means someone changed it meanwhile, so read it again first. set_env keeps a secret (an API key) for the user's code, read as process.env.NAME; its value is never shown again, by any tool. Data stores keep state across runs (list_data_stores, list_records, get_record, set_record, increment_record adds atomically). Every tool that names a source or workflow takes it as \`id\`. delete_source, delete_events and unsubscribe cannot be undone.`;
 
 export interface HeadwaterMcpOptions {
   /** The server's version, shown to clients. */

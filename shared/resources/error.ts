@@ -30,6 +30,7 @@ export const ERROR_CODES = {
   hookFailed: "hook_failed",
   propOptionsFailed: "prop_options_failed",
   accountInUse: "account_in_use",
+  dataStoreInUse: "data_store_in_use",
   runNotCancellable: "run_not_cancellable",
   workflowInactive: "workflow_inactive",
   versionConflict: "version_conflict",

@@ -13,5 +13,6 @@ export * from "./account.js";
 export * from "./action.js";
 export * from "./run.js";
 export * from "./env.js";
+export * from "./data-store.js";
 export * from "./compare.js";
 export * from "./workflow-file.js";

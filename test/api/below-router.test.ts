@@ -8,6 +8,7 @@ import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../server/config.js";
 import { createHttpApp } from "../../server/http/app.js";
+import { MAX_PATH_PARAM } from "../../server/http/client-errors.js";
 import { startServer, type TestServer } from "../support/server.js";
 
 interface RawAnswer {
@@ -81,7 +82,7 @@ describe("errors below the router", () => {
   });
 
   it("answers a path segment over the router's limit with 414 url_too_long", async () => {
-    const answer = await raw(server.origin, `GET /v1/sources/${"a".repeat(150)} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+    const answer = await raw(server.origin, `GET /v1/sources/${"a".repeat(MAX_PATH_PARAM + 1)} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
     expectShape(answer, 414, "url_too_long");
   });
 

@@ -74,7 +74,21 @@ describe("headwater backup", { timeout: 240_000 }, () => {
         }
       }
     };
-    const writers = [requestWriter(), requestWriter(), requestWriter(), userWriter()];
+    // Data store increments: how many were acknowledged, and when each was.
+    const store = await admin.createDataStore("backed up");
+    await admin.putDataStoreRecord(store.id, "config", { value: { region: "eu" } });
+    const increments: number[] = [];
+    const storeWriter = async () => {
+      while (!stop) {
+        try {
+          await admin.incrementDataStoreRecord(store.id, "count");
+          increments.push(Date.now());
+        } catch (err) {
+          failures.push(`increment: ${String(err)}`);
+        }
+      }
+    };
+    const writers = [requestWriter(), requestWriter(), requestWriter(), userWriter(), storeWriter()];
     await eventually(() => (acked.requests.size >= 20 && acked.users.size >= 5 ? true : undefined), 30_000, "writes under way");
 
     const backupFile = path.join(tempDir("hw-backup-out-"), "copy.db");
@@ -113,6 +127,10 @@ describe("headwater backup", { timeout: 240_000 }, () => {
 
     const sources = (await client.listMySources({ limit: 10 })).data.map((s) => s.name).sort();
     expect(sources).toEqual(["bulk", "load"]);
+    // Data stores and their records are in the copy: every increment acknowledged before it began.
+    expect((await client.getDataStoreRecord(store.id, "config")).value).toEqual({ region: "eu" });
+    const counted = (await client.getDataStoreRecord(store.id, "count")).value as number;
+    expect(counted).toBeGreaterThanOrEqual(increments.filter((t) => t < began).length);
     // Acknowledged requests are durable jobs: the restored server runs those not yet run.
     await eventually(
       async () => ((await client.listSourceEvents(bulk.id, { limit: 100 })).data.length === 60 ? true : undefined),

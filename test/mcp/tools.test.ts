@@ -58,6 +58,7 @@ describe.each(combos)("over %s, protocol %s", (via, era) => {
         "compare_runs",
         "list_env", "set_env", "delete_env",
         "run_workflow", "next_schedule_ticks",
+        "list_data_stores", "create_data_store", "get_record", "set_record", "delete_record", "list_records", "increment_record",
       ].sort(),
     );
     for (const t of tools) {

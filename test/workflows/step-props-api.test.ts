@@ -175,12 +175,12 @@ describe.each(testDatabases())("code steps with props on $name", (db) => {
       });
 
       // A prop of a type code steps do not take, and values on a step that declares none.
-      const store = `export default defineComponent({ props: { db: { type: "data_store" } }, async run() { return 1; } })`;
-      const e1 = await expectApiError(alice.client.createWorkflow(body({}, store)), 400, "invalid_step");
+      const dir = `export default defineComponent({ props: { tmp: { type: "dir" } }, async run() { return 1; } })`;
+      const e1 = await expectApiError(alice.client.createWorkflow(body({}, dir)), 400, "invalid_step");
       expect(e1.details).toEqual([
         {
-          path: "steps.s.configured_props.db",
-          message: expect.stringMatching(/props of type "data_store" are not supported in a code step/),
+          path: "steps.s.configured_props.tmp",
+          message: expect.stringMatching(/props of type "dir" are not supported in a code step/),
         },
       ]);
       const plain = `export default defineComponent({ async run() { return 1; } })`;

@@ -8,6 +8,7 @@
  */
 "use strict";
 const { propEntries, isApp, TIMER, HTTP } = require("./describe-component.cjs");
+const { dataStore, storeIdOf } = require("./data-store.cjs");
 
 /**
  * @typedef {object} InvocationIO
@@ -111,6 +112,7 @@ function buildContext(component, input, io) {
     if (isApp(def)) ctx[name] = appInstance(def, configured);
     else if (def.type === HTTP) ctx[name] = http;
     else if (def.type === "$.service.db") ctx[name] = db.api;
+    else if (def.type === "data_store") ctx[name] = dataStore(storeIdOf(configured) ?? "");
     else if (def.type === TIMER) ctx[name] = configured ?? def.default;
     else ctx[name] = configured !== undefined ? configured : def.default;
   }

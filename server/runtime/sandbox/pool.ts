@@ -8,12 +8,20 @@
  * - Dead processes (killed on timeout or out of memory, crashed) are dropped and replaced on
  *   demand; idle ones are stopped after `idleMs`.
  */
-import { SandboxProcess, sandboxKills, sandboxSpawns, type SandboxOptions } from "./process.js";
+import {
+  SandboxProcess,
+  sandboxKills,
+  sandboxSpawns,
+  type CallServer,
+  type SandboxOptions,
+} from "./process.js";
 
 export interface PoolOptions extends SandboxOptions {
   maxProcesses: number;
   /** Stop processes idle this long. */
   idleMs?: number;
+  /** Who answers a process's data store calls, as its owner's; absent: code has no data stores. */
+  calls?: (owner: string) => CallServer;
 }
 
 export interface Lease {
@@ -84,6 +92,7 @@ export class SandboxPool {
     this.total += 1;
     try {
       const proc = await SandboxProcess.spawn(this.options);
+      proc.serveCalls(this.options.calls?.(owner));
       sandboxSpawns.inc();
       return this.lease(owner, proc);
     } catch (err) {

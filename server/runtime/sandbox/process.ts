@@ -106,10 +106,19 @@ export interface WorkerDone {
  * the run's `item` index, and `itemDone` ends each run (`dbChanges`, `error?`).
  */
 export interface WorkerStream {
-  t: "emit" | "log" | "respond" | "itemDone";
+  t: "emit" | "log" | "respond" | "itemDone" | "call";
   id: string;
   item?: number;
   [k: string]: unknown;
+}
+
+/**
+ * What the host does with a worker's `call` (a data store operation, data-stores/code-calls.ts)
+ * and how a failure is told to the code that made it.
+ */
+export interface CallServer {
+  handle(op: string, args: unknown): Promise<unknown>;
+  error(err: unknown): { message: string; code?: string };
 }
 
 const realDir = (p: string) => {
@@ -145,6 +154,8 @@ export class SandboxProcess {
 
   /** The worker's own pid as the host sees it (in namespaces mode, a descendant of the child's). */
   private workerPid: number | undefined;
+  /** Who answers the worker's calls: its owner's data stores (pool.ts sets it). */
+  private calls: CallServer | undefined;
 
   private constructor(
     private readonly child: ChildProcess,
@@ -313,6 +324,25 @@ export class SandboxProcess {
     });
   }
 
+  /** Answers the worker's data store calls as its owner's (set once: a process serves one owner). */
+  serveCalls(calls: CallServer | undefined): void {
+    this.calls = calls;
+  }
+
+  /** Runs one call of the request being served and sends its answer back (never to a dead worker). */
+  private answerCall(m: WorkerStream): void {
+    const reply = (body: Record<string, unknown>) => {
+      if (this.exited) return;
+      this.child.send({ t: "reply", call: m.call, ...body }, () => undefined);
+    };
+    const calls = this.calls;
+    if (!calls) return reply({ error: { message: "data stores are not available here" } });
+    calls.handle(String(m.op), m.args).then(
+      (value) => reply({ value: value ?? null }),
+      (err: unknown) => reply({ error: calls.error(err) }),
+    );
+  }
+
   kill(reason?: "timeout" | "oom"): void {
     if (reason && !this.killedFor) {
       this.killedFor = reason;
@@ -336,6 +366,7 @@ export class SandboxProcess {
     // A run that ended on the kernel's data limit ran out of memory, as if the watchdog (which
     // may not have polled yet) had stopped it: the worker is replaced, the run is OUT_OF_MEMORY.
     if ((m.t === "done" || m.t === "itemDone") && isAllocationFailure(m.error)) return this.kill("oom");
+    if (m.t === "call") return this.answerCall(m as WorkerStream);
     if (m.t === "done") return this.finish({ kind: "done", message: m as WorkerDone });
     if (m.t === "itemDone") {
       clearTimeout(p.timer);

@@ -11,6 +11,7 @@
 "use strict";
 const { propEntries, isApp } = require("./describe-component.cjs");
 const { appInstance } = require("./context.cjs");
+const { dataStore, storeIdOf } = require("./data-store.cjs");
 
 /** @typedef {(def: Record<string, any>, value: unknown) => unknown} Binder */
 
@@ -23,6 +24,8 @@ const BINDERS = {
   string: plain,
   integer: plain,
   boolean: plain,
+  // The store's object: each call goes to the server, which checks the store is the run's owner's.
+  data_store: (_def, value) => dataStore(storeIdOf(value) ?? ""),
 };
 
 /**

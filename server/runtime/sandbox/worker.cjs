@@ -24,6 +24,9 @@
  *   options   {bundle, packageDirs, prop, props, prevContext, query, page}
  *             -> done {result: {data: [{label, value}], context}}   (prop-options.cjs)
  *
+ * While serving invoke, runs, steps or action the worker may send `call {id, call, op, args}` (a
+ * data store operation, data-store.cjs); the host answers `reply {call, value | error}`.
+ *
  * invoke, runs, steps and action also carry `env: {key, vars?}`: the owner's environment
  * variables, which become `process.env` for the request (env.cjs).
  *
@@ -44,6 +47,7 @@ const { runSteps } = require("./steps.cjs");
 const { propOptions } = require("./prop-options.cjs");
 const { runAction } = require("./action.cjs");
 const { useEnv, resetEnv, setComponentId } = require("./env.cjs");
+const dataStores = require("./data-store.cjs");
 const platform = require("./shims/platform.cjs");
 // Where the platform shim's libraries (axios, mime-types) are: see mounts.ts (SANDBOX_PACKAGES).
 require("./shims/platform/modules.cjs").configure(JSON.parse(process.argv[3] || "{}"));
@@ -112,6 +116,8 @@ function send(msg) {
 
 /** The request being served (and the run of a batch), for console output, and its log lines. */
 let current = /** @type {string | null} */ (null);
+// Data store calls go out on this channel, tagged with the request they belong to.
+dataStores.configure(send, () => current);
 let currentItem = /** @type {number | undefined} */ (undefined);
 let logged = 0;
 const MAX_LOG_LINES = 1000;
@@ -331,6 +337,8 @@ async function handleOptions(msg) {
 }
 
 process.on("message", async (/** @type {any} */ msg) => {
+  // The answer to a data store call of the request being served, not a request of its own.
+  if (msg && msg.t === "reply") return dataStores.onReply(msg);
   current = msg.id;
   logged = 0;
   try {

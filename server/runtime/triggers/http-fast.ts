@@ -16,7 +16,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { FastPath } from "../../http/app.js";
-import { MAX_URL_BYTES } from "../../http/client-errors.js";
+import { MAX_PATH_PARAM, MAX_URL_BYTES } from "../../http/client-errors.js";
 import { httpRequestDuration, httpRequests } from "../../http/request-metrics.js";
 import type { EnqueueJob } from "../queue-jobs.js";
 import { RUN_ID_HEADER } from "../../../shared/resources/index.js";
@@ -37,7 +37,7 @@ export interface FastIngestDeps {
 /** `/e/<id>` (a trailing slash allowed, as the router allows it), with or without a query. */
 const ENDPOINT_URL = /^\/e\/([a-z]+_[A-Za-z0-9]+)\/?(?:\?|$)/;
 /** The router's longest path parameter (longer: its 414). */
-const MAX_ID = 100;
+const MAX_ID = MAX_PATH_PARAM;
 const JSON_TYPE = /^application\/json(?:; ?charset=utf-8)?$/i;
 const DIGITS = /^\d{1,12}$/;
 

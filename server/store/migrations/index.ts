@@ -19,6 +19,7 @@ import * as runsOneIndex from "./0013_runs_one_index.js";
 import * as workflowVersions from "./0014_workflow_versions.js";
 import * as workflowSchedules from "./0015_workflow_schedules.js";
 import * as envVars from "./0016_env_vars.js";
+import * as dataStores from "./0017_data_stores.js";
 
 export const migrations: Record<string, Migration> = {
   "0001_core": core,
@@ -37,4 +38,5 @@ export const migrations: Record<string, Migration> = {
   "0014_workflow_versions": workflowVersions,
   "0015_workflow_schedules": workflowSchedules,
   "0016_env_vars": envVars,
+  "0017_data_stores": dataStores,
 };

@@ -224,6 +224,12 @@ export class UsersRepo {
       await trx.deleteFrom("account_uses").where("user_id", "=", id).execute();
       await trx.deleteFrom("accounts").where("user_id", "=", id).execute();
       await trx.deleteFrom("env_vars").where("user_id", "=", id).execute();
+      // Their data stores' records, then the stores.
+      await trx
+        .deleteFrom("data_store_records")
+        .where("store_id", "in", trx.selectFrom("data_stores").select("id").where("user_id", "=", id))
+        .execute();
+      await trx.deleteFrom("data_stores").where("user_id", "=", id).execute();
       await trx.deleteFrom("workflows").where("owner_id", "=", id).execute();
       await trx.deleteFrom("sources").where("user_id", "=", id).execute();
       // A published component that another user's source runs outlives its author: the system

@@ -29,6 +29,8 @@ export interface StepPropsDeps {
   describer?: ComponentDescriber | undefined;
   /** The owner's accounts among `ids`. */
   accounts(ownerId: string, ids: string[], db?: Db): Promise<Array<{ id: string; app: string }>>;
+  /** The owner's data stores among `ids`. */
+  dataStores(ownerId: string, ids: string[], db?: Db): Promise<string[]>;
 }
 
 /** Declarations remembered at most (the oldest read goes first). */
@@ -82,7 +84,12 @@ export class StepProps {
       if (Object.keys(configured).length === 0) return { issues: [] };
       return { issues: [{ message: `its props cannot be read: ${err.message}` }] };
     }
-    const ctx = { ownerId, db, accounts: (ids: string[]) => this.deps.accounts(ownerId, ids, db) };
+    const ctx = {
+      ownerId,
+      db,
+      accounts: (ids: string[]) => this.deps.accounts(ownerId, ids, db),
+      dataStores: (ids: string[]) => this.deps.dataStores(ownerId, ids, db),
+    };
     return { props, issues: await propIssues(props, configured, ctx) };
   }
 

@@ -9,7 +9,10 @@ const DECLARED: PropDescriptor[] = [
   { name: "dry", type: "boolean" },
 ];
 
-/** The owner's accounts: one github, one slack; any other id (another user's included) is not found. */
+/**
+ * The owner's accounts: one github, one slack; their data store: ds_mine. Any other id (another
+ * user's included) is not found.
+ */
 const ctx = {
   ownerId: "u_1",
   accounts: async (ids: string[]) =>
@@ -17,6 +20,7 @@ const ctx = {
       { id: "apn_gh", app: "github" },
       { id: "apn_sl", app: "slack" },
     ].filter((a) => ids.includes(a.id)),
+  dataStores: async (ids: string[]) => ["ds_mine"].filter((id) => ids.includes(id)),
 };
 
 const issues = (configured: Record<string, unknown>, declared = DECLARED) =>
@@ -60,13 +64,26 @@ describe("code step prop checks", () => {
     ]);
   });
 
+  it("a data_store prop names one of the owner's stores, by id or {id}", async () => {
+    const store: PropDescriptor[] = [{ name: "store", type: "data_store" }];
+    expect(await issues({ store: "ds_mine" }, store)).toEqual([]);
+    expect(await issues({ store: { id: "ds_mine" } }, store)).toEqual([]);
+    expect(await issues({}, store)).toEqual([{ prop: "store", message: 'required: a data store: "ds_..."' }]);
+    expect(await issues({ store: "ds_theirs" }, store)).toEqual([
+      { prop: "store", message: "data store ds_theirs not found" },
+    ]);
+    expect(await issues({ store: 5 }, store)).toEqual([
+      { prop: "store", message: 'must be a data store id, "ds_..." or {"id": "ds_..."}, not the number 5' },
+    ]);
+  });
+
   it("a type with no module is refused, naming the types there are", async () => {
-    expect(Object.keys(STEP_PROP_TYPES)).toEqual(["app", "string", "integer", "boolean"]);
-    expect(await issues({}, [{ name: "store", type: "data_store" }])).toEqual([
+    expect(Object.keys(STEP_PROP_TYPES)).toEqual(["app", "string", "integer", "boolean", "data_store"]);
+    expect(await issues({}, [{ name: "file", type: "dir" }])).toEqual([
       {
-        prop: "store",
+        prop: "file",
         message:
-          'props of type "data_store" are not supported in a code step (the types: app, string, integer, boolean)',
+          'props of type "dir" are not supported in a code step (the types: app, string, integer, boolean, data_store)',
       },
     ]);
   });

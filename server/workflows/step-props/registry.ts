@@ -5,6 +5,7 @@
  */
 import type { PropDescriptor } from "../../../shared/resources/index.js";
 import { appProp } from "./app.js";
+import { dataStoreProp } from "./data-store.js";
 import { booleanProp, integerProp, stringProp } from "./plain.js";
 import type { PropCheckContext, StepPropType } from "./types.js";
 
@@ -13,6 +14,7 @@ export const STEP_PROP_TYPES: Readonly<Record<string, StepPropType>> = {
   string: stringProp,
   integer: integerProp,
   boolean: booleanProp,
+  data_store: dataStoreProp,
 };
 
 /** What is wrong with one configured prop of a step. */

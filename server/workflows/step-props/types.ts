@@ -12,6 +12,8 @@ export interface PropCheckContext {
   ownerId: string;
   /** The owner's accounts among `ids` (another user's are not found, exactly as a missing one). */
   accounts(ids: string[]): Promise<Array<{ id: string; app: string }>>;
+  /** The owner's data stores among `ids` (another user's are not found, as a missing one). */
+  dataStores(ids: string[]): Promise<string[]>;
   /** The transaction of the write, when the check runs inside it. */
   db?: Db | undefined;
 }

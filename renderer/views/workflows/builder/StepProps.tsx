@@ -2,13 +2,15 @@
  * A code step's Props section in the builder (decisions.md "Code steps with props"): one field
  * per prop its code declares, as the server read them when the draft was saved (the draft's
  * `step_props`): an app prop chooses one of the user's connected accounts of that app, a string
- * is typed, an integer is a number, a boolean a checkbox. Each change goes into the step's
+ * is typed, an integer is a number, a boolean a checkbox, a data_store one of the user's data
+ * stores. Each change goes into the step's
  * `configured_props`, saved with the rest of the draft; what the server finds wrong with a value
  * is shown at its field.
  */
 import { useId } from "react";
 import { accountIdOf, type PropDescriptor, type StepProblem } from "../../../../shared/resources/index.js";
 import { AccountSelect } from "../../sources/PropExtras.js";
+import { StoreSelect } from "../../data-stores/StoreSelect.js";
 
 /** The value a field's input gives, in the step's configured props (undefined: left out). */
 export function propValue(p: PropDescriptor, input: string | boolean): unknown {
@@ -105,6 +107,16 @@ function PropInput(props: {
         invalid={Boolean(problem)}
         describedBy={describedBy}
         noAccountHint="add one under Connected accounts."
+        onChange={onChange}
+      />
+    );
+  else if (p.type === "data_store")
+    input = (
+      <StoreSelect
+        id={id}
+        storeId={typeof value === "string" ? value : ""}
+        invalid={Boolean(problem)}
+        describedBy={describedBy}
         onChange={onChange}
       />
     );

@@ -1,0 +1,78 @@
+/**
+ * Data store calls from code in the sandbox (sandbox/data-store.cjs), for the owner of the
+ * worker process that sent them (a process serves one user only: sandbox/pool.ts). Each call
+ * names its store, and RecordOps finds it among the owner's stores every time: code holding
+ * another user's store id reads "not found", as the API answers.
+ */
+import { ConflictError, InvalidRequestError, NotFoundError } from "../errors.js";
+import type { CallServer } from "../runtime/sandbox/process.js";
+import type { RecordOps } from "./records.js";
+
+/** One call: its operation and arguments as the worker sent them (unchecked). */
+type CallHandler = (op: string, args: unknown) => Promise<unknown>;
+
+/** Records `entries()` and `keys()` read per call. */
+const PAGE = 1000;
+
+/** The calls of a worker process serving `owner`. */
+export function dataStoreCalls(ops: RecordOps): (owner: string) => CallServer {
+  return (owner) => ({ handle: handlerFor(ops, owner), error: callError });
+}
+
+function handlerFor(ops: RecordOps, owner: string): CallHandler {
+  return async (op, raw) => {
+    const args = (raw && typeof raw === "object" ? raw : {}) as Record<string, unknown>;
+    const store = typeof args.store === "string" ? args.store : "";
+    const key = args.key as string;
+    switch (op) {
+      case "get": {
+        const rec = await ops.get(owner, store, key);
+        return rec ? { value: rec.value } : null;
+      }
+      case "has":
+        return (await ops.get(owner, store, key)) !== undefined;
+      case "set":
+        await ops.set(owner, store, key, args.value, args.ttl as number | null);
+        return null;
+      case "setTtl":
+        return ops.setTtl(owner, store, key, args.ttl as number | null);
+      case "delete":
+        return ops.delete(owner, store, key);
+      case "clear":
+        await ops.clear(owner, store);
+        return null;
+      case "increment":
+        return (await ops.increment(owner, store, key, args.by as number)).value;
+      case "compareAndSet":
+        return ops.compareAndSet(
+          owner,
+          store,
+          key,
+          "expected" in args ? args.expected : undefined,
+          args.value,
+        );
+      case "page": {
+        await ops.ownStore(owner, store);
+        const after = typeof args.after === "string" ? args.after : undefined;
+        const { rows } = await ops.records.page(store, { limit: PAGE, after }, Date.now());
+        return {
+          rows: rows.map((r) => ({ key: r.key, value: JSON.parse(r.value) })),
+          more: rows.length === PAGE,
+        };
+      }
+      default:
+        throw new InvalidRequestError(`no data store operation "${op}"`);
+    }
+  };
+}
+
+/**
+ * What code is told of a failed call: the reason for the caller's own mistakes (not found, over
+ * a limit, not a number); anything else (the database unreachable) without the server's details.
+ */
+export function callError(err: unknown): { message: string; code?: string } {
+  if (err instanceof NotFoundError) return { message: err.message, code: "not_found" };
+  if (err instanceof InvalidRequestError || err instanceof ConflictError)
+    return { message: err.message, code: err.code };
+  return { message: "the data store call failed: the server could not reach its database" };
+}
