@@ -222,6 +222,7 @@ export async function createServer(config: Config): Promise<Server> {
           retention: config.runRetention,
           dispatch: runDispatch,
           fence: runFence,
+          forgetCalls: dataStores.forgetCalls,
           log: (msg, err) => log.error({ err }, msg),
         }),
       ),

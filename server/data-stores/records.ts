@@ -63,6 +63,11 @@ export class RecordOps {
     private readonly maxKeys: number,
   ) {}
 
+  /** The same operations with every statement in `trx` (data-stores/once.ts). */
+  on(trx: Db): RecordOps {
+    return new RecordOps(this.stores.on(trx), this.records.on(trx), this.maxKeys);
+  }
+
   async ownStore(userId: string, storeId: string): Promise<DataStoreRow> {
     const row = typeof storeId === "string" ? await this.stores.findOwn(userId, storeId) : undefined;
     if (!row) throw new NotFoundError(`data store ${String(storeId)}`);

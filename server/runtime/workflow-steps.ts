@@ -19,6 +19,7 @@ import { PlatformFailure, platformStep } from "./platform-failure.js";
 import { PackageError } from "./npm/cache.js";
 import { envField, envForRun } from "./run-env.js";
 import type { SandboxPool } from "./sandbox/pool.js";
+import type { CallRun } from "./sandbox/process.js";
 import { stepInProgress } from "./sandbox/progress.js";
 import { keptOutput } from "./step-output.js";
 
@@ -49,6 +50,8 @@ export interface RunWorkflowStepsInput {
   context: Record<string, unknown>;
   /** `$.respond` of a step (the first call; sent while the run goes on). */
   respond?: (response: unknown) => void;
+  /** The run and attempt (absent: a test run): its data store writes are made once (data-stores/once.ts). */
+  run?: CallRun | undefined;
 }
 
 export interface WorkflowStepError {
@@ -252,6 +255,7 @@ export function createWorkflowStepRunner(deps: WorkflowStepDeps): RunWorkflowSte
             });
           else if (m.t === "respond") input.respond?.(m.response);
         },
+        input.run,
       );
       if (outcome.kind === "done")
         for (const key of (outcome.message.result as { loaded?: string[] } | undefined)?.loaded ?? [])

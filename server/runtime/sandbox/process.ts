@@ -112,12 +112,25 @@ export interface WorkerStream {
   [k: string]: unknown;
 }
 
+/** The workflow run attempt a request serves: its data store writes are made once (data-stores/once.ts). */
+export interface CallRun {
+  runId: string;
+  /** As the run's retry policy counts them: a crash re-run is the same attempt. */
+  attempt: number;
+}
+
+/** A call of a run's step: `writes` numbers the writes of each step of the request, in order. */
+export interface CallContext extends CallRun {
+  step: number;
+  writes: Map<number, number>;
+}
+
 /**
  * What the host does with a worker's `call` (a data store operation, data-stores/code-calls.ts)
  * and how a failure is told to the code that made it.
  */
 export interface CallServer {
-  handle(op: string, args: unknown): Promise<unknown>;
+  handle(op: string, args: unknown, ctx?: CallContext): Promise<unknown>;
   error(err: unknown): { message: string; code?: string };
 }
 
@@ -147,6 +160,8 @@ export class SandboxProcess {
         onStream: (m: WorkerStream) => void;
         timer: NodeJS.Timeout;
         timeoutMs: number;
+        /** The run it serves, if a workflow run's steps, and its steps' writes so far. */
+        run?: { of: CallRun; writes: Map<number, number> } | undefined;
       }
     | undefined;
   private watchdog: NodeJS.Timeout | undefined;
@@ -311,12 +326,14 @@ export class SandboxProcess {
     message: { id: string; t: string; [k: string]: unknown },
     timeoutMs: number,
     onStream: (m: WorkerStream) => void,
+    run?: CallRun,
   ): Promise<Outcome> {
     if (this.exited) return Promise.resolve({ kind: "crash", detail: "sandbox worker is not running" });
     if (this.pending) throw new Error("sandbox worker is busy");
     return new Promise<Outcome>((resolve) => {
       const timer = setTimeout(() => this.kill("timeout"), timeoutMs);
-      this.pending = { id: message.id, resolve, onStream, timer, timeoutMs };
+      const calls = run && { of: run, writes: new Map<number, number>() };
+      this.pending = { id: message.id, resolve, onStream, timer, timeoutMs, run: calls };
       this.startWatchdog();
       this.child.send(message, (err) => {
         if (err) this.finish({ kind: "crash", detail: `could not reach the sandbox worker: ${err.message}` });
@@ -337,7 +354,10 @@ export class SandboxProcess {
     };
     const calls = this.calls;
     if (!calls) return reply({ error: { message: "data stores are not available here" } });
-    calls.handle(String(m.op), m.args).then(
+    // A step's call (the worker tags it with the step's index) in a run: it gets a call key.
+    const run = this.pending?.run;
+    const ctx = run && typeof m.item === "number" ? { ...run.of, step: m.item, writes: run.writes } : undefined;
+    calls.handle(String(m.op), m.args, ctx).then(
       (value) => reply({ value: value ?? null }),
       (err: unknown) => reply({ error: calls.error(err) }),
     );

@@ -34,6 +34,11 @@ export class DataStoreRecordsRepo {
     private readonly dialect: DialectName,
   ) {}
 
+  /** The same repo over `db` (a transaction its writes join). */
+  on(db: Db): DataStoreRecordsRepo {
+    return new DataStoreRecordsRepo(db, this.dialect);
+  }
+
   async get(storeId: string, key: string, nowMs: number, db: Db = this.db): Promise<RecordRow | undefined> {
     return db
       .selectFrom("data_store_records")

@@ -1,0 +1,63 @@
+/**
+ * A workflow run's data store writes happen once per attempt, crashes or not (issue 48: "a
+ * server killed with kill -9 during increments loses no acknowledged increment and doubles
+ * none"). A run cut short by a crash is run again after the restart as the SAME attempt (its job
+ * comes back as it was: the queue's `resume.attempt` is unchanged), so its code makes the same
+ * calls again. Each write of a step carries a call key (run, attempt, step, the write's place
+ * among the step's writes); the key and what the write answered are recorded in the write's own
+ * transaction, and a write whose key is recorded answers that again without writing.
+ *
+ * A retry by the workflow's retry policy (the step threw) is a NEW attempt: the user's code runs
+ * again on purpose, and its writes are made again. A re-run is a new run. Calls without a key
+ * (sources' runs, test runs, the API) write as before.
+ *
+ * A run's keys are forgotten when its part ends (its results committed: it never runs again),
+ * and any left (a run that never ended) after a day, so the table stays small.
+ */
+import { isUniqueViolation } from "../store/repos/errors.js";
+import type { CallKey, DataStoreCallsRepo } from "../store/repos/data-store-calls.js";
+import type { RecordOps } from "./records.js";
+
+/** Keys older than this are swept (no run part lasts so long; a run waiting on a delay has none). */
+export const CALL_KEYS_KEPT_MS = 86_400_000;
+
+export class OnceWrites {
+  constructor(
+    private readonly ops: RecordOps,
+    private readonly calls: DataStoreCallsRepo,
+  ) {}
+
+  /**
+   * Runs `write` (its answer JSON) once for `key`: recorded already, the recorded answer; else
+   * the write and its record in one transaction. No key: the write as it is.
+   */
+  async run(key: CallKey | undefined, write: (ops: RecordOps) => Promise<unknown>): Promise<unknown> {
+    if (!key) return write(this.ops);
+    try {
+      return await this.ops.stores.transaction(async (trx) => {
+        const recorded = await this.calls.find(key, trx);
+        if (recorded !== undefined) return JSON.parse(recorded) as unknown;
+        const value = (await write(this.ops.on(trx))) ?? null;
+        await this.calls.record(key, JSON.stringify(value), Date.now(), trx);
+        return value;
+      });
+    } catch (err) {
+      // The same call made at the same time elsewhere (two instances running one job after a
+      // lease ran out): its transaction won, this one wrote nothing. Its answer is this one's.
+      if (!isUniqueViolation(err)) throw err;
+      const recorded = await this.calls.find(key);
+      if (recorded === undefined) throw err;
+      return JSON.parse(recorded) as unknown;
+    }
+  }
+
+  /** A run's part ended: its keys are not needed again. */
+  forgetRun(runId: string): Promise<void> {
+    return this.calls.forgetRun(runId);
+  }
+
+  /** Forgets the keys of runs that never ended, a day on. */
+  sweep(nowMs = Date.now()): Promise<number> {
+    return this.calls.sweep(nowMs - CALL_KEYS_KEPT_MS);
+  }
+}
