@@ -31,9 +31,7 @@ export function dataStoreCalls(ops: RecordOps, once: OnceWrites): (owner: string
  */
 function keyOf(op: string, ctx: CallContext | undefined): CallKey | undefined {
   if (!ctx || !WRITES.has(op)) return undefined;
-  const ordinal = (ctx.writes.get(ctx.step) ?? 0) + 1;
-  ctx.writes.set(ctx.step, ordinal);
-  return { runId: ctx.runId, attempt: ctx.attempt, step: ctx.step, ordinal };
+  return { runId: ctx.runId, attempt: ctx.attempt, step: ctx.step, ordinal: ctx.nextWrite() };
 }
 
 function handlerFor(ops: RecordOps, once: OnceWrites, owner: string): CallHandler {

@@ -21,8 +21,8 @@ export function createDataStores(db: Db, dialect: DialectName, maxKeys: number) 
     service: new DataStoreService(ops),
     /** Who answers a sandbox worker's data store calls, as its owner's. */
     calls: dataStoreCalls(ops, once),
-    /** Forgets a run's call keys (a part of it is stored: it never runs again). */
-    forgetCalls: (runId: string) => once.forgetRun(runId),
+    /** Forgets runs' call keys (a part of each is stored: it never runs again). */
+    forgetCalls: (runIds: string[]) => once.forgetRuns(runIds),
     owns: async (userId: string, id: string) => (await ops.stores.findOwn(userId, id)) !== undefined,
     /** Deletes expired records every minute, until stopped. */
     startSweeping: (log: { warn(obj: unknown, msg: string): void }) => startSweeping(ops.records, once, log),

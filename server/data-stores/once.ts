@@ -33,10 +33,12 @@ export class OnceWrites {
    */
   async run(key: CallKey | undefined, write: (ops: RecordOps) => Promise<unknown>): Promise<unknown> {
     if (!key) return write(this.ops);
+    // Read before the write's transaction, so that an increment holds its key's row lock no
+    // longer than the write and the key's record (the unique key guards the gap).
+    const recorded = await this.calls.find(key);
+    if (recorded !== undefined) return JSON.parse(recorded) as unknown;
     try {
       return await this.ops.stores.transaction(async (trx) => {
-        const recorded = await this.calls.find(key, trx);
-        if (recorded !== undefined) return JSON.parse(recorded) as unknown;
         const value = (await write(this.ops.on(trx))) ?? null;
         await this.calls.record(key, JSON.stringify(value), Date.now(), trx);
         return value;
@@ -45,15 +47,15 @@ export class OnceWrites {
       // The same call made at the same time elsewhere (two instances running one job after a
       // lease ran out): its transaction won, this one wrote nothing. Its answer is this one's.
       if (!isUniqueViolation(err)) throw err;
-      const recorded = await this.calls.find(key);
-      if (recorded === undefined) throw err;
-      return JSON.parse(recorded) as unknown;
+      const theirs = await this.calls.find(key);
+      if (theirs === undefined) throw err;
+      return JSON.parse(theirs) as unknown;
     }
   }
 
-  /** A run's part ended: its keys are not needed again. */
-  forgetRun(runId: string): Promise<void> {
-    return this.calls.forgetRun(runId);
+  /** Runs' parts ended (their results stored): their keys are not needed again. */
+  forgetRuns(runIds: string[]): Promise<void> {
+    return runIds.length === 0 ? Promise.resolve() : this.calls.forgetRuns(runIds);
   }
 
   /** Forgets the keys of runs that never ended, a day on. */

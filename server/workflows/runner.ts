@@ -72,8 +72,8 @@ export interface WorkflowRunnerOptions {
   dispatch?: DispatchDeps;
   /** Where a run's start meets a cancel (shared with the runs service); default: this process's, over `db`. */
   fence?: StartFence;
-  /** Forgets a run's data store call keys once a part of it is stored (it never runs again: data-stores/once.ts). */
-  forgetCalls?: (runId: string) => Promise<void>;
+  /** Forgets runs' data store call keys once a part of each is stored (it never runs again: data-stores/once.ts). */
+  forgetCalls?: (runIds: string[]) => Promise<void>;
   log?: (msg: string, err?: unknown) => void;
 }
 
@@ -330,7 +330,8 @@ export function createWorkflowRunner(o: WorkflowRunnerOptions): WorkflowJobHandl
     }
     if (usage) o.quotas?.counted(usage);
     // Left behind if this fails: swept a day on.
-    o.forgetCalls?.(header.id).catch((err: unknown) => log(`forgetting the data store calls of run ${header.id} failed`, err));
+    if (result.wrote)
+      o.forgetCalls?.([header.id]).catch((err: unknown) => log(`forgetting the data store calls of run ${header.id} failed`, err));
     o.changes?.changed(row);
     if (later) o.dispatch?.wake([later.job.targetId]);
     if (unanswered) o.answers?.respond(caller, unanswered);

@@ -112,16 +112,30 @@ export interface WorkerStream {
   [k: string]: unknown;
 }
 
-/** The workflow run attempt a request serves: its data store writes are made once (data-stores/once.ts). */
+/** The run attempt a request serves: its data store writes are made once (data-stores/once.ts). */
 export interface CallRun {
+  /** A workflow run's id; a source's run: its job's. */
   runId: string;
-  /** As the run's retry policy counts them: a crash re-run is the same attempt. */
+  /** As a workflow's retry policy counts them: a crash re-run is the same attempt. */
   attempt: number;
 }
 
-/** A call of a run's step: `writes` numbers the writes of each step of the request, in order. */
-export interface CallContext extends CallRun {
+/** Where a call of a request's run belongs: the run, and the step making it (a source's run: 0). */
+export interface CallOrigin extends CallRun {
   step: number;
+}
+
+/** Where a call belongs, and the number of its run's step's next write (its place, from 1). */
+export interface CallContext extends CallOrigin {
+  nextWrite(): number;
+}
+
+/**
+ * A request's calls: their origins, by the `item` the worker tags each with (a step, a batch's
+ * run), and the writes made so far by item (the caller reads it after: which items wrote).
+ */
+export interface RequestCalls {
+  origin: (item: number) => CallOrigin | undefined;
   writes: Map<number, number>;
 }
 
@@ -160,8 +174,8 @@ export class SandboxProcess {
         onStream: (m: WorkerStream) => void;
         timer: NodeJS.Timeout;
         timeoutMs: number;
-        /** The run it serves, if a workflow run's steps, and its steps' writes so far. */
-        run?: { of: CallRun; writes: Map<number, number> } | undefined;
+        /** Its calls' origins (a workflow run's steps, a source's runs), and their writes so far. */
+        origins?: RequestCalls | undefined;
       }
     | undefined;
   private watchdog: NodeJS.Timeout | undefined;
@@ -326,14 +340,13 @@ export class SandboxProcess {
     message: { id: string; t: string; [k: string]: unknown },
     timeoutMs: number,
     onStream: (m: WorkerStream) => void,
-    run?: CallRun,
+    origins?: RequestCalls,
   ): Promise<Outcome> {
     if (this.exited) return Promise.resolve({ kind: "crash", detail: "sandbox worker is not running" });
     if (this.pending) throw new Error("sandbox worker is busy");
     return new Promise<Outcome>((resolve) => {
       const timer = setTimeout(() => this.kill("timeout"), timeoutMs);
-      const calls = run && { of: run, writes: new Map<number, number>() };
-      this.pending = { id: message.id, resolve, onStream, timer, timeoutMs, run: calls };
+      this.pending = { id: message.id, resolve, onStream, timer, timeoutMs, origins };
       this.startWatchdog();
       this.child.send(message, (err) => {
         if (err) this.finish({ kind: "crash", detail: `could not reach the sandbox worker: ${err.message}` });
@@ -354,13 +367,27 @@ export class SandboxProcess {
     };
     const calls = this.calls;
     if (!calls) return reply({ error: { message: "data stores are not available here" } });
-    // A step's call (the worker tags it with the step's index) in a run: it gets a call key.
-    const run = this.pending?.run;
-    const ctx = run && typeof m.item === "number" ? { ...run.of, step: m.item, writes: run.writes } : undefined;
-    calls.handle(String(m.op), m.args, ctx).then(
+    calls.handle(String(m.op), m.args, this.contextOf(m)).then(
       (value) => reply({ value: value ?? null }),
       (err: unknown) => reply({ error: calls.error(err) }),
     );
+  }
+
+  /** A call's run and step (the worker tags it with the step's or the run's index), if it has one. */
+  private contextOf(m: WorkerStream): CallContext | undefined {
+    const origins = this.pending?.origins;
+    const item = m.item;
+    const origin = origins && typeof item === "number" ? origins.origin(item) : undefined;
+    if (!origins || !origin || item === undefined) return undefined;
+    const writes = origins.writes;
+    return {
+      ...origin,
+      nextWrite: () => {
+        const n = (writes.get(item) ?? 0) + 1;
+        writes.set(item, n);
+        return n;
+      },
+    };
   }
 
   kill(reason?: "timeout" | "oom"): void {

@@ -39,9 +39,9 @@ export class DataStoreCallsRepo {
       .execute();
   }
 
-  /** Forgets a run's calls (its part ended: they are not made again). */
-  async forgetRun(runId: string): Promise<void> {
-    await this.db.deleteFrom("data_store_calls").where("run_id", "=", runId).execute();
+  /** Forgets runs' calls (their parts ended: they are not made again). */
+  async forgetRuns(runIds: string[]): Promise<void> {
+    await this.db.deleteFrom("data_store_calls").where("run_id", "in", runIds).execute();
   }
 
   /** Forgets calls recorded before `beforeMs` (runs that never ended); how many. */
