@@ -38,10 +38,20 @@ function handlerFor(ops: RecordOps, once: OnceWrites, owner: string): CallHandle
   return async (op, raw, ctx) => {
     const key = keyOf(op, ctx);
     const args = (raw && typeof raw === "object" ? raw : {}) as Record<string, unknown>;
+    if (op === "increment")
+      return once.run(
+        key,
+        (o) => write(o, owner, op, args),
+        async (k) =>
+          (await ops.incrementRecorded(owner, store(args), args.key as string, (args.by as number) ?? 1, k))
+            ?.value,
+      );
     if (WRITES.has(op)) return once.run(key, (o) => write(o, owner, op, args));
     return read(ops, owner, op, args);
   };
 }
+
+const store = (args: Record<string, unknown>) => (typeof args.store === "string" ? args.store : "");
 
 /** A write's answer to code (JSON: recorded as it is by once.ts). */
 async function write(

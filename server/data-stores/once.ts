@@ -14,7 +14,6 @@
  * A run's keys are forgotten when its part ends (its results committed: it never runs again),
  * and any left (a run that never ended) after a day, so the table stays small.
  */
-import { isUniqueViolation } from "../store/repos/errors.js";
 import type { CallKey, DataStoreCallsRepo } from "../store/repos/data-store-calls.js";
 import type { RecordOps } from "./records.js";
 
@@ -28,28 +27,34 @@ export class OnceWrites {
   ) {}
 
   /**
-   * Runs `write` (its answer JSON) once for `key`: recorded already, the recorded answer; else
-   * the write and its record in one transaction. No key: the write as it is.
+   * Runs `write` (its answer JSON) once for `key`: the write and its record in one transaction
+   * (or `oneStatement`, undefined when it cannot); recorded already, the recorded answer. No
+   * key: the write as it is.
    */
-  async run(key: CallKey | undefined, write: (ops: RecordOps) => Promise<unknown>): Promise<unknown> {
+  async run(
+    key: CallKey | undefined,
+    write: (ops: RecordOps) => Promise<unknown>,
+    oneStatement?: (key: CallKey) => Promise<unknown>,
+  ): Promise<unknown> {
     if (!key) return write(this.ops);
-    // Read before the write's transaction, so that an increment holds its key's row lock no
-    // longer than the write and the key's record (the unique key guards the gap).
-    const recorded = await this.calls.find(key);
-    if (recorded !== undefined) return JSON.parse(recorded) as unknown;
     try {
+      // The write and its record in one statement, where it can be (an increment on PostgreSQL).
+      const done = oneStatement && (await oneStatement(key));
+      if (done !== undefined) return done;
       return await this.ops.stores.transaction(async (trx) => {
         const value = (await write(this.ops.on(trx))) ?? null;
         await this.calls.record(key, JSON.stringify(value), Date.now(), trx);
         return value;
       });
     } catch (err) {
-      // The same call made at the same time elsewhere (two instances running one job after a
-      // lease ran out): its transaction won, this one wrote nothing. Its answer is this one's.
-      if (!isUniqueViolation(err)) throw err;
-      const theirs = await this.calls.find(key);
-      if (theirs === undefined) throw err;
-      return JSON.parse(theirs) as unknown;
+      // Made before (the run runs again after a crash), or at the same time elsewhere (two
+      // instances running one job after a lease ran out): the key's record refused this one,
+      // or the write itself failed where it had succeeded (the key since changed), and nothing
+      // of it stayed. The first one's answer is this one's. Not looked up first: a write made
+      // for the first time (nearly all) costs no read.
+      const recorded = await this.calls.find(key);
+      if (recorded === undefined) throw err;
+      return JSON.parse(recorded) as unknown;
     }
   }
 
