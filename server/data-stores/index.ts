@@ -24,7 +24,7 @@ export function createDataStores(db: Db, dialect: DialectName, maxKeys: number) 
     /** Forgets runs' call keys (a part of each is stored: it never runs again). */
     forgetCalls: (runIds: string[]) => once.forgetRuns(runIds),
     owns: async (userId: string, id: string) => (await ops.stores.findOwn(userId, id)) !== undefined,
-    /** Deletes expired records every minute, until stopped. */
+    /** Deletes expired records and old call keys every minute, until stopped (and ended runs' keys then). */
     startSweeping: (log: { warn(obj: unknown, msg: string): void }) => startSweeping(ops.records, once, log),
   };
 }

@@ -20,6 +20,10 @@ import type { RecordOps } from "./records.js";
 /** Keys older than this are swept (no run part lasts so long; a run waiting on a delay has none). */
 export const CALL_KEYS_KEPT_MS = 86_400_000;
 
+/** How long the keys of ended runs wait to be deleted together, and how many at most. */
+const FORGET_AFTER_MS = 1000;
+const FORGET_AT_MOST = 500;
+
 export class OnceWrites {
   constructor(
     private readonly ops: RecordOps,
@@ -58,9 +62,26 @@ export class OnceWrites {
     }
   }
 
-  /** Runs' parts ended (their results stored): their keys are not needed again. */
-  forgetRuns(runIds: string[]): Promise<void> {
-    return runIds.length === 0 ? Promise.resolve() : this.calls.forgetRuns(runIds);
+  private forgetting: string[] = [];
+  private forgetTimer: NodeJS.Timeout | undefined;
+
+  /**
+   * Runs' parts ended (their results stored): their keys are not needed again. Deleted together
+   * within FORGET_AFTER_MS, in one statement (one per run cost a busy workflow a third of its
+   * speed on PostgreSQL); what a stop leaves is swept a day on.
+   */
+  forgetRuns(runIds: string[]): void {
+    this.forgetting.push(...runIds);
+    if (this.forgetting.length >= FORGET_AT_MOST) void this.flush();
+    else this.forgetTimer ??= setTimeout(() => void this.flush(), FORGET_AFTER_MS).unref();
+  }
+
+  /** Deletes the keys of the runs told so far (now: the server stops). */
+  async flush(): Promise<void> {
+    if (this.forgetTimer) clearTimeout(this.forgetTimer);
+    this.forgetTimer = undefined;
+    const ids = this.forgetting.splice(0);
+    if (ids.length > 0) await this.calls.forgetRuns(ids).catch(() => undefined);
   }
 
   /** Forgets the keys of runs that never ended, a day on. */

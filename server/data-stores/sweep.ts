@@ -24,7 +24,7 @@ export async function sweepExpired(records: DataStoreRecordsRepo, nowMs = Date.n
 
 export function startSweeping(
   records: DataStoreRecordsRepo,
-  once: Pick<OnceWrites, "sweep">,
+  once: Pick<OnceWrites, "sweep" | "flush">,
   log: { warn(obj: unknown, msg: string): void },
 ): { stop(): Promise<void> } {
   let running: Promise<unknown> | undefined;
@@ -41,6 +41,7 @@ export function startSweeping(
     async stop() {
       clearInterval(timer);
       await running;
+      await once.flush();
     },
   };
 }

@@ -73,7 +73,7 @@ export interface RuntimeDeps {
   /** Who answers code's data store calls, as the worker's owner's (data-stores/code-calls.ts); absent: none. */
   dataStores?: (owner: string) => CallServer;
   /** Forgets the data store call keys of source runs that are stored. */
-  forgetDataStoreCalls?: (jobIds: string[]) => Promise<void>;
+  forgetDataStoreCalls?: (jobIds: string[]) => void;
 }
 
 export interface Runtime {

@@ -110,7 +110,7 @@ export interface InvokerDeps {
   /** The owner's environment variables (`process.env`); absent: none. */
   env?: EnvOpener;
   /** Forgets the data store call keys of jobs whose results are stored (data-stores/once.ts). */
-  forgetCalls?: (jobIds: string[]) => Promise<void>;
+  forgetCalls?: (jobIds: string[]) => void;
 }
 
 /** A source's credentials for one request: opened, or why they cannot be. */
@@ -287,12 +287,12 @@ export class Invoker {
     return { ran: results.length, ...(failure ? { failure } : {}), results };
   }
 
-  /** The stored runs' call keys (a run cut short keeps its own: it runs again). Left behind: swept a day on. */
+  /** The stored runs' call keys (a run cut short keeps its own: it runs again). */
   private forgetCalls(stored: RunItem[], wrote: string[]): void {
     if (wrote.length === 0 || !this.deps.forgetCalls) return;
     const ids = new Set(stored.flatMap((i) => (i.jobId ? [i.jobId] : [])));
     const done = wrote.filter((id) => ids.has(id));
-    if (done.length > 0) this.deps.forgetCalls(done).catch(() => undefined);
+    if (done.length > 0) this.deps.forgetCalls(done);
   }
 
   /** The source's connected accounts, opened for this request (only sources that reference one pay). */

@@ -73,7 +73,7 @@ export interface WorkflowRunnerOptions {
   /** Where a run's start meets a cancel (shared with the runs service); default: this process's, over `db`. */
   fence?: StartFence;
   /** Forgets runs' data store call keys once a part of each is stored (it never runs again: data-stores/once.ts). */
-  forgetCalls?: (runIds: string[]) => Promise<void>;
+  forgetCalls?: (runIds: string[]) => void;
   log?: (msg: string, err?: unknown) => void;
 }
 
@@ -329,9 +329,7 @@ export function createWorkflowRunner(o: WorkflowRunnerOptions): WorkflowJobHandl
       );
     }
     if (usage) o.quotas?.counted(usage);
-    // Left behind if this fails: swept a day on.
-    if (result.wrote)
-      o.forgetCalls?.([header.id]).catch((err: unknown) => log(`forgetting the data store calls of run ${header.id} failed`, err));
+    if (result.wrote) o.forgetCalls?.([header.id]);
     o.changes?.changed(row);
     if (later) o.dispatch?.wake([later.job.targetId]);
     if (unanswered) o.answers?.respond(caller, unanswered);
