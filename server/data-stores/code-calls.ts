@@ -2,8 +2,8 @@
  * Data store calls from code in the sandbox (sandbox/data-store.cjs), for the owner of the
  * worker process that sent them (a process serves one user only: sandbox/pool.ts). Each call
  * names its store, and RecordOps finds it among the owner's stores every time: code holding
- * another user's store id reads "not found", as the API answers. A workflow run's writes carry a
- * call key and are made once per attempt (once.ts).
+ * another user's store id reads "not found", as the API answers. A run's writes (a workflow's
+ * steps', a queued source run's) carry a call key and are made once per attempt (once.ts).
  */
 import { ConflictError, InvalidRequestError, NotFoundError } from "../errors.js";
 import type { CallContext, CallServer } from "../runtime/sandbox/process.js";
@@ -38,12 +38,13 @@ function handlerFor(ops: RecordOps, once: OnceWrites, owner: string): CallHandle
   return async (op, raw, ctx) => {
     const key = keyOf(op, ctx);
     const args = (raw && typeof raw === "object" ? raw : {}) as Record<string, unknown>;
+    // An increment of a number there already: with its key in one statement where it can be.
     if (op === "increment")
       return once.run(
         key,
         (o) => write(o, owner, op, args),
         async (k) =>
-          (await ops.incrementRecorded(owner, store(args), args.key as string, (args.by as number) ?? 1, k))
+          (await ops.incrementRecorded(owner, storeOf(args), args.key as string, (args.by as number) ?? 1, k))
             ?.value,
       );
     if (WRITES.has(op)) return once.run(key, (o) => write(o, owner, op, args));
@@ -51,7 +52,8 @@ function handlerFor(ops: RecordOps, once: OnceWrites, owner: string): CallHandle
   };
 }
 
-const store = (args: Record<string, unknown>) => (typeof args.store === "string" ? args.store : "");
+/** The store a call names ("": none, not found). */
+const storeOf = (args: Record<string, unknown>) => (typeof args.store === "string" ? args.store : "");
 
 /** A write's answer to code (JSON: recorded as it is by once.ts). */
 async function write(
@@ -60,7 +62,7 @@ async function write(
   op: string,
   args: Record<string, unknown>,
 ): Promise<unknown> {
-  const store = typeof args.store === "string" ? args.store : "";
+  const store = storeOf(args);
   const key = args.key as string;
   switch (op) {
     case "set":
@@ -86,7 +88,7 @@ async function read(
   op: string,
   args: Record<string, unknown>,
 ): Promise<unknown> {
-  const store = typeof args.store === "string" ? args.store : "";
+  const store = storeOf(args);
   const key = args.key as string;
   switch (op) {
     case "get": {
