@@ -6,7 +6,8 @@
  * steps', a queued source run's) carry a call key and are made once per attempt (once.ts).
  */
 import { ConflictError, InvalidRequestError, NotFoundError } from "../errors.js";
-import type { CallContext, CallServer } from "../runtime/sandbox/process.js";
+import type { CallContext } from "../runtime/sandbox/calls.js";
+import type { CallServer } from "../runtime/sandbox/process.js";
 import type { CallKey } from "../store/repos/data-store-calls.js";
 import type { OnceWrites } from "./once.js";
 import type { RecordOps } from "./records.js";

@@ -19,7 +19,7 @@ import { PlatformFailure, platformStep } from "./platform-failure.js";
 import { PackageError } from "./npm/cache.js";
 import { envField, envForRun } from "./run-env.js";
 import type { SandboxPool } from "./sandbox/pool.js";
-import type { CallRun } from "./sandbox/process.js";
+import type { CallRun } from "./sandbox/calls.js";
 import { stepInProgress } from "./sandbox/progress.js";
 import { keptOutput } from "./step-output.js";
 

@@ -30,6 +30,7 @@ import { readProgress } from "./progress.js";
 import { kernelLimitsFor, launchCommand, SANDBOX_NICE, TOOLS, type KernelLimits } from "./launch.js";
 import { readOnlyPaths, SANDBOX_DIR, sandboxPackageEntries } from "./mounts.js";
 import { permissionFlag, requireModuleFlags, startupDataBytes } from "./node-runtime.js";
+import { callContext, type CallContext, type RequestCalls } from "./calls.js";
 import { cpuSecondsOf, leafDescendant } from "./proc-info.js";
 
 export { removeStaleTmpDirs } from "./stale-dirs.js";
@@ -110,33 +111,6 @@ export interface WorkerStream {
   id: string;
   item?: number;
   [k: string]: unknown;
-}
-
-/** The run attempt a request serves: its data store writes are made once (data-stores/once.ts). */
-export interface CallRun {
-  /** A workflow run's id; a source's run: its job's. */
-  runId: string;
-  /** As a workflow's retry policy counts them: a crash re-run is the same attempt. */
-  attempt: number;
-}
-
-/** Where a call of a request's run belongs: the run, and the step making it (a source's run: 0). */
-export interface CallOrigin extends CallRun {
-  step: number;
-}
-
-/** Where a call belongs, and the number of its run's step's next write (its place, from 1). */
-export interface CallContext extends CallOrigin {
-  nextWrite(): number;
-}
-
-/**
- * A request's calls: their origins, by the `item` the worker tags each with (a step, a batch's
- * run), and the writes made so far by item (the caller reads it after: which items wrote).
- */
-export interface RequestCalls {
-  origin: (item: number) => CallOrigin | undefined;
-  writes: Map<number, number>;
 }
 
 /**
@@ -375,19 +349,7 @@ export class SandboxProcess {
 
   /** A call's run and step (the worker tags it with the step's or the run's index), if it has one. */
   private contextOf(m: WorkerStream): CallContext | undefined {
-    const origins = this.pending?.origins;
-    const item = m.item;
-    const origin = origins && typeof item === "number" ? origins.origin(item) : undefined;
-    if (!origins || !origin || item === undefined) return undefined;
-    const writes = origins.writes;
-    return {
-      ...origin,
-      nextWrite: () => {
-        const n = (writes.get(item) ?? 0) + 1;
-        writes.set(item, n);
-        return n;
-      },
-    };
+    return callContext(this.pending?.origins, m.item);
   }
 
   kill(reason?: "timeout" | "oom"): void {
