@@ -7,6 +7,13 @@
  * among the step's writes); the key and what the write answered are recorded in the write's own
  * transaction, and a write whose key is recorded answers that again without writing.
  *
+ * Which attempt: the queue keeps a crashed run's job as it was (its lease is released at start
+ * on SQLite, taken over when it runs out on PostgreSQL), and the job's `resume.attempt` (1 for a
+ * first attempt) is what the run's record calls its attempt. The queue's own `attempts` counts
+ * failures of the platform (the sandbox worker died, the database refused a step) and is not in
+ * the key: a run retried for those is the same attempt, cut short like a crash, and does not
+ * write twice either. A source's run has no retry policy: its key is its job's id, attempt 1.
+ *
  * A retry by the workflow's retry policy (the step threw) is a NEW attempt: the user's code runs
  * again on purpose, and its writes are made again. A re-run is a new run. Calls without a key
  * (sources' runs, test runs, the API) write as before.
