@@ -198,6 +198,7 @@ export async function createServer(config: Config): Promise<Server> {
       credentials,
       env: runEnvs,
       dataStores: dataStores.calls,
+      forgetDataStoreCalls: dataStores.forgetCalls,
     });
     closers.push(() => runtime.close());
     // Stored events are routed to their listeners through the runtime's queue: each listener's
@@ -222,6 +223,7 @@ export async function createServer(config: Config): Promise<Server> {
           retention: config.runRetention,
           dispatch: runDispatch,
           fence: runFence,
+          forgetCalls: dataStores.forgetCalls,
           log: (msg, err) => log.error({ err }, msg),
         }),
       ),

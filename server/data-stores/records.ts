@@ -13,6 +13,7 @@ import {
 } from "../../shared/resources/index.js";
 import { InvalidRequestError, NotFoundError } from "../errors.js";
 import type { Db } from "../store/db.js";
+import type { CallKey } from "../store/repos/data-store-calls.js";
 import type { DataStoreRecordsRepo, RecordRow } from "../store/repos/data-store-records.js";
 import type { DataStoreRow, DataStoresRepo } from "../store/repos/data-stores.js";
 
@@ -63,6 +64,11 @@ export class RecordOps {
     private readonly maxKeys: number,
   ) {}
 
+  /** The same operations with every statement in `trx` (data-stores/once.ts). */
+  on(trx: Db): RecordOps {
+    return new RecordOps(this.stores.on(trx), this.records.on(trx), this.maxKeys);
+  }
+
   async ownStore(userId: string, storeId: string): Promise<DataStoreRow> {
     const row = typeof storeId === "string" ? await this.stores.findOwn(userId, storeId) : undefined;
     if (!row) throw new NotFoundError(`data store ${String(storeId)}`);
@@ -110,6 +116,31 @@ export class RecordOps {
       throw bad("key", `cannot increment "${key}": it ${what}, not a number`);
     }
     return present(row);
+  }
+
+  /**
+   * A run's increment of a number there already with its call key recorded, in one statement
+   * (PostgreSQL: data-stores/once.ts); undefined when that cannot be (absent, not a number, not
+   * the user's store, SQLite): the caller takes the way of every write.
+   */
+  async incrementRecorded(
+    userId: string,
+    storeId: string,
+    key: string,
+    by: number,
+    call: CallKey,
+  ): Promise<RecordValue | undefined> {
+    if (typeof key !== "string" || dataStoreKeyProblem(key) || typeof by !== "number" || !Number.isFinite(by))
+      return undefined;
+    const row = await this.records.incrementLiveRecorded(
+      userId,
+      storeId,
+      key,
+      JSON.stringify(by),
+      Date.now(),
+      call,
+    );
+    return row && present(row);
   }
 
   /**

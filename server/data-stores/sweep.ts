@@ -1,9 +1,11 @@
 /**
  * Expired records read as absent at once (every query filters them); this deletes them later,
  * every minute, a thousand at a time so that no sweep holds the database for long. Each instance
- * sweeps: two deleting the same rows is harmless.
+ * sweeps: two deleting the same rows is harmless. The same sweep forgets the call keys of runs
+ * that never ended (once.ts), a day on.
  */
 import type { DataStoreRecordsRepo } from "../store/repos/data-store-records.js";
+import type { OnceWrites } from "./once.js";
 
 const EVERY_MS = 60_000;
 const BATCH = 1000;
@@ -22,11 +24,12 @@ export async function sweepExpired(records: DataStoreRecordsRepo, nowMs = Date.n
 
 export function startSweeping(
   records: DataStoreRecordsRepo,
+  once: Pick<OnceWrites, "sweep" | "flush">,
   log: { warn(obj: unknown, msg: string): void },
 ): { stop(): Promise<void> } {
   let running: Promise<unknown> | undefined;
   const sweep = () => {
-    running ??= sweepExpired(records)
+    running ??= Promise.all([sweepExpired(records), once.sweep()])
       .catch((err: unknown) =>
         log.warn({ err }, "sweeping expired data store records failed; will try again in a minute"),
       )
@@ -38,6 +41,7 @@ export function startSweeping(
     async stop() {
       clearInterval(timer);
       await running;
+      await once.flush();
     },
   };
 }

@@ -63,7 +63,7 @@ export interface EventServices {
   workflowHandler(
     runSteps: RunWorkflowSteps,
     quotas: Quotas,
-    runs?: Pick<WorkflowRunnerOptions, "changes" | "answers" | "retention" | "dispatch" | "fence" | "log">,
+    runs?: Pick<WorkflowRunnerOptions, "changes" | "answers" | "retention" | "dispatch" | "fence" | "forgetCalls" | "log">,
   ): WorkflowJobHandler;
   /** Routes stored events to listeners through the runtime's queue (jobs inserted with the events). */
   routeTo(queue: InvocationQueue): void;

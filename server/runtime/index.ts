@@ -72,6 +72,8 @@ export interface RuntimeDeps {
   env?: EnvOpener;
   /** Who answers code's data store calls, as the worker's owner's (data-stores/code-calls.ts); absent: none. */
   dataStores?: (owner: string) => CallServer;
+  /** Forgets the data store call keys of source runs that are stored. */
+  forgetDataStoreCalls?: (jobIds: string[]) => void;
 }
 
 export interface Runtime {
@@ -152,7 +154,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
   const quotas = new Quotas(quotasRepo, config.quotas);
   const endpointUrl = (id: string) => endpointUrlFor(deps.publicUrl(), id);
   const timeoutMs = config.sandbox.invocationTimeoutMs;
-  const invoker = new Invoker({ pool, bundles, events: deps.events, state, quotas, timeoutMs, endpointUrl, ...(deps.credentials ? { credentials: deps.credentials } : {}), ...(deps.env ? { env: deps.env } : {}) });
+  const invoker = new Invoker({ pool, bundles, events: deps.events, state, quotas, timeoutMs, endpointUrl, ...(deps.credentials ? { credentials: deps.credentials } : {}), ...(deps.env ? { env: deps.env } : {}), ...(deps.forgetDataStoreCalls ? { forgetCalls: deps.forgetDataStoreCalls } : {}) });
   const queue = new DurableQueue(jobs, {
     // Targets held at once. More than the sandbox processes: a target waiting for a process keeps
     // its lease and its place (the pool serves waiters in order) instead of being looked for

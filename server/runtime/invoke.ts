@@ -109,6 +109,8 @@ export interface InvokerDeps {
   credentials?: CredentialOpener;
   /** The owner's environment variables (`process.env`); absent: none. */
   env?: EnvOpener;
+  /** Forgets the data store call keys of jobs whose results are stored (data-stores/once.ts). */
+  forgetCalls?: (jobIds: string[]) => void;
 }
 
 /** A source's credentials for one request: opened, or why they cannot be. */
@@ -190,6 +192,8 @@ export class Invoker {
     const dbChanges: Record<string, string | null> = {};
     let dedupe: DedupeState | undefined;
     let failure: PlatformFailure | undefined;
+    // Jobs whose runs wrote to a data store with call keys: forgotten once their results are stored.
+    const wrote: string[] = [];
 
     /** Stores one run's output in the batch (db changes, dedupe, events, its result). */
     const take = async (item: RunItem, run: RunOutput, stop?: Stop) => {
@@ -232,6 +236,7 @@ export class Invoker {
         failure = out;
         break;
       }
+      wrote.push(...out.wrote);
       for (const [i, run] of out.done.entries()) await take(chunk[i]!, run);
       next += out.done.length;
       const stop = out.stop ?? (out.done.length < chunk.length ? { kind: "crash" as const, detail: "the sandbox worker ended the batch early", run: undefined } : undefined);
@@ -276,9 +281,18 @@ export class Invoker {
       return { ran: 0, failure: new PlatformFailure(`storing the results failed: ${(e as Error).message}`), results: [] };
     }
     for (const i of taken) i.hold!.committed();
+    this.forgetCalls(ranItems, wrote);
     if (usage) this.deps.quotas.counted(usage);
     for (const r of results) invocationsTotal.inc({ kind: "source", outcome: r.ok ? "ok" : r.error?.code === "QUOTA_EXCEEDED" ? "quota_exceeded" : "error" });
     return { ran: results.length, ...(failure ? { failure } : {}), results };
+  }
+
+  /** The stored runs' call keys (a run cut short keeps its own: it runs again). */
+  private forgetCalls(stored: RunItem[], wrote: string[]): void {
+    if (wrote.length === 0 || !this.deps.forgetCalls) return;
+    const ids = new Set(stored.flatMap((i) => (i.jobId ? [i.jobId] : [])));
+    const done = wrote.filter((id) => ids.has(id));
+    if (done.length > 0) this.deps.forgetCalls(done);
   }
 
   /** The source's connected accounts, opened for this request (only sources that reference one pay). */

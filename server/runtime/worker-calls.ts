@@ -51,11 +51,18 @@ export interface RunsOutput {
   /** The runs that finished, in order. */
   done: RunOutput[];
   stop?: Stop;
+  /** The jobs whose runs wrote to a data store (with call keys, forgotten once they are stored). */
+  wrote: string[];
 }
+
+const wroteJobs = (items: RunRequestItem[], writes: Map<number, number>): string[] =>
+  [...writes.keys()].flatMap((i) => (items[i]?.jobId ? [items[i].jobId] : []));
 
 export interface RunRequestItem {
   trigger: string;
   event: unknown;
+  /** The queued job this run is: its data store writes are made once (data-stores/once.ts). */
+  jobId?: string | undefined;
   onRespond?: (response: HttpResponse) => void;
 }
 
@@ -120,6 +127,8 @@ export async function requestRuns(
 ): Promise<RunsOutput> {
   const lease = await deps.pool.acquire(source.userId);
   const done: RunOutput[] = [];
+  // The runs (by index) that wrote to a data store: their call keys are forgotten after the commit.
+  const writes = new Map<number, number>();
   let current = emptyRun();
   let mark = Date.now();
   try {
@@ -143,14 +152,23 @@ export async function requestRuns(
         done.push(current);
         current = emptyRun();
       },
+      // A source's run that a crash cut short runs again as its job: its writes are made once.
+      // (Its place in a batch may differ then: the step is 0.) It has no retry policy: attempt 1.
+      {
+        origin: (item) => {
+          const jobId = items[item]?.jobId;
+          return jobId ? { runId: jobId, attempt: 1, step: 0 } : undefined;
+        },
+        writes,
+      },
     );
     if (outcome.kind === "done") {
       if (done.some((r) => !r.error)) lease.proc.loaded.add(ready.key);
-      return { done };
+      return { done, wrote: wroteJobs(items, writes) };
     }
     current.computeMs = Date.now() - mark;
     const detail = outcome.kind === "crash" ? outcome.detail : outcome.kind;
-    return { done, stop: { kind: outcome.kind, detail, run: current } };
+    return { done, stop: { kind: outcome.kind, detail, run: current }, wrote: wroteJobs(items, writes) };
   } finally {
     lease.release();
   }

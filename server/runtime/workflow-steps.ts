@@ -19,6 +19,7 @@ import { PlatformFailure, platformStep } from "./platform-failure.js";
 import { PackageError } from "./npm/cache.js";
 import { envField, envForRun } from "./run-env.js";
 import type { SandboxPool } from "./sandbox/pool.js";
+import type { CallRun } from "./sandbox/calls.js";
 import { stepInProgress } from "./sandbox/progress.js";
 import { keptOutput } from "./step-output.js";
 
@@ -49,6 +50,8 @@ export interface RunWorkflowStepsInput {
   context: Record<string, unknown>;
   /** `$.respond` of a step (the first call; sent while the run goes on). */
   respond?: (response: unknown) => void;
+  /** The run and attempt (absent: a test run): its data store writes are made once (data-stores/once.ts). */
+  run?: CallRun | undefined;
 }
 
 export interface WorkflowStepError {
@@ -104,6 +107,8 @@ export interface RunWorkflowStepsResult {
    * in the transaction that stores the run's results (workflows/runner.ts), so it counts once.
    */
   ran: boolean;
+  /** Its steps wrote to a data store: the run has call keys to forget once it is stored. */
+  wrote?: boolean;
 }
 
 export type RunWorkflowSteps = (input: RunWorkflowStepsInput) => Promise<RunWorkflowStepsResult>;
@@ -228,6 +233,8 @@ export function createWorkflowStepRunner(deps: WorkflowStepDeps): RunWorkflowSte
     const t0 = Date.now();
     const logs: StepLogLine[] = [];
     const requestId = randomUUID();
+    // The steps' data store writes (by step): a run that made some has call keys to forget.
+    const writes = new Map<number, number>();
     let outcome;
     try {
       outcome = await lease.proc.request(
@@ -252,6 +259,7 @@ export function createWorkflowStepRunner(deps: WorkflowStepDeps): RunWorkflowSte
             });
           else if (m.t === "respond") input.respond?.(m.response);
         },
+        input.run && { origin: (step) => ({ ...input.run!, step }), writes },
       );
       if (outcome.kind === "done")
         for (const key of (outcome.message.result as { loaded?: string[] } | undefined)?.loaded ?? [])
@@ -262,7 +270,7 @@ export function createWorkflowStepRunner(deps: WorkflowStepDeps): RunWorkflowSte
     const computeMs = Date.now() - t0;
     const stoppedAt =
       outcome.kind === "done" ? undefined : stepInProgress(outcome.progress, requestId, steps.length);
-    const stopped = { logs, computeMs, ran: true, stoppedAt };
+    const stopped = { logs, computeMs, ran: true, stoppedAt, wrote: writes.size > 0 };
     // The error of a run stopped mid-step is that step's.
     const stoppedStep = stoppedAt === undefined ? "" : (steps[stoppedAt]?.id ?? "");
     switch (outcome.kind) {
@@ -306,6 +314,7 @@ export function createWorkflowStepRunner(deps: WorkflowStepDeps): RunWorkflowSte
             logs,
             computeMs,
             ran: true,
+            wrote: writes.size > 0,
           },
           hidden,
         );

@@ -72,6 +72,8 @@ export interface WorkflowRunnerOptions {
   dispatch?: DispatchDeps;
   /** Where a run's start meets a cancel (shared with the runs service); default: this process's, over `db`. */
   fence?: StartFence;
+  /** Forgets runs' data store call keys once a part of each is stored (it never runs again: data-stores/once.ts). */
+  forgetCalls?: (runIds: string[]) => void;
   log?: (msg: string, err?: unknown) => void;
 }
 
@@ -246,6 +248,9 @@ export function createWorkflowRunner(o: WorkflowRunnerOptions): WorkflowJobHandl
         triggerEvent: job.event,
         context,
         ownerId: wf.owner_id,
+        // Its data store writes are made once per attempt: a crash re-run of this job is the same
+        // attempt (its job comes back as it was), a retry by its retry policy a new one.
+        run: { runId: header.id, attempt: header.attempt },
         // Only a caller that waits for the run is answered (`http_response: "workflow"`); in a
         // run without one (answered at once, or not triggered over HTTP) `$.respond` does nothing.
         respond: (given) => {
@@ -324,6 +329,7 @@ export function createWorkflowRunner(o: WorkflowRunnerOptions): WorkflowJobHandl
       );
     }
     if (usage) o.quotas?.counted(usage);
+    if (result.wrote) o.forgetCalls?.([header.id]);
     o.changes?.changed(row);
     if (later) o.dispatch?.wake([later.job.targetId]);
     if (unanswered) o.answers?.respond(caller, unanswered);

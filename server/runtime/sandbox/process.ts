@@ -30,6 +30,7 @@ import { readProgress } from "./progress.js";
 import { kernelLimitsFor, launchCommand, SANDBOX_NICE, TOOLS, type KernelLimits } from "./launch.js";
 import { readOnlyPaths, SANDBOX_DIR, sandboxPackageEntries } from "./mounts.js";
 import { permissionFlag, requireModuleFlags, startupDataBytes } from "./node-runtime.js";
+import { callContext, type CallContext, type RequestCalls } from "./calls.js";
 import { cpuSecondsOf, leafDescendant } from "./proc-info.js";
 
 export { removeStaleTmpDirs } from "./stale-dirs.js";
@@ -117,7 +118,7 @@ export interface WorkerStream {
  * and how a failure is told to the code that made it.
  */
 export interface CallServer {
-  handle(op: string, args: unknown): Promise<unknown>;
+  handle(op: string, args: unknown, ctx?: CallContext): Promise<unknown>;
   error(err: unknown): { message: string; code?: string };
 }
 
@@ -147,6 +148,8 @@ export class SandboxProcess {
         onStream: (m: WorkerStream) => void;
         timer: NodeJS.Timeout;
         timeoutMs: number;
+        /** Its calls' origins (a workflow run's steps, a source's runs), and their writes so far. */
+        origins?: RequestCalls | undefined;
       }
     | undefined;
   private watchdog: NodeJS.Timeout | undefined;
@@ -311,12 +314,13 @@ export class SandboxProcess {
     message: { id: string; t: string; [k: string]: unknown },
     timeoutMs: number,
     onStream: (m: WorkerStream) => void,
+    origins?: RequestCalls,
   ): Promise<Outcome> {
     if (this.exited) return Promise.resolve({ kind: "crash", detail: "sandbox worker is not running" });
     if (this.pending) throw new Error("sandbox worker is busy");
     return new Promise<Outcome>((resolve) => {
       const timer = setTimeout(() => this.kill("timeout"), timeoutMs);
-      this.pending = { id: message.id, resolve, onStream, timer, timeoutMs };
+      this.pending = { id: message.id, resolve, onStream, timer, timeoutMs, origins };
       this.startWatchdog();
       this.child.send(message, (err) => {
         if (err) this.finish({ kind: "crash", detail: `could not reach the sandbox worker: ${err.message}` });
@@ -337,10 +341,15 @@ export class SandboxProcess {
     };
     const calls = this.calls;
     if (!calls) return reply({ error: { message: "data stores are not available here" } });
-    calls.handle(String(m.op), m.args).then(
+    calls.handle(String(m.op), m.args, this.contextOf(m)).then(
       (value) => reply({ value: value ?? null }),
       (err: unknown) => reply({ error: calls.error(err) }),
     );
+  }
+
+  /** A call's run and step (the worker tags it with the step's or the run's index), if it has one. */
+  private contextOf(m: WorkerStream): CallContext | undefined {
+    return callContext(this.pending?.origins, m.item);
   }
 
   kill(reason?: "timeout" | "oom"): void {

@@ -24,8 +24,9 @@
  *   options   {bundle, packageDirs, prop, props, prevContext, query, page}
  *             -> done {result: {data: [{label, value}], context}}   (prop-options.cjs)
  *
- * While serving invoke, runs, steps or action the worker may send `call {id, call, op, args}` (a
- * data store operation, data-store.cjs); the host answers `reply {call, value | error}`.
+ * While serving invoke, runs, steps or action the worker may send `call {id, call, op, args, item}` (a
+ * data store operation, data-store.cjs; `item`: the step or run making it); the host answers
+ * `reply {call, value | error}`.
  *
  * invoke, runs, steps and action also carry `env: {key, vars?}`: the owner's environment
  * variables, which become `process.env` for the request (env.cjs).
@@ -116,9 +117,10 @@ function send(msg) {
 
 /** The request being served (and the run of a batch), for console output, and its log lines. */
 let current = /** @type {string | null} */ (null);
-// Data store calls go out on this channel, tagged with the request they belong to.
-dataStores.configure(send, () => current);
 let currentItem = /** @type {number | undefined} */ (undefined);
+// Data store calls go out on this channel, tagged with the request they belong to and (in a
+// workflow's steps) the step that made them: a run's writes are keyed by step (data-stores/once.ts).
+dataStores.configure((msg) => send({ ...msg, item: currentItem }), () => current);
 let logged = 0;
 const MAX_LOG_LINES = 1000;
 

@@ -20,6 +20,7 @@ import * as workflowVersions from "./0014_workflow_versions.js";
 import * as workflowSchedules from "./0015_workflow_schedules.js";
 import * as envVars from "./0016_env_vars.js";
 import * as dataStores from "./0017_data_stores.js";
+import * as dataStoreCalls from "./0018_data_store_calls.js";
 
 export const migrations: Record<string, Migration> = {
   "0001_core": core,
@@ -39,4 +40,5 @@ export const migrations: Record<string, Migration> = {
   "0015_workflow_schedules": workflowSchedules,
   "0016_env_vars": envVars,
   "0017_data_stores": dataStores,
+  "0018_data_store_calls": dataStoreCalls,
 };

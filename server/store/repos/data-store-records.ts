@@ -8,6 +8,7 @@
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from "kysely";
 import type { Db, DialectName } from "../db.js";
 import type { Database } from "../schema.js";
+import type { CallKey } from "./data-store-calls.js";
 
 export interface RecordRow {
   key: string;
@@ -33,6 +34,11 @@ export class DataStoreRecordsRepo {
     private readonly db: Db,
     private readonly dialect: DialectName,
   ) {}
+
+  /** The same repo over `db` (a transaction its writes join). */
+  on(db: Db): DataStoreRecordsRepo {
+    return new DataStoreRecordsRepo(db, this.dialect);
+  }
 
   async get(storeId: string, key: string, nowMs: number, db: Db = this.db): Promise<RecordRow | undefined> {
     return db
@@ -179,6 +185,37 @@ export class DataStoreRecordsRepo {
         and (expires_at_ms is null or expires_at_ms > ${nowMs}) and ${this.isNumber()}
         and exists (select 1 from data_stores where id = ${storeId} and user_id = ${userId})
       returning key, value, expires_at_ms`.execute(this.db);
+    return res.rows[0];
+  }
+
+  /**
+   * incrementLive, and the call key of a run's write with its answer (the new value), in ONE
+   * statement on PostgreSQL: the key's row lock is held no longer than without the key (ten
+   * runs incrementing one key take turns on it). Undefined where incrementLive's would be, and
+   * on SQLite (a transaction there costs no round trips). A key recorded already: a unique
+   * violation, and nothing changed.
+   */
+  async incrementLiveRecorded(
+    userId: string,
+    storeId: string,
+    key: string,
+    by: string,
+    nowMs: number,
+    call: CallKey,
+  ): Promise<RecordRow | undefined> {
+    if (this.dialect !== "postgres") return undefined;
+    const res = await sql<RecordRow>`
+      with w as (
+        update data_store_records set value = ${this.added(by)}
+        where store_id = ${storeId} and key = ${key}
+          and (expires_at_ms is null or expires_at_ms > ${nowMs}) and ${this.isNumber()}
+          and exists (select 1 from data_stores where id = ${storeId} and user_id = ${userId})
+        returning key, value, expires_at_ms
+      ), c as (
+        insert into data_store_calls (run_id, attempt, step, ordinal, result, created_ms)
+        select ${call.runId}, ${call.attempt}, ${call.step}, ${call.ordinal}, w.value, ${nowMs} from w
+      )
+      select key, value, expires_at_ms from w`.execute(this.db);
     return res.rows[0];
   }
 

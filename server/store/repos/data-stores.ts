@@ -22,8 +22,14 @@ export class DataStoresRepo {
     readonly dialect: DialectName,
   ) {}
 
+  /** In a transaction; one already (a repo made `on` one): that one. */
   transaction<T>(fn: (trx: Db) => Promise<T>): Promise<T> {
-    return this.db.transaction().execute(fn);
+    return this.db.isTransaction ? fn(this.db) : this.db.transaction().execute(fn);
+  }
+
+  /** The same repo over `db` (a transaction its writes join). */
+  on(db: Db): DataStoresRepo {
+    return new DataStoresRepo(db, this.dialect);
   }
 
   async create(row: DataStoreRow): Promise<void> {

@@ -1,6 +1,6 @@
 /**
  * Users' data stores and their records (decisions.md "Workflow triggers, environment variables
- * and data stores"); created by 0017_data_stores.
+ * and data stores"); created by 0017_data_stores, the calls by 0018_data_store_calls.
  */
 
 export interface DataStoresTable {
@@ -23,7 +23,19 @@ export interface DataStoreRecordsTable {
   expires_at_ms: number | null;
 }
 
+/** A workflow run's data store write, by its call key, and what it answered (data-stores/once.ts). */
+export interface DataStoreCallsTable {
+  run_id: string;
+  attempt: number;
+  step: number;
+  ordinal: number;
+  /** JSON text. */
+  result: string;
+  created_ms: number;
+}
+
 export interface DataStoreTables {
   data_stores: DataStoresTable;
   data_store_records: DataStoreRecordsTable;
+  data_store_calls: DataStoreCallsTable;
 }
