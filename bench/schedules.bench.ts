@@ -9,7 +9,8 @@
  * - idle CPU between ticks: CPU seconds (server + sandbox workers, /proc) of each server over the
  *   same window, from 20 s after a tick to 5 s before the next (the runs of the tick done), as a
  *   ratio of the scheduled server to the idle one (goal: within 1.1).
- * Knobs: HEADWATER_BENCH_TICKS (default 2), HEADWATER_BENCH_WORKFLOWS (default 1000).
+ * Knobs: HEADWATER_BENCH_TICKS (default 2), HEADWATER_BENCH_WORKFLOWS (default 1000),
+ * HEADWATER_BENCH_CPU_PROF (a directory: the scheduled server runs under --cpu-prof there).
  */
 import fs from "node:fs";
 import { createClient } from "../shared/client/index.js";
@@ -20,6 +21,7 @@ import { cpuOfTree } from "./workflow-probes.js";
 
 const TICKS = Number(process.env.HEADWATER_BENCH_TICKS ?? 2);
 const WORKFLOWS = Number(process.env.HEADWATER_BENCH_WORKFLOWS ?? 1000);
+const PROF = process.env.HEADWATER_BENCH_CPU_PROF;
 const STEP = [
   {
     name: "tick",
@@ -72,7 +74,7 @@ async function untilMinutePlus(ms: number): Promise<number> {
 }
 
 export default defineBench("schedules", async () => {
-  const [busy, idle] = await Promise.all([spawnBenchServer("schedules"), spawnBenchServer("schedules-idle")]);
+  const [busy, idle] = await Promise.all([spawnBenchServer("schedules", PROF ? { profDir: PROF } : {}), spawnBenchServer("schedules-idle")]);
   const close = async () => {
     for (const hw of [busy, idle]) {
       await hw.server.stop();
