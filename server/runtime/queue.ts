@@ -363,7 +363,8 @@ export class DurableQueue implements InvocationQueue {
    * and one whose jobs are gone has none to read: both are passed over, as they were before.
    */
   private async readyNow(now: number, free: number): Promise<string[]> {
-    if (!this.readyStale && now - this.readyAt < READY_REUSE_MS && this.readyLeft.length >= free) {
+    // More than `free`: one is left over, so the runners see that targets wait (`backlogged`).
+    if (!this.readyStale && now - this.readyAt < READY_REUSE_MS && this.readyLeft.length > free) {
       return this.readyLeft;
     }
     this.readyStale = false;
