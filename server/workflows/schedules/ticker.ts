@@ -99,7 +99,7 @@ interface Tick {
 /**
  * A due row's claim: the tick's run as a job, and the row's next tick. Rows of one spec due at
  * one time share their Tick (`ticks`, per pass at one `now`): 1,000 workflows on one cron took
- * 1,000 cron parses and zone lookups, a fifth of the CPU of their tick's claims and runs
+ * 1,000 cron parses and zone lookups, about a sixth of the CPU of their tick's claims and runs
  * (profiled), on the path of every run's start.
  */
 function claimOf(row: WorkflowScheduleRow, now: number, ticks: Map<string, Tick>): TickClaim {
