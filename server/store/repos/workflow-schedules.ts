@@ -9,6 +9,7 @@
  */
 import type { Kysely, Selectable } from "kysely";
 import type { Db } from "../db.js";
+import { prepared } from "../prepared.js";
 import type { Database } from "../schema.js";
 import type { WorkflowSchedulesTable } from "../tables/events.js";
 import { insertJobs, type NewJob } from "./jobs.js";
@@ -40,6 +41,19 @@ export interface TickClaim {
   nextRunAt: number;
   job: NewJob;
 }
+
+/**
+ * One tick's compare-and-set, built once: a tick of 1,000 workflows on one cron runs it 1,000
+ * times, and building it each time cost more than running it.
+ */
+const claimTick = prepared((db, $: { id: string; idx: number; seen: number; next: number }) =>
+  db
+    .updateTable("workflow_schedules")
+    .set({ next_run_at: $.next })
+    .where("workflow_id", "=", $.id)
+    .where("idx", "=", $.idx)
+    .where("next_run_at", "=", $.seen),
+);
 
 export class WorkflowSchedulesRepo {
   constructor(private readonly db: Db) {}
@@ -73,14 +87,8 @@ export class WorkflowSchedulesRepo {
     return this.db.transaction().execute(async (trx) => {
       const won: TickClaim[] = [];
       for (const c of claims) {
-        const res = await trx
-          .updateTable("workflow_schedules")
-          .set({ next_run_at: c.nextRunAt })
-          .where("workflow_id", "=", c.row.workflow_id)
-          .where("idx", "=", c.row.idx)
-          .where("next_run_at", "=", c.row.next_run_at)
-          .executeTakeFirst();
-        if (Number(res.numUpdatedRows) === 1) won.push(c);
+        const args = { id: c.row.workflow_id, idx: c.row.idx, seen: c.row.next_run_at, next: c.nextRunAt };
+        if ((await claimTick.affected(trx, args)) === 1) won.push(c);
       }
       if (won.length > 0)
         await insertJobs(

@@ -82,27 +82,45 @@ export class ScheduleTicker {
     for (;;) {
       const now = this.now();
       const due = await this.repo.due(now, BATCH);
-      const won = await this.repo.claimTicks(due.map((row) => this.claimOf(row, now)));
+      const ticks = new Map<string, Tick>();
+      const won = await this.repo.claimTicks(due.map((row) => claimOf(row, now, ticks)));
       if (won.length > 0) this.options.onFired([...new Set(won.map((c) => c.row.workflow_id))]);
       if (due.length < BATCH || this.stopped) return;
     }
   }
+}
 
-  /** A due row's claim: the tick's run as a job, and the row's next tick. */
-  private claimOf(row: WorkflowScheduleRow, now: number): TickClaim {
+/** What every row of one schedule due at one time shares: its run's event and its next tick. */
+interface Tick {
+  event: Record<string, unknown>;
+  nextRunAt: number;
+}
+
+/**
+ * A due row's claim: the tick's run as a job, and the row's next tick. Rows of one spec due at
+ * one time share their Tick (`ticks`, per pass at one `now`): 1,000 workflows on one cron took
+ * 1,000 cron parses and zone lookups, about a sixth of the CPU of their tick's claims and runs
+ * (profiled), on the path of every run's start.
+ */
+function claimOf(row: WorkflowScheduleRow, now: number, ticks: Map<string, Tick>): TickClaim {
+  const dueAt = Number(row.next_run_at);
+  const key = `${dueAt} ${row.spec_json}`;
+  let tick = ticks.get(key);
+  if (!tick) {
     const schedule = JSON.parse(row.spec_json) as Schedule;
-    const dueAt = Number(row.next_run_at);
-    const job = {
-      targetId: row.workflow_id,
-      ownerId: row.owner_id,
-      trigger: "schedule" as const,
-      event: tickEvent(schedule, dueAt),
-      schedule: Number(row.idx),
-    };
-    return {
-      row: { ...row, next_run_at: dueAt },
-      nextRunAt: followingTick(schedule, dueAt, now),
-      job: { targetId: job.targetId, ownerId: job.ownerId, trigger: job.trigger, payload: payloadText(job) },
-    };
+    tick = { event: tickEvent(schedule, dueAt), nextRunAt: followingTick(schedule, dueAt, now) };
+    ticks.set(key, tick);
   }
+  const job = {
+    targetId: row.workflow_id,
+    ownerId: row.owner_id,
+    trigger: "schedule" as const,
+    event: tick.event,
+    schedule: Number(row.idx),
+  };
+  return {
+    row: { ...row, next_run_at: dueAt },
+    nextRunAt: tick.nextRunAt,
+    job: { targetId: job.targetId, ownerId: job.ownerId, trigger: job.trigger, payload: payloadText(job) },
+  };
 }
