@@ -6,7 +6,7 @@
 import type { Db } from "../db.js";
 import { prepared } from "../prepared.js";
 import { pageByCreation, type PageRequest, type PageRows } from "./paging.js";
-import type { RunRow } from "./runs.js";
+import { allColumns, updateColumns, whole, type RunRow } from "./runs.js";
 
 /** Test runs kept per workflow. */
 export const TEST_RUNS_KEPT = 50;
@@ -18,17 +18,18 @@ export async function saveTestRun(db: Db, row: RunRow): Promise<void> {
 
 /** saveTestRun inside the caller's transaction (a test run's answer commits it with its quota count). */
 export async function saveTestRunIn(trx: Db, row: RunRow): Promise<void> {
-  const { id: _id, created_ms: _created, ...rest } = row;
-  await trx
-    .insertInto("test_runs")
-    .values(row)
-    .onConflict((oc) => oc.column("id").doUpdateSet(rest))
-    .execute();
+  await upsert.execute(trx, whole(row));
   const edge = await keptEdge.first(trx, { workflow: row.workflow_id });
   if (edge) await dropBefore.execute(trx, { workflow: row.workflow_id, createdMs: edge.created_ms, id: edge.id });
 }
 
-// On every test run's way to its answer (hot path: built once).
+// On every test run's way to its answer (hot path: built once), as a production run's record.
+const upsert = prepared((db, $: Required<RunRow>) =>
+  db
+    .insertInto("test_runs")
+    .values(allColumns($))
+    .onConflict((oc) => oc.column("id").doUpdateSet(updateColumns($))),
+);
 const keptEdge = prepared((db, $: { workflow: string }) =>
   db
     .selectFrom("test_runs")
