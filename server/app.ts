@@ -361,6 +361,7 @@ export async function createServer(config: Config): Promise<Server> {
       workflows: events.workflows,
       runSteps: runtime.runWorkflowSteps,
       quotas: runtime.quotas,
+      writes: store.writes,
       log: (msg, err) => log.error({ err }, msg),
     });
     await app.register(testRunRoutes, { prefix: "/v1", tests });

@@ -110,4 +110,18 @@ describe.each(testDatabases())("test runs on $name", (db) => {
     await expectApiError(alice.client.testWorkflow(wf.id, { steps: [{ name: "x", code: "export default {" }] }), 400, "invalid_step");
     expect((await alice.client.listWorkflowRuns(wf.id, { test: true })).data).toEqual([]);
   });
+
+  it("counts toward the owner's quota and is listed by the time it answers", async () => {
+    const carol = await srv.newUser();
+    const wf = await carol.client.createWorkflow({ name: "counted", active: false, steps: [{ code: step(`return 7;`) }] });
+    const before = await carol.client.getMe();
+    const run = await carol.client.testWorkflow(wf.id, { event: {} });
+    expect(run.status).toBe("success");
+    // Its row and its count commit together before the answer: neither is waited for.
+    expect((await carol.client.getMe()).daily_invocations_used).toBe((before.daily_invocations_used ?? 0) + 1);
+    expect((await carol.client.listWorkflowRuns(wf.id, { test: true })).data.map((r) => r.id)).toEqual([run.id]);
+    // A run that stopped before any step ran is not counted.
+    await expectApiError(carol.client.testWorkflow(wf.id, { steps: [{ name: "x", code: "export default {" }] }), 400);
+    expect((await carol.client.getMe()).daily_invocations_used).toBe((before.daily_invocations_used ?? 0) + 1);
+  });
 });

@@ -66,7 +66,7 @@ export async function startRunFenced(db: Db, jobId: string, row: RunRow): Promis
 type RunUpdate = Omit<RunRow, "id" | "created_ms">;
 
 /** The values of an update, column by column (a prepared statement's arguments stand for each). */
-const updateColumns = ($: Required<RunRow>): Required<RunUpdate> => ({
+export const updateColumns = ($: Required<RunRow>): Required<RunUpdate> => ({
   workflow_id: $.workflow_id,
   owner_id: $.owner_id,
   status: $.status,
@@ -87,7 +87,7 @@ const updateColumns = ($: Required<RunRow>): Required<RunUpdate> => ({
 });
 
 /** The values of an insert: every column. */
-const allColumns = ($: Required<RunRow>): Required<RunRow> => ({
+export const allColumns = ($: Required<RunRow>): Required<RunRow> => ({
   id: $.id,
   created_ms: $.created_ms,
   ...updateColumns($),
@@ -102,7 +102,7 @@ const saveRun = prepared((db, $: Required<RunRow>) =>
 );
 
 /** Every column of a row, those a caller left out as NULL (one shape for the prepared statements). */
-const whole = (row: RunRow): Required<RunRow> => ({
+export const whole = (row: RunRow): Required<RunRow> => ({
   pending_job_id: null,
   next_at_ms: null,
   attempts_json: null,

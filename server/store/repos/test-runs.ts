@@ -4,43 +4,53 @@
  * newest TEST_RUNS_KEPT of each workflow are kept. Every read is scoped to the owner.
  */
 import type { Db } from "../db.js";
+import { prepared } from "../prepared.js";
 import { pageByCreation, type PageRequest, type PageRows } from "./paging.js";
-import type { RunRow } from "./runs.js";
+import { allColumns, updateColumns, whole, type RunRow } from "./runs.js";
 
 /** Test runs kept per workflow. */
 export const TEST_RUNS_KEPT = 50;
 
 /** Writes the test run (made, or replaced whole when it ends), keeping the newest of its workflow. */
 export async function saveTestRun(db: Db, row: RunRow): Promise<void> {
-  const { id: _id, created_ms: _created, ...rest } = row;
-  await db.transaction().execute(async (trx) => {
-    await trx
-      .insertInto("test_runs")
-      .values(row)
-      .onConflict((oc) => oc.column("id").doUpdateSet(rest))
-      .execute();
-    const edge = await trx
-      .selectFrom("test_runs")
-      .select(["created_ms", "id"])
-      .where("workflow_id", "=", row.workflow_id)
-      .orderBy("created_ms", "desc")
-      .orderBy("id", "desc")
-      .limit(1)
-      .offset(TEST_RUNS_KEPT)
-      .executeTakeFirst();
-    if (!edge) return;
-    await trx
-      .deleteFrom("test_runs")
-      .where("workflow_id", "=", row.workflow_id)
-      .where((eb) =>
-        eb.or([
-          eb("created_ms", "<", edge.created_ms),
-          eb.and([eb("created_ms", "=", edge.created_ms), eb("id", "<=", edge.id)]),
-        ]),
-      )
-      .execute();
-  });
+  await db.transaction().execute((trx) => saveTestRunIn(trx, row));
 }
+
+/** saveTestRun inside the caller's transaction (a test run's answer commits it with its quota count). */
+export async function saveTestRunIn(trx: Db, row: RunRow): Promise<void> {
+  await upsert.execute(trx, whole(row));
+  const edge = await keptEdge.first(trx, { workflow: row.workflow_id });
+  if (edge) await dropBefore.execute(trx, { workflow: row.workflow_id, createdMs: edge.created_ms, id: edge.id });
+}
+
+// On every test run's way to its answer (hot path: built once), as a production run's record.
+const upsert = prepared((db, $: Required<RunRow>) =>
+  db
+    .insertInto("test_runs")
+    .values(allColumns($))
+    .onConflict((oc) => oc.column("id").doUpdateSet(updateColumns($))),
+);
+const keptEdge = prepared((db, $: { workflow: string }) =>
+  db
+    .selectFrom("test_runs")
+    .select(["created_ms", "id"])
+    .where("workflow_id", "=", $.workflow)
+    .orderBy("created_ms", "desc")
+    .orderBy("id", "desc")
+    .limit(1)
+    .offset(TEST_RUNS_KEPT),
+);
+const dropBefore = prepared((db, $: { workflow: string; createdMs: number; id: string }) =>
+  db
+    .deleteFrom("test_runs")
+    .where("workflow_id", "=", $.workflow)
+    .where((eb) =>
+      eb.or([
+        eb("created_ms", "<", $.createdMs),
+        eb.and([eb("created_ms", "=", $.createdMs), eb("id", "<=", $.id)]),
+      ]),
+    ),
+);
 
 export async function getTestRun(db: Db, ownerId: string, workflowId: string, id: string): Promise<RunRow | undefined> {
   return db

@@ -54,6 +54,16 @@ export async function isUserDisabled(db: Db, userId: string): Promise<boolean> {
   return Number(row?.disabled ?? 0) === 1;
 }
 
+// Every API request's caller (hot path: built once).
+const userByKeyHash = prepared((db, $: { keyHash: string }) =>
+  db
+    .selectFrom("api_keys")
+    .innerJoin("users", "users.id", "api_keys.user_id")
+    .selectAll("users")
+    .select("api_keys.key_hash")
+    .where("api_keys.key_hash", "=", $.keyHash),
+);
+
 export class UsersRepo {
   constructor(
     private readonly db: Db,
@@ -62,13 +72,7 @@ export class UsersRepo {
   ) {}
 
   async findByKeyHash(keyHash: string): Promise<(UserRow & { key_hash: string }) | undefined> {
-    return this.db
-      .selectFrom("api_keys")
-      .innerJoin("users", "users.id", "api_keys.user_id")
-      .selectAll("users")
-      .select("api_keys.key_hash")
-      .where("api_keys.key_hash", "=", keyHash)
-      .executeTakeFirst();
+    return userByKeyHash.first(this.db, { keyHash });
   }
 
   async findById(id: string): Promise<UserRow | undefined> {

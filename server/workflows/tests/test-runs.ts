@@ -19,11 +19,13 @@ import {
   type WorkflowStep,
 } from "../../../shared/resources/index.js";
 import type { Quotas } from "../../quotas/quotas.js";
+import type { WriteGroup } from "../../store/write-group.js";
 import type { RunWorkflowSteps, RunWorkflowStepsResult } from "../../runtime/workflow-steps.js";
 import type { Db } from "../../store/db.js";
 import { newJobId } from "../../store/repos/jobs.js";
 import type { RunRow } from "../../store/repos/runs.js";
-import { saveTestRun } from "../../store/repos/test-runs.js";
+import { addUsageIn } from "../../store/repos/quotas.js";
+import { saveTestRunIn } from "../../store/repos/test-runs.js";
 import { getWorkflow, type WorkflowRow } from "../../store/repos/workflows.js";
 import type { Requester } from "../../users/requester.js";
 import { endedRow, finishedRun, plannedSteps, runningRow, runOfRow, type PlannedStep, type RunHeader } from "../runs/record.js";
@@ -38,7 +40,9 @@ export interface TestRunsOptions {
   db: Db;
   workflows: WorkflowService;
   runSteps: RunWorkflowSteps;
-  quotas?: Pick<Quotas, "record">;
+  quotas?: Pick<Quotas, "countFor" | "counted">;
+  /** The write transactions of the turn (SQLite groups them): the ended run commits with its count. */
+  writes?: WriteGroup;
   log?: (msg: string, err?: unknown) => void;
 }
 
@@ -71,6 +75,12 @@ const testedCode = (of: "draft" | "steps", steps: WorkflowStep[]): TestedCode =>
   })),
 });
 
+/** A test run's row to write, and (once it has ended) its count toward the owner's quota. */
+interface Ended {
+  row: RunRow;
+  usage?: ReturnType<Quotas["countFor"]>;
+}
+
 export class TestRuns {
   constructor(private readonly o: TestRunsOptions) {}
 
@@ -102,20 +112,33 @@ export class TestRuns {
     let wake: () => void = () => undefined;
     const timer = setTimeout(() => wake(), waitMs);
     const waited = await Promise.race([
-      running.then((row) => ({ row })),
+      running.then((ended) => ({ ended })),
       new Promise<undefined>((resolve) => (wake = () => resolve(undefined))),
     ]).finally(() => clearTimeout(timer));
     if (waited) {
-      await saveTestRun(this.o.db, waited.row);
-      return { run: testRunOf(waited.row), done: true };
+      await this.save(waited.ended);
+      return { run: testRunOf(waited.ended.row), done: true };
     }
     // Still going: readable as running until it ends (its end is written after this).
     const start = runningRow(header, plannedSteps(planned), startedMs);
-    await saveTestRun(this.o.db, start);
+    await this.save({ row: start });
     void running
-      .then((row) => saveTestRun(this.o.db, row))
+      .then((ended) => this.save(ended))
       .catch((err: unknown) => this.o.log?.(`test run ${header.id} of ${workflowId} failed`, err));
     return { run: testRunOf(start), done: false };
+  }
+
+  /**
+   * Writes the run's row and, once it has ended, its count toward the owner's quota, in one
+   * transaction: a commit is the dearest statement on SQLite, and the answer waits for this one.
+   */
+  private async save({ row, usage }: Ended): Promise<void> {
+    const unit = async (trx: Db) => {
+      await saveTestRunIn(trx, row);
+      if (usage) await addUsageIn(trx, usage.userId, usage.day, usage.invocations, usage.computeMs);
+    };
+    await (this.o.writes ? this.o.writes.run(unit) : this.o.db.transaction().execute(unit));
+    if (usage) this.o.quotas?.counted(usage);
   }
 
   /** Runs the steps up to `upTo`, going straight on past each `$.flow.delay`; the run's row as it ended. */
@@ -125,7 +148,7 @@ export class TestRuns {
     planned: PlannedStep[],
     upTo: number,
     startedMs: number,
-  ): Promise<RunRow> {
+  ): Promise<Ended> {
     let plan = planned.slice(0, upTo + 1);
     const emits = new Map<number, Array<{ channel: string; data: unknown }>>();
     let response: RunResponse | null = null;
@@ -169,12 +192,14 @@ export class TestRuns {
           : s,
       );
     }
-    if (ran) await this.o.quotas?.record(wf.owner_id, computeMs);
+    // Counted as any run (not in the workflow's stats: no target), committed with the row.
+    const usage = ran ? this.o.quotas?.countFor(wf.owner_id, computeMs) : undefined;
     const run = finishedRun(plan, result);
     run.steps = withEmits(run.steps, emits).concat(
       plannedSteps(planned.slice(upTo + 1)).map((s): RunStep => ({ ...s, status: "skipped" })),
     );
-    return endedRow(header, run, startedMs, Math.max(Date.now(), startedMs + 1), response);
+    const row = endedRow(header, run, startedMs, Math.max(Date.now(), startedMs + 1), response);
+    return usage ? { row, usage } : { row };
   }
 }
 
