@@ -11,6 +11,9 @@
  *
  * To add a concern: build its service under "services", register its routes under "routes",
  * and `closers.push` its stop function when it holds resources.
+ *
+ * Longer than the house's ~400 lines on purpose: the whole wiring in one place is what lets a
+ * reader see every concern's seams at once; each concern's own logic lives in its folder.
  */
 import { randomUUID } from "node:crypto";
 import type { FastifyInstance } from "fastify";

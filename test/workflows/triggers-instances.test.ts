@@ -10,6 +10,7 @@ import { startSecondInstance, startServer, type TestServer, type TestUser } from
 
 const postgres = testDatabases().find((d) => d.name === "postgres");
 
+// Skipped without HEADWATER_TEST_DATABASE_URL: instances share a database only on PostgreSQL.
 describe.skipIf(!postgres)("schedules across two instances on one PostgreSQL database", () => {
   let first: TestServer;
   let second: Awaited<ReturnType<typeof startSecondInstance>>;
