@@ -7,6 +7,7 @@
 import { CronExpressionParser } from "cron-parser";
 import type { TimerRow, TimersRepo } from "../../store/repos/timers.js";
 import type { TimerSetting } from "../catalog.js";
+import { DueLoop } from "./due-loop.js";
 
 export class InvalidTimerError extends Error {}
 
@@ -26,13 +27,17 @@ export function validateTimer(setting: TimerSetting): void {
 /** The first run strictly after `afterMs`. */
 export function nextRunAt(setting: TimerSetting, afterMs: number): number {
   if (setting.cron) {
-    return CronExpressionParser.parse(setting.cron, { currentDate: new Date(afterMs), tz: "UTC" }).next().getTime();
+    return CronExpressionParser.parse(setting.cron, { currentDate: new Date(afterMs), tz: "UTC" })
+      .next()
+      .getTime();
   }
   return afterMs + setting.intervalSeconds! * 1000;
 }
 
 /** The timer event of a tick, as the hosted service sends it. */
-export function timerEvent(row: Pick<TimerRow, "next_run_at" | "interval_seconds" | "cron">): Record<string, unknown> {
+export function timerEvent(
+  row: Pick<TimerRow, "next_run_at" | "interval_seconds" | "cron">,
+): Record<string, unknown> {
   const timestamp = Math.floor(row.next_run_at / 1000);
   return row.cron ? { timestamp, cron: row.cron } : { timestamp, interval_seconds: row.interval_seconds };
 }
@@ -45,14 +50,20 @@ export interface TimerSchedulerOptions {
 }
 
 export class TimerScheduler {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private stopped = true;
+  private readonly loop: DueLoop;
 
   constructor(
     private readonly repo: TimersRepo,
     private readonly options: TimerSchedulerOptions,
-  ) {}
+  ) {
+    this.loop = new DueLoop({
+      fire: () => this.fireDue(),
+      nextDue: () => this.repo.nextDue(),
+      onError: (err) => this.options.log?.("timers: tick failed", err),
+      pollMs: options.pollMs,
+      minWaitMs: 10,
+    });
+  }
 
   async arm(sourceId: string, ownerId: string, setting: TimerSetting): Promise<void> {
     validateTimer(setting);
@@ -71,31 +82,16 @@ export class TimerScheduler {
   }
 
   start(): void {
-    this.stopped = false;
-    this.poke();
+    this.loop.start();
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.running;
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
   /** Looks for due ticks now. */
   poke(): void {
-    if (this.stopped || this.running) return;
-    if (this.timer) clearTimeout(this.timer);
-    this.running = this.fireDue()
-      .catch((err) => this.options.log?.("timers: tick failed", err))
-      .then(async () => {
-        const next = await this.repo.nextDue().catch(() => undefined);
-        const pollMs = this.options.pollMs ?? 1000;
-        const wait = next === undefined ? pollMs : Math.max(10, Math.min(pollMs, next - Date.now()));
-        this.running = undefined;
-        if (this.stopped) return;
-        this.timer = setTimeout(() => this.poke(), wait);
-        this.timer.unref();
-      });
+    this.loop.poke();
   }
 
   private async fireDue(): Promise<void> {

@@ -16,6 +16,7 @@ import type {
   WorkflowScheduleRow,
   WorkflowSchedulesRepo,
 } from "../../store/repos/workflow-schedules.js";
+import { DueLoop } from "../../runtime/triggers/due-loop.js";
 import { nextTick, tickEvent } from "./zone-time.js";
 
 export interface ScheduleTickerOptions {
@@ -37,45 +38,37 @@ export function followingTick(s: Schedule, dueAt: number, now: number): number {
 }
 
 export class ScheduleTicker {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private stopped = true;
+  private readonly loop: DueLoop;
 
   constructor(
     private readonly repo: WorkflowSchedulesRepo,
     private readonly options: ScheduleTickerOptions,
-  ) {}
+  ) {
+    this.loop = new DueLoop({
+      fire: () => this.fireDue(),
+      nextDue: () => this.repo.nextDue(),
+      onError: (err) => this.options.log?.("schedules: tick failed", err),
+      pollMs: options.pollMs,
+      minWaitMs: 5,
+      now: options.now,
+    });
+  }
 
   private now(): number {
     return this.options.now?.() ?? Date.now();
   }
 
   start(): void {
-    this.stopped = false;
-    this.poke();
+    this.loop.start();
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.running;
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
   /** Looks for due ticks now (a workflow's schedules just changed here). */
   poke(): void {
-    if (this.stopped || this.running) return;
-    if (this.timer) clearTimeout(this.timer);
-    this.running = this.fireDue()
-      .catch((err) => this.options.log?.("schedules: tick failed", err))
-      .then(async () => {
-        const next = await this.repo.nextDue().catch(() => undefined);
-        const pollMs = this.options.pollMs ?? 1000;
-        const wait = next === undefined ? pollMs : Math.max(5, Math.min(pollMs, next - this.now()));
-        this.running = undefined;
-        if (this.stopped) return;
-        this.timer = setTimeout(() => this.poke(), wait);
-        this.timer.unref();
-      });
+    this.loop.poke();
   }
 
   private async fireDue(): Promise<void> {
@@ -85,7 +78,7 @@ export class ScheduleTicker {
       const ticks = new Map<string, Tick>();
       const won = await this.repo.claimTicks(due.map((row) => claimOf(row, now, ticks)));
       if (won.length > 0) this.options.onFired([...new Set(won.map((c) => c.row.workflow_id))]);
-      if (due.length < BATCH || this.stopped) return;
+      if (due.length < BATCH || this.loop.stopped) return;
     }
   }
 }
