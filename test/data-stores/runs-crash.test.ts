@@ -4,12 +4,11 @@
  * after its restart, and the increments it made before the kill are not made again; a retry by
  * the workflow's retry policy (the step threw) is a new attempt, and its increment counts.
  */
-import fs from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
-import { createClient, type Client } from "../../shared/client/index.js";
+import { type Client } from "../../shared/client/index.js";
 import type { Run } from "../../shared/resources/index.js";
 import { testDatabases } from "../support/databases.js";
-import { randomKey, spawnServer, tempDataDir, type SpawnedServer } from "../support/server.js";
+import { crashableServer } from "../support/crash-server.js";
 import { until } from "../workflows/helpers.js";
 
 /** A code step with a data store prop `store`. */
@@ -36,16 +35,8 @@ describe.each(testDatabases())("a run's data store writes across kill -9 on $nam
     "makes a step's increments once when the run runs again after the restart; a retry makes them again",
     { timeout: 120_000 },
     async () => {
-      const fresh = await db.create();
-      cleanups.push(() => fresh.drop());
-      const dataDir = tempDataDir();
-      cleanups.push(async () => fs.rmSync(dataDir, { recursive: true, force: true }));
-      const apiKey = randomKey();
-      const start = () =>
-        spawnServer({ dataDir, databaseUrl: fresh.databaseUrl, apiKey, detached: true, timeoutMs: 30_000 });
-      let server: SpawnedServer = await start();
-      cleanups.push(() => server.killGroup());
-      let client: Client = createClient({ baseUrl: server.baseUrl, apiKey });
+      const crash = await crashableServer(db, cleanups);
+      let { server, client } = crash;
       const store = await client.createDataStore("counts");
 
       // One increment, five more of another key (and a set), then a wait: the kill comes in it.
@@ -95,8 +86,7 @@ describe.each(testDatabases())("a run's data store writes across kill -9 on $nam
       expect(await value(client, store.id, "five")).toBe(5);
       await server.killGroup();
 
-      server = await start();
-      client = createClient({ baseUrl: server.baseUrl, apiKey });
+      ({ server, client } = await crash.restart());
       const run: Run = await until("the run to end after the restart", async () => {
         const r = await client.getWorkflowRun(counting.id, runId);
         return r.status === "running" || r.status === "queued" ? undefined : r;

@@ -3,12 +3,11 @@
  * its results are stored); the data store writes it made before the kill are not made again
  * (docs/api.md "Data stores").
  */
-import fs from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
-import { createClient, type Client } from "../../shared/client/index.js";
+import { type Client } from "../../shared/client/index.js";
 import { testDatabases } from "../support/databases.js";
 import { uniqueKey } from "../support/fixtures.js";
-import { randomKey, spawnServer, tempDataDir, type SpawnedServer } from "../support/server.js";
+import { crashableServer } from "../support/crash-server.js";
 import { waitForList } from "../delivery/helpers.js";
 import { until } from "../workflows/helpers.js";
 
@@ -45,16 +44,8 @@ describe.each(testDatabases())("a source run's data store writes across kill -9 
     "makes the increments of a run cut short once when it runs again after the restart",
     { timeout: 120_000 },
     async () => {
-      const fresh = await db.create();
-      cleanups.push(() => fresh.drop());
-      const dataDir = tempDataDir();
-      cleanups.push(async () => fs.rmSync(dataDir, { recursive: true, force: true }));
-      const apiKey = randomKey();
-      const start = () =>
-        spawnServer({ dataDir, databaseUrl: fresh.databaseUrl, apiKey, detached: true, timeoutMs: 30_000 });
-      let server: SpawnedServer = await start();
-      cleanups.push(() => server.killGroup());
-      let client: Client = createClient({ baseUrl: server.baseUrl, apiKey });
+      const crash = await crashableServer(db, cleanups);
+      let { server, client } = crash;
       const store = await client.createDataStore("counts");
       const source = await client.createSource({
         component_code: counter(uniqueKey("counter")),
@@ -69,8 +60,7 @@ describe.each(testDatabases())("a source run's data store writes across kill -9 
       );
       await server.killGroup();
 
-      server = await start();
-      client = createClient({ baseUrl: server.baseUrl, apiKey });
+      ({ server, client } = await crash.restart());
       const events = await waitForList((q) => client.listSourceEvents(source.id, q), 1);
       expect(events.map((e) => e.event)).toEqual([{ once: 1 }]);
       expect(await value(client, store.id, "once")).toBe(1);

@@ -2,12 +2,10 @@
  * kill -9 while runs are retrying, delayed or throttled: after the restart each goes on once, at
  * its time, and none runs twice (its last step emits once; its record says success).
  */
-import fs from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
-import { createClient, type Client } from "../../shared/client/index.js";
 import type { Run } from "../../shared/resources/index.js";
 import { testDatabases } from "../support/databases.js";
-import { randomKey, spawnServer, tempDataDir, type SpawnedServer } from "../support/server.js";
+import { crashableServer } from "../support/crash-server.js";
 import { sleep, step } from "../delivery/helpers.js";
 import { sendJson as post, until } from "./helpers.js";
 
@@ -21,16 +19,8 @@ describe.each(testDatabases())("execution controls across kill -9 on $name", (db
     "resumes retrying, delayed and throttled runs once each, at their time",
     { timeout: 120_000 },
     async () => {
-      const fresh = await db.create();
-      cleanups.push(() => fresh.drop());
-      const dataDir = tempDataDir();
-      cleanups.push(async () => fs.rmSync(dataDir, { recursive: true, force: true }));
-      const apiKey = randomKey();
-      const start = () =>
-        spawnServer({ dataDir, databaseUrl: fresh.databaseUrl, apiKey, detached: true, timeoutMs: 30_000 });
-      let server: SpawnedServer = await start();
-      cleanups.push(() => server.killGroup());
-      let client: Client = createClient({ baseUrl: server.baseUrl, apiKey });
+      const crash = await crashableServer(db, cleanups);
+      let { server, client } = crash;
       const endpoint = (id: string) => `${server.origin}/e/${id}`;
 
       // Fails while the request's deadline has not passed, so the attempt after the restart succeeds.
@@ -76,8 +66,7 @@ describe.each(testDatabases())("execution controls across kill -9 on $name", (db
       const resumeAt = (await client.getWorkflowRun(delayed.id, r2)).resume_at_ms!;
       await server.killGroup();
 
-      server = await start();
-      client = createClient({ baseUrl: server.baseUrl, apiKey });
+      ({ server, client } = await crash.restart());
       const done = (wf: string, id: string) =>
         until(`${id} to end`, async () => {
           const r = await client.getWorkflowRun(wf, id);

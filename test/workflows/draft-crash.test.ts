@@ -2,11 +2,9 @@
  * A draft never loses an acknowledged save: a server killed with kill -9 right after answering a
  * draft's PUT, and after a deploy, has both after its restart.
  */
-import fs from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
-import { createClient, type Client } from "../../shared/client/index.js";
 import { testDatabases } from "../support/databases.js";
-import { randomKey, spawnServer, tempDataDir, type SpawnedServer } from "../support/server.js";
+import { crashableServer } from "../support/crash-server.js";
 import { step } from "../delivery/helpers.js";
 
 describe.each(testDatabases())("drafts across kill -9 on $name", (db) => {
@@ -16,16 +14,8 @@ describe.each(testDatabases())("drafts across kill -9 on $name", (db) => {
   });
 
   it("keeps every acknowledged draft save and deploy after kill -9", { timeout: 120_000 }, async () => {
-    const fresh = await db.create();
-    cleanups.push(() => fresh.drop());
-    const dataDir = tempDataDir();
-    cleanups.push(async () => fs.rmSync(dataDir, { recursive: true, force: true }));
-    const apiKey = randomKey();
-    const start = () =>
-      spawnServer({ dataDir, databaseUrl: fresh.databaseUrl, apiKey, detached: true, timeoutMs: 30_000 });
-    let server: SpawnedServer = await start();
-    cleanups.push(() => server.killGroup());
-    let client: Client = createClient({ baseUrl: server.baseUrl, apiKey });
+    const crash = await crashableServer(db, cleanups);
+    let { server, client } = crash;
 
     const wf = await client.createWorkflow({
       name: "drafted",
@@ -39,8 +29,7 @@ describe.each(testDatabases())("drafts across kill -9 on $name", (db) => {
     }
     await server.killGroup();
 
-    server = await start();
-    client = createClient({ baseUrl: server.baseUrl, apiKey });
+    ({ server, client } = await crash.restart());
     const draft = await client.getWorkflowDraft(wf.id);
     expect(draft.workflow.steps[0]?.code).toBe(last);
     expect(draft.base_version).toBe(1);
@@ -49,8 +38,7 @@ describe.each(testDatabases())("drafts across kill -9 on $name", (db) => {
     expect(deployed.version).toBe(2);
     await server.killGroup();
 
-    server = await start();
-    client = createClient({ baseUrl: server.baseUrl, apiKey });
+    ({ client } = await crash.restart());
     const after = await client.getWorkflow(wf.id);
     expect([after.version, after.steps[0]?.code]).toEqual([2, last]);
     const versions = await client.listWorkflowVersions(wf.id);

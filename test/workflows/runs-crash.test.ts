@@ -2,12 +2,10 @@
  * A server killed with kill -9 in the middle of a run runs it after its restart and records it
  * once: the run is never left `running`, and its emit is stored once.
  */
-import fs from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
-import { createClient, type Client } from "../../shared/client/index.js";
 import type { Run } from "../../shared/resources/index.js";
 import { testDatabases } from "../support/databases.js";
-import { randomKey, spawnServer, tempDataDir, type SpawnedServer } from "../support/server.js";
+import { crashableServer } from "../support/crash-server.js";
 import { sleep, step } from "../delivery/helpers.js";
 import { until } from "./helpers.js";
 
@@ -21,16 +19,9 @@ describe.each(testDatabases())("runs across kill -9 on $name", (db) => {
     "runs a run cut short by kill -9 after the restart, and records it once",
     { timeout: 120_000 },
     async () => {
-      const fresh = await db.create();
-      cleanups.push(() => fresh.drop());
-      const dataDir = tempDataDir();
-      cleanups.push(async () => fs.rmSync(dataDir, { recursive: true, force: true }));
-      const apiKey = randomKey();
-      const start = () =>
-        spawnServer({ dataDir, databaseUrl: fresh.databaseUrl, apiKey, detached: true, timeoutMs: 30_000 });
-      let server: SpawnedServer = await start();
-      cleanups.push(() => server.killGroup());
-      let client: Client = createClient({ baseUrl: server.baseUrl, apiKey });
+      const crash = await crashableServer(db, cleanups);
+      const { server } = crash;
+      let { client } = crash;
 
       const wf = await client.createWorkflow({
         name: "slow",
@@ -57,8 +48,7 @@ describe.each(testDatabases())("runs across kill -9 on $name", (db) => {
       );
       await server.killGroup();
 
-      server = await start();
-      client = createClient({ baseUrl: server.baseUrl, apiKey });
+      ({ client } = await crash.restart());
       const run: Run = await until("the run to end after the restart", async () => {
         const r = await client.getWorkflowRun(wf.id, runId);
         return r.status === "running" ? undefined : r;
